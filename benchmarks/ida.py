@@ -1,0 +1,95 @@
+"""Run classifiers over the IDA benchmark suite and print / save the table.
+
+Example (the run recorded in BENCHMARKS.md)::
+
+    SPARSEGP_DATA=../shared/data python benchmarks/ida.py --estimators ep svc sklearn_gpc \
+        --realizations 10 --n-jobs 2 --out benchmarks/results/ida_ep.json
+
+Each (data set, realization) pair is one task; all estimators of a task run in the same
+process one after another, so their fit times are comparable. With ``--n-jobs 2`` two
+tasks run at once, each with one BLAS thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
+
+from sparsegp import EPGPClassifier
+from sparsegp.benchmarking import (
+    CrossValidatedSVC,
+    as_records,
+    evaluate,
+    format_table,
+    sklearn_gpc,
+)
+from sparsegp.datasets import IDA_NAMES, ida_info, load_ida
+
+ESTIMATORS = {
+    "ep": lambda n_features: EPGPClassifier(random_state=0),
+    "svc": lambda n_features: CrossValidatedSVC(),
+    "sklearn_gpc": sklearn_gpc,
+}
+
+
+def run_task(dataset, realization, names, blas_threads):
+    """Fit and score every estimator on one realization."""
+    X_train, y_train, X_test, y_test = load_ida(dataset, realization)
+    with threadpool_limits(blas_threads):
+        return [
+            evaluate(ESTIMATORS[name](X_train.shape[1]), X_train, y_train, X_test, y_test,
+                     name=name, dataset=dataset, realization=realization)[0]
+            for name in names
+        ]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=list(IDA_NAMES))
+    parser.add_argument("--estimators", nargs="+", default=["ep", "svc", "sklearn_gpc"],
+                        choices=sorted(ESTIMATORS))
+    parser.add_argument("--realizations", type=int, default=10)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None, help="JSON file for the results")
+    args = parser.parse_args(argv)
+
+    tasks = [(d, r) for d in args.datasets for r in range(args.realizations)]
+    blas_threads = 1 if args.n_jobs != 1 else None
+    start = time.time()
+    jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
+        delayed(run_task)(d, r, args.estimators, blas_threads) for d, r in tasks
+    )
+    results = [r for batch in tqdm(jobs, total=len(tasks), desc="tasks") for r in batch]
+    order = {(d, r): i for i, (d, r) in enumerate(tasks)}
+    results.sort(key=lambda r: (order[(r.dataset, r.realization)], r.estimator))
+
+    reconstructed = {d: ida_info(d).reconstructed for d in args.datasets}
+    original = [r for r in results if not reconstructed[r.dataset][r.realization]]
+    rebuilt = [r for r in results if reconstructed[r.dataset][r.realization]]
+    print("\nOriginal IDA realizations\n" + format_table(original))
+    if rebuilt:
+        print("\nReconstructed realizations (not comparable with published tables)\n"
+              + format_table(rebuilt))
+    print(f"\nwall time {time.time() - start:.0f} s on {platform.machine()}, "
+          f"Python {platform.python_version()}")
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "command": " ".join(sys.argv),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "machine": platform.platform(),
+            "results": as_records(results),
+            "reconstructed": {d: v.tolist() for d, v in reconstructed.items()},
+        }, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Behaviour every GP classifier of the package shares.
+
+A concrete classifier implements one method, ``_fit_binary(X, y, random_state)``, which
+fits a ±1 problem and returns a :class:`BinaryModel`. This base class validates input,
+encodes labels, runs one-vs-rest problems in parallel with joblib, and turns latent
+predictions into ``predict``, ``predict_proba`` and ``decision_function``.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Protocol
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.gaussian_process.kernels import CompoundKernel
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .likelihoods import Probit
+
+#: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
+_BATCH_ENTRIES = 2**25
+
+
+class BinaryModel(Protocol):
+    """What a fitted ±1 problem exposes to the shared estimator code."""
+
+    kernel: object
+    likelihood: Probit
+    log_marginal_likelihood: float
+
+    def latent_mean_and_variance(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Latent predictive mean and variance (without the bias) at ``X``."""
+
+
+def batched_latent(predict, X, n_train):
+    """Apply ``predict(X_batch) -> (mean, var)`` over row blocks of ``X``.
+
+    The block size keeps each train-by-test kernel block near 256 MB.
+    """
+    size = max(1, _BATCH_ENTRIES // max(n_train, 1))
+    parts = [predict(X[start : start + size]) for start in range(0, len(X), size)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def default_kernel(n_features):
+    """``ConstantKernel(1) * RBF(sqrt(n_features))``: unit scale for standardised data."""
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    return ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
+
+
+class GPClassifierMixin(ClassifierMixin, BaseEstimator):
+    """Validation, one-vs-rest and predictions shared by all GP classifiers.
+
+    Subclasses define ``n_jobs`` and ``random_state`` parameters and ``_fit_binary``.
+    """
+
+    @abstractmethod
+    def _fit_binary(self, X, y, random_state) -> BinaryModel:
+        """Fit labels ``y`` in ``{-1, +1}``; return the fitted model."""
+
+    def fit(self, X, y):
+        """Fit the classifier (one binary GP per class beyond two, one-vs-rest).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs; NaN or infinite values raise ``ValueError``.
+        y : array-like of shape (n_samples,)
+            Class labels; at least two classes.
+
+        Returns
+        -------
+        self : object
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least two classes; "
+                f"got only class {self.classes_[0]!r}."
+            )
+        self._check_training_size(X)
+        positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
+        seeds = check_random_state(self.random_state).randint(
+            np.iinfo(np.int32).max, size=len(positives)
+        )
+        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(self._fit_binary)(X, np.where(y == c, 1.0, -1.0), seed)
+            for c, seed in zip(positives, seeds, strict=True)
+        )
+        self._set_fitted_summaries()
+        return self
+
+    def _check_training_size(self, X):
+        """Hook for estimators that need a minimum number of samples."""
+
+    def _set_fitted_summaries(self):
+        models = self.estimators_
+        if len(models) == 1:
+            self.kernel_ = models[0].kernel
+            self.bias_ = models[0].likelihood.bias
+            self.log_marginal_likelihood_value_ = models[0].log_marginal_likelihood
+        else:
+            self.kernel_ = CompoundKernel([m.kernel for m in models])
+            self.bias_ = np.array([m.likelihood.bias for m in models])
+            self.log_marginal_likelihood_value_ = float(
+                np.mean([m.log_marginal_likelihood for m in models])
+            )
+
+    def _validated(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def latent_mean_and_variance(self, X):
+        """Mean and variance of the latent function at ``X`` (the error bars).
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n_samples,), or (n_samples, n_classes) when
+            there are more than two classes (one column per one-vs-rest problem).
+            The probit bias is not included in ``mean``.
+        """
+        X = self._validated(X)
+        parts = [m.latent_mean_and_variance(X) for m in self.estimators_]
+        if len(parts) == 1:
+            return parts[0]
+        return np.column_stack([p[0] for p in parts]), np.column_stack([p[1] for p in parts])
+
+    def decision_function(self, X):
+        """Probit argument ``λ(μ* + b)/√(1 + λ²σ*²)`` of each problem: ``Φ`` of it is P.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive favours
+        ``classes_[1]``), else (n_samples, n_classes).
+        """
+        X = self._validated(X)
+        scores = [
+            m.likelihood.predictive_z(*m.latent_mean_and_variance(X)) for m in self.estimators_
+        ]
+        return scores[0] if len(scores) == 1 else np.column_stack(scores)
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in ``classes_`` order.
+
+        Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
+        the one-vs-rest probabilities normalised to sum to one.
+        """
+        from scipy.special import ndtr
+
+        p = ndtr(self.decision_function(X))
+        if p.ndim == 1:
+            return np.column_stack([1.0 - p, p])
+        return p / np.sum(p, axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Most probable class (``argmax_c log P_c(y = +1)`` for one-vs-rest)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]

@@ -1,0 +1,98 @@
+"""The one place Cholesky is called: jittered factorisation, solves, rank-one changes."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+
+from .exceptions import NotPSDError, NumericalWarning
+
+__all__ = [
+    "cholesky_jitter",
+    "cholesky_rank_one",
+    "cho_solve_lower",
+    "log_det_from_cholesky",
+    "solve_lower",
+]
+
+
+def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel matrix"):
+    """Lower Cholesky factor of ``A``, adding escalating jitter if it is not PD.
+
+    The jitter starts at ``initial_jitter · mean(diag A)`` and grows tenfold per try
+    (as GPy's ``jitchol``); a :class:`NumericalWarning` names the jitter used.
+
+    Raises
+    ------
+    NotPSDError
+        If ``A`` holds NaN/inf or is not PD even with the largest jitter.
+    """
+    A = np.asarray(A, dtype=float)
+    if not np.all(np.isfinite(A)):
+        raise NotPSDError(f"{what} contains NaN or infinite values.")
+    try:
+        return cholesky(A, lower=True, check_finite=False)
+    except LinAlgError:
+        pass
+    scale = max(float(np.mean(np.diag(A))), np.finfo(float).tiny)
+    jitter = initial_jitter * scale
+    for _ in range(max_tries):
+        try:
+            L = cholesky(A + jitter * np.eye(len(A)), lower=True, check_finite=False)
+        except LinAlgError:
+            jitter *= 10.0
+            continue
+        warnings.warn(
+            f"{what} was not positive definite; added jitter {jitter:.2e} to its "
+            "diagonal.",
+            NumericalWarning,
+            stacklevel=2,
+        )
+        return L
+    raise NotPSDError(
+        f"{what} is not positive definite even with jitter {jitter / 10:.2e}. "
+        "Try a kernel with a larger noise or constant term, or larger length-scales."
+    )
+
+
+def solve_lower(L, B):
+    """``L⁻¹ B`` for lower-triangular ``L``."""
+    return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def cho_solve_lower(L, B):
+    """``(L Lᵀ)⁻¹ B`` from the lower factor ``L``."""
+    return cho_solve((L, True), B, check_finite=False)
+
+
+def log_det_from_cholesky(L):
+    """``log |L Lᵀ|``."""
+    return 2.0 * float(np.sum(np.log(np.diag(L))))
+
+
+def cholesky_rank_one(L, x, *, downdate=False):
+    """Lower factor of ``L Lᵀ + x xᵀ`` (or ``- x xᵀ`` when ``downdate``) in O(m²).
+
+    The classical Givens-free recurrence (Golub & Van Loan §6.5.4), vectorised over
+    the trailing part of each column.
+
+    Raises
+    ------
+    NotPSDError
+        If a downdate would make the matrix indefinite.
+    """
+    L = np.array(L, dtype=float, copy=True)
+    x = np.array(x, dtype=float, copy=True)
+    sign = -1.0 if downdate else 1.0
+    for k in range(len(x)):
+        r2 = L[k, k] ** 2 + sign * x[k] ** 2
+        if r2 <= 0.0:
+            raise NotPSDError("Cholesky downdate lost positive definiteness.")
+        r = np.sqrt(r2)
+        c, s = r / L[k, k], x[k] / L[k, k]
+        L[k, k] = r
+        L[k + 1 :, k] = (L[k + 1 :, k] + sign * s * x[k + 1 :]) / c
+        x[k + 1 :] = c * x[k + 1 :] - s * L[k + 1 :, k]
+    return L

@@ -1,0 +1,21 @@
+"""Benchmark loaders, shipped data and the synthetic problems of the seed papers."""
+
+from ._generators import make_mackey_glass, make_xor_clusters, mackey_glass_regression
+from ._home import DATA_ENV_VAR
+from ._ida import IDA_NAMES, IDAInfo, ida_info, load_ida
+from ._mnist import downsample_13, load_mnist
+from ._shipped import load_banana
+
+__all__ = [
+    "DATA_ENV_VAR",
+    "IDA_NAMES",
+    "IDAInfo",
+    "downsample_13",
+    "ida_info",
+    "load_banana",
+    "load_ida",
+    "load_mnist",
+    "mackey_glass_regression",
+    "make_mackey_glass",
+    "make_xor_clusters",
+]

@@ -1,0 +1,129 @@
+"""Likelihoods and their Gaussian-averaged moments.
+
+Every approximation in the package (EP, ADF, the online GP, mean-field RVM) needs the same
+three numbers for a latent ``f ~ N(mu, var)``: the log of the averaged likelihood
+``log Z = log ∫ p(y | f) N(f | mu, var) df`` and its first two derivatives with respect
+to ``mu``. ``ALGORITHMS.md`` §0.2 (Lemma P) states them; this module evaluates them stably.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_ndtr, ndtr
+
+_LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+_ASYMPTOTIC_Z = -30.0
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Log partition and derivatives of an averaged likelihood.
+
+    Attributes
+    ----------
+    log_z : ndarray
+        ``log Z(mu, var)``.
+    g : ndarray
+        ``d log Z / d mu``.
+    w : ndarray
+        ``-d² log Z / d mu²``, clamped into ``[1e-300, (1 - 1e-12) / var]``.
+    z : ndarray or None
+        The probit argument ``λ y (mu + b) / sqrt(1 + λ² var)`` (probit only).
+    """
+
+    log_z: np.ndarray
+    g: np.ndarray
+    w: np.ndarray
+    z: np.ndarray | None = None
+
+
+def inverse_mills_ratio(z):
+    """Return ``ρ(z) = φ(z) / Φ(z)``, accurate for every real ``z``."""
+    z = np.asarray(z, dtype=float)
+    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_ndtr(z))
+
+
+def probit_curvature(z):
+    """Return ``ρ(z)(z + ρ(z))`` with an asymptotic series for ``z < -30``.
+
+    The direct form cancels catastrophically in the far left tail (``ALGORITHMS.md``
+    §0.2); there ``1 - z⁻² + 6z⁻⁴ - 50z⁻⁶ + 518z⁻⁸`` is accurate to 1e-10.
+    """
+    z = np.asarray(z, dtype=float)
+    rho = inverse_mills_ratio(z)
+    direct = rho * (z + rho)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        inv2 = 1.0 / (z * z)
+        series = 1.0 - inv2 + 6 * inv2**2 - 50 * inv2**3 + 518 * inv2**4
+    return np.where(z < _ASYMPTOTIC_Z, series, direct)
+
+
+@dataclass(frozen=True)
+class Probit:
+    """Probit likelihood ``p(y | f) = Φ(λ y (f + b))`` for labels ``y ∈ {-1, +1}``.
+
+    Parameters
+    ----------
+    bias : float
+        The bias ``b`` added to the latent function (004 calls it ``β``).
+    slope : float
+        The slope ``λ > 0``; it is not identifiable together with the kernel amplitude,
+        so estimators keep it at 1.
+    """
+
+    bias: float = 0.0
+    slope: float = 1.0
+
+    def moments(self, mu, var, y) -> Moments:
+        """Lemma P of ``ALGORITHMS.md`` §0.2 at ``f ~ N(mu, var)``."""
+        mu, var, y = np.broadcast_arrays(
+            np.asarray(mu, float), np.asarray(var, float), np.asarray(y, float)
+        )
+        lam = self.slope
+        s = np.sqrt(1.0 + lam * lam * var)
+        z = lam * y * (mu + self.bias) / s
+        g = lam * y * inverse_mills_ratio(z) / s
+        w = lam * lam * probit_curvature(z) / (s * s)
+        with np.errstate(divide="ignore"):
+            w_max = np.where(var > 0, (1.0 - 1e-12) / var, np.inf)
+        w = np.clip(w, 1e-300, w_max)
+        return Moments(log_z=log_ndtr(z), g=g, w=w, z=z)
+
+    def predict_proba(self, mean, var):
+        """``P(y = +1 | x)`` for a latent predictive ``N(mean, var)`` (§0.1)."""
+        return ndtr(self.predictive_z(mean, var))
+
+    def predictive_z(self, mean, var):
+        """The probit argument ``λ (mean + b) / sqrt(1 + λ² var)`` of the predictive."""
+        lam = self.slope
+        return lam * (np.asarray(mean) + self.bias) / np.sqrt(1.0 + lam * lam * var)
+
+    def log_predictive(self, mean, var, y):
+        """``log P(y | x)`` for labels in ``{-1, +1}``, computed with ``log Φ``."""
+        return log_ndtr(np.asarray(y) * self.predictive_z(mean, var))
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    """Gaussian likelihood ``p(y | f) = N(y | f, noise)`` with ``noise > 0``."""
+
+    noise: float
+
+    def moments(self, mu, var, y) -> Moments:
+        """Closed-form log Z, g and w (``ALGORITHMS.md`` §0.2, last paragraph)."""
+        total = np.asarray(var, float) + self.noise
+        resid = np.asarray(y, float) - np.asarray(mu, float)
+        log_z = -0.5 * (resid * resid / total + np.log(total)) - _LOG_SQRT_2PI
+        return Moments(log_z=log_z, g=resid / total, w=1.0 / total)
+
+
+def site_from_cavity(mu_c, var_c, moments: Moments):
+    """Moment-matching site ``(τ̃, ν̃)`` for a cavity ``N(mu_c, var_c)`` (Lemma S, §0.3).
+
+    ``τ̃ = w / (1 - var_c w)`` and ``ν̃ = (g + w mu_c) / (1 - var_c w)``; cavity times
+    site then has exactly the tilted mean and variance.
+    """
+    denom = 1.0 - var_c * moments.w
+    return moments.w / denom, (moments.g + moments.w * mu_c) / denom
