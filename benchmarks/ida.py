@@ -45,8 +45,16 @@ def run_task(dataset, realization, names, blas_threads):
     X_train, y_train, X_test, y_test = load_ida(dataset, realization)
     with threadpool_limits(blas_threads):
         return [
-            evaluate(ESTIMATORS[name](X_train.shape[1]), X_train, y_train, X_test, y_test,
-                     name=name, dataset=dataset, realization=realization)[0]
+            evaluate(
+                ESTIMATORS[name](X_train.shape[1]),
+                X_train,
+                y_train,
+                X_test,
+                y_test,
+                name=name,
+                dataset=dataset,
+                realization=realization,
+            )[0]
             for name in names
         ]
 
@@ -54,11 +62,17 @@ def run_task(dataset, realization, names, blas_threads):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(IDA_NAMES))
-    parser.add_argument("--estimators", nargs="+", default=["ep", "svc", "sklearn_gpc"],
-                        choices=sorted(ESTIMATORS))
+    parser.add_argument(
+        "--estimators",
+        nargs="+",
+        default=["ep", "svc", "sklearn_gpc"],
+        choices=sorted(ESTIMATORS),
+    )
     parser.add_argument("--realizations", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None, help="JSON file for the results")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="JSON file for the results"
+    )
     args = parser.parse_args(argv)
 
     tasks = [(d, r) for d in args.datasets for r in range(args.realizations)]
@@ -76,19 +90,28 @@ def main(argv=None):
     rebuilt = [r for r in results if reconstructed[r.dataset][r.realization]]
     print("\nOriginal IDA realizations\n" + format_table(original))
     if rebuilt:
-        print("\nReconstructed realizations (not comparable with published tables)\n"
-              + format_table(rebuilt))
-    print(f"\nwall time {time.time() - start:.0f} s on {platform.machine()}, "
-          f"Python {platform.python_version()}")
+        print(
+            "\nReconstructed realizations (not comparable with published tables)\n"
+            + format_table(rebuilt)
+        )
+    print(
+        f"\nwall time {time.time() - start:.0f} s on {platform.machine()}, "
+        f"Python {platform.python_version()}"
+    )
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({
-            "command": " ".join(sys.argv),
-            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "machine": platform.platform(),
-            "results": as_records(results),
-            "reconstructed": {d: v.tolist() for d, v in reconstructed.items()},
-        }, indent=1))
+        args.out.write_text(
+            json.dumps(
+                {
+                    "command": " ".join(sys.argv),
+                    "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+                    "machine": platform.platform(),
+                    "results": as_records(results),
+                    "reconstructed": {d: v.tolist() for d, v in reconstructed.items()},
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least two classes; "
-                f"got only class {self.classes_[0]!r}."
+                f"got only one class ({self.classes_[0]!r})."
             )
         self._check_training_size(X)
         positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
@@ -131,7 +131,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         parts = [m.latent_mean_and_variance(X) for m in self.estimators_]
         if len(parts) == 1:
             return parts[0]
-        return np.column_stack([p[0] for p in parts]), np.column_stack([p[1] for p in parts])
+        return np.column_stack([p[0] for p in parts]), np.column_stack(
+            [p[1] for p in parts]
+        )
 
     def decision_function(self, X):
         """Probit argument ``λ(μ* + b)/√(1 + λ²σ*²)`` of each problem: ``Φ`` of it is P.
@@ -143,7 +145,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """
         X = self._validated(X)
         scores = [
-            m.likelihood.predictive_z(*m.latent_mean_and_variance(X)) for m in self.estimators_
+            m.likelihood.predictive_z(*m.latent_mean_and_variance(X))
+            for m in self.estimators_
         ]
         return scores[0] if len(scores) == 1 else np.column_stack(scores)
 

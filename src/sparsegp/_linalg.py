@@ -15,6 +15,7 @@ __all__ = [
     "cho_solve_lower",
     "log_det_from_cholesky",
     "solve_lower",
+    "solve_lower_transpose",
 ]
 
 
@@ -60,6 +61,11 @@ def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel ma
 def solve_lower(L, B):
     """``L⁻¹ B`` for lower-triangular ``L``."""
     return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def solve_lower_transpose(L, B):
+    """``L⁻ᵀ B`` for lower-triangular ``L``."""
+    return solve_triangular(L, B, lower=True, trans="T", check_finite=False)
 
 
 def cho_solve_lower(L, B):

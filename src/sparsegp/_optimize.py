@@ -125,6 +125,8 @@ def maximize(
         if best is None or res.fun < best.fun:
             best = res
     return OptimizationResult(
-        x=np.asarray(best.x), value=-float(best.fun), n_evaluations=n_evals,
+        x=np.asarray(best.x),
+        value=-float(best.fun),
+        n_evaluations=n_evals,
         n_starts=len(starts),
     )

@@ -8,6 +8,7 @@ built here so every table times them in the same run.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -42,8 +43,13 @@ class CrossValidatedSVC(ClassifierMixin, BaseEstimator):
     parameters are refitted with ``probability=True``.
     """
 
-    def __init__(self, C_grid=(0.1, 1.0, 10.0, 100.0, 1000.0),
-                 gamma_grid=(0.01, 0.1, 1.0, 10.0), cv=5, random_state=0):
+    def __init__(
+        self,
+        C_grid=(0.1, 1.0, 10.0, 100.0, 1000.0),
+        gamma_grid=(0.01, 0.1, 1.0, 10.0),
+        cv=5,
+        random_state=0,
+    ):
         self.C_grid = C_grid
         self.gamma_grid = gamma_grid
         self.cv = cv
@@ -53,10 +59,18 @@ class CrossValidatedSVC(ClassifierMixin, BaseEstimator):
         """Grid-search ``C`` and ``gamma`` (in units of ``1/n_features``), refit."""
         gammas = np.asarray(self.gamma_grid) / X.shape[1]
         search = GridSearchCV(
-            SVC(kernel="rbf"), {"C": list(self.C_grid), "gamma": list(gammas)}, cv=self.cv
+            SVC(kernel="rbf"),
+            {"C": list(self.C_grid), "gamma": list(gammas)},
+            cv=self.cv,
         ).fit(X, y)
-        self.svc_ = SVC(probability=True, random_state=self.random_state,
-                        **search.best_params_).fit(X, y)
+        with warnings.catch_warnings():
+            # SVC(probability=True) is deprecated from scikit-learn 1.9 (removal in
+            # 1.11); it is still libsvm's own 5-fold Platt scaling, the peer the papers
+            # compare with.
+            warnings.simplefilter("ignore", FutureWarning)
+            self.svc_ = SVC(
+                probability=True, random_state=self.random_state, **search.best_params_
+            ).fit(X, y)
         self.classes_ = self.svc_.classes_
         return self
 
@@ -85,8 +99,9 @@ def model_size(estimator, n_train):
     return n_train
 
 
-def evaluate(estimator, X_train, y_train, X_test, y_test, *, name, dataset="",
-             realization=0) -> tuple[Result, object]:
+def evaluate(
+    estimator, X_train, y_train, X_test, y_test, *, name, dataset="", realization=0
+) -> tuple[Result, object]:
     """Fit a clone of ``estimator`` and score it on the test set.
 
     Returns
@@ -123,7 +138,10 @@ def summarize(results):
         row = {"dataset": dataset, "estimator": name, "n": len(rs)}
         for field in ("error", "nlp", "fit_seconds", "model_size"):
             values = np.array([getattr(r, field) for r in rs], dtype=float)
-            row[field] = (float(values.mean()), float(values.std(ddof=1) if len(rs) > 1 else 0))
+            row[field] = (
+                float(values.mean()),
+                float(values.std(ddof=1) if len(rs) > 1 else 0),
+            )
         rows.append(row)
     return rows
 
@@ -136,7 +154,10 @@ def format_table(results) -> str:
     ]
     for row in summarize(results):
         (e, es), (p, ps), (t, ts), (m, _) = (
-            row["error"], row["nlp"], row["fit_seconds"], row["model_size"]
+            row["error"],
+            row["nlp"],
+            row["fit_seconds"],
+            row["model_size"],
         )
         lines.append(
             f"| {row['dataset']} | {row['estimator']} | {row['n']} | "

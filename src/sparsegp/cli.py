@@ -38,10 +38,13 @@ def run_demo(out: Path | None, n_train: int | None = None):
     estimators = demo_estimators(X_train.shape[1])
     results, fitted = [], {}
     for name, estimator in tqdm(estimators.items(), desc="fitting on banana"):
-        result, fitted[name] = evaluate(estimator, X_train, y_train, X_test, y_test,
-                                        name=name, dataset="banana")
+        result, fitted[name] = evaluate(
+            estimator, X_train, y_train, X_test, y_test, name=name, dataset="banana"
+        )
         results.append(result)
-    print(f"\nIDA banana, realization 1: {len(y_train)} training, {len(y_test)} test points")
+    print(
+        f"\nIDA banana, realization 1: {len(y_train)} training, {len(y_test)} test points"
+    )
     print(format_table(results))
     if out is not None:
         _save_figure(fitted, X_train, y_train, out)
@@ -54,14 +57,23 @@ def _save_figure(fitted, X_train, y_train, out):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed: pip install 'sparsegp[plot]' for the figure.")
+        print(
+            "matplotlib is not installed: pip install 'sparsegp[plot]' for the figure."
+        )
         return
     from .plotting import plot_decision_boundary
 
     fig, axes = plt.subplots(1, len(fitted), figsize=(4.5 * len(fitted), 4.5))
     for ax, (name, estimator) in zip(axes, fitted.items(), strict=True):
-        plot_decision_boundary(estimator, X_train, y_train, ax=ax, title=name,
-                               kept=kept_points(estimator, X_train), resolution=120)
+        plot_decision_boundary(
+            estimator,
+            X_train,
+            y_train,
+            ax=ax,
+            title=name,
+            kept=kept_points(estimator, X_train),
+            resolution=120,
+        )
     fig.tight_layout()
     fig.savefig(out, dpi=90)
     print(f"decision boundaries written to {out}")
@@ -71,12 +83,22 @@ def main(argv=None):
     """Entry point of the ``sparsegp`` console script."""
     parser = argparse.ArgumentParser(prog="sparsegp", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="fit every estimator on the shipped banana data")
-    demo.add_argument("--out", type=Path, default=Path("sparsegp_demo.png"),
-                      help="PNG file for the decision boundaries")
+    demo = commands.add_parser(
+        "demo", help="fit every estimator on the shipped banana data"
+    )
+    demo.add_argument(
+        "--out",
+        type=Path,
+        default=Path("sparsegp_demo.png"),
+        help="PNG file for the decision boundaries",
+    )
     demo.add_argument("--no-plot", action="store_true", help="skip the figure")
-    demo.add_argument("--n-train", type=int, default=None,
-                      help="use only the first N training points (a quicker run)")
+    demo.add_argument(
+        "--n-train",
+        type=int,
+        default=None,
+        help="use only the first N training points (a quicker run)",
+    )
     args = parser.parse_args(argv)
     if args.command == "demo":
         run_demo(None if args.no_plot else args.out, n_train=args.n_train)

@@ -170,7 +170,9 @@ class EPGPClassifier(GPClassifierMixin):
             random_state=random_state,
         )
         if warm_start is not None:
-            state = run_ep(K, y, likelihood, tau=warm_start.tau, nu=warm_start.nu, **options)
+            state = run_ep(
+                K, y, likelihood, tau=warm_start.tau, nu=warm_start.nu, **options
+            )
             if state.converged:
                 return state
         return run_ep(K, y, likelihood, **options)
@@ -185,11 +187,17 @@ class EPGPClassifier(GPClassifierMixin):
             kernel_x, bias = space.unpack(x, self.bias)
             K, K_gradient = kernel_x(X, eval_gradient=True)
             likelihood = Probit(bias)
-            state = self._run_ep(K, y, likelihood, warm[-1] if warm else None, random_state)
+            state = self._run_ep(
+                K, y, likelihood, warm[-1] if warm else None, random_state
+            )
             warm[:] = [state]
-            grad_kernel, grad_bias = ep_log_evidence_gradient(state, K_gradient, y, likelihood)
+            grad_kernel, grad_bias = ep_log_evidence_gradient(
+                state, K_gradient, y, likelihood
+            )
             if self.verbose >= 2:
-                print(f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)")
+                print(
+                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+                )
             return state.log_evidence, space.pack_gradient(grad_kernel, grad_bias)
 
         x = space.pack(kernel, self.bias)
@@ -211,4 +219,6 @@ class EPGPClassifier(GPClassifierMixin):
                 f"kernel={kernel_} bias={bias_:.3f} "
                 f"({time.perf_counter() - start:.1f} s)"
             )
-        return EPBinaryModel(kernel=kernel_, likelihood=likelihood, X_train=X, state=state)
+        return EPBinaryModel(
+            kernel=kernel_, likelihood=likelihood, X_train=X, state=state
+        )

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_decision_boundary(estimator, X, y, *, ax=None, kept=None, resolution=200, title=None):
+def plot_decision_boundary(
+    estimator, X, y, *, ax=None, kept=None, resolution=200, title=None
+):
     """Draw ``P(y = classes_[1] | x)`` of a fitted 2-D classifier with the data.
 
     Parameters
@@ -30,8 +32,9 @@ def plot_decision_boundary(estimator, X, y, *, ax=None, kept=None, resolution=20
         ax = plt.subplots(figsize=(5, 5))[1]
     margin = 0.1 * np.ptp(X, axis=0)
     lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
-    g0, g1 = np.meshgrid(np.linspace(lo[0], hi[0], resolution),
-                         np.linspace(lo[1], hi[1], resolution))
+    g0, g1 = np.meshgrid(
+        np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution)
+    )
     proba = estimator.predict_proba(np.column_stack([g0.ravel(), g1.ravel()]))[:, 1]
     proba = proba.reshape(g0.shape)
     ax.contourf(g0, g1, proba, levels=np.linspace(0, 1, 11), cmap="RdBu_r", alpha=0.6)
@@ -40,8 +43,13 @@ def plot_decision_boundary(estimator, X, y, *, ax=None, kept=None, resolution=20
     ax.scatter(*X[positive].T, s=6, c="tab:red", label=str(estimator.classes_[1]))
     ax.scatter(*X[~positive].T, s=6, c="tab:blue", label=str(estimator.classes_[0]))
     if kept is not None:
-        ax.scatter(*np.asarray(kept).T, s=60, facecolors="none", edgecolors="k",
-                   label=f"kept ({len(kept)})")
+        ax.scatter(
+            *np.asarray(kept).T,
+            s=60,
+            facecolors="none",
+            edgecolors="k",
+            label=f"kept ({len(kept)})",
+        )
     ax.set_title(title or type(estimator).__name__)
     ax.legend(loc="upper right", fontsize=7)
     return ax

@@ -106,7 +106,9 @@ def _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order):
         tau_c = 1.0 / s_ii - tau[i]
         nu_c = mean[i] / s_ii - nu[i]
         mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
-        new_tau, new_nu = site_from_cavity(mu_c, var_c, likelihood.moments(mu_c, var_c, y[i]))
+        new_tau, new_nu = site_from_cavity(
+            mu_c, var_c, likelihood.moments(mu_c, var_c, y[i])
+        )
         d_tau = damping * (max(float(new_tau), 0.0) - tau[i])
         d_nu = damping * (float(new_nu) - nu[i])
         tau[i] += d_tau
@@ -126,7 +128,7 @@ def run_ep(
     tau=None,
     nu=None,
     mode="parallel",
-    damping=1.0,
+    damping=0.5,
     tol=1e-6,
     max_sweeps=100,
     random_state=None,
@@ -165,8 +167,9 @@ def run_ep(
     mean, var, L = _refresh(K, tau, nu)
     log_z = _log_evidence(likelihood, y, mean, var, tau, nu, L)
     converged = False
-    sweep = 0
+    n_sweeps = 0
     for sweep in range(1, max_sweeps + 1):
+        n_sweeps = sweep
         old_tau, old_nu, old_log_z = tau, nu, log_z
         if mode == "parallel":
             tau, nu = _parallel_sweep(y, likelihood, tau, nu, mean, var, damping)
@@ -190,7 +193,7 @@ def run_ep(
         chol_B=L,
         omega=nu - tau * mean,
         log_evidence=log_z,
-        n_sweeps=sweep,
+        n_sweeps=n_sweeps,
         converged=converged,
     )
 

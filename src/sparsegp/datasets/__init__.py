@@ -1,6 +1,6 @@
 """Benchmark loaders, shipped data and the synthetic problems of the seed papers."""
 
-from ._generators import make_mackey_glass, make_xor_clusters, mackey_glass_regression
+from ._generators import mackey_glass_regression, make_mackey_glass, make_xor_clusters
 from ._home import DATA_ENV_VAR
 from ._ida import IDA_NAMES, IDAInfo, ida_info, load_ida
 from ._mnist import downsample_13, load_mnist

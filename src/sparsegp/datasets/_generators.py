@@ -23,8 +23,9 @@ def make_xor_clusters(n_samples=200, *, offset=1.5, random_state=None):
     return X, (signs[:, 0] * signs[:, 1]).astype(int)
 
 
-def make_mackey_glass(n_samples, *, tau=17, a=0.2, b=0.1, power=10, dt=0.1,
-                      initial=1.2, discard=500):
+def make_mackey_glass(
+    n_samples, *, tau=17, a=0.2, b=0.1, power=10, dt=0.1, initial=1.2, discard=500
+):
     """Mackey-Glass series ``dz/dt = a z(t−τ)/(1 + z(t−τ)^p) − b z(t)`` at unit steps.
 
     Integrated by fourth-order Runge-Kutta with step ``dt`` (delayed values linearly

@@ -56,8 +56,14 @@ def ida_info(name, data_home=None) -> IDAInfo:
     """Provenance of IDA set ``name``: realization numbers and reconstruction flags."""
     with _open(name, data_home) as archive:
         n = len(archive["train_idx"])
-        flags = archive["reconstructed"] if "reconstructed" in archive else np.zeros(n, bool)
-        label = str(archive["label_definition"]) if "label_definition" in archive else None
+        flags = (
+            archive["reconstructed"]
+            if "reconstructed" in archive
+            else np.zeros(n, bool)
+        )
+        label = (
+            str(archive["label_definition"]) if "label_definition" in archive else None
+        )
         return IDAInfo(name, archive["realizations"].copy(), flags.astype(bool), label)
 
 
@@ -86,5 +92,8 @@ def load_ida(name, realization=0, data_home=None):
                 f"realization must be in [0, {n_realizations - 1}]; got {realization}."
             )
         X, y = archive["X"], archive["y"].astype(int)
-        train, test = archive["train_idx"][realization], archive["test_idx"][realization]
+        train, test = (
+            archive["train_idx"][realization],
+            archive["test_idx"][realization],
+        )
         return X[train], y[train], X[test], y[test]

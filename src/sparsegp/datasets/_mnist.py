@@ -38,5 +38,7 @@ def load_mnist(data_home=None, resolution=28):
         labels = [archive["y_train"].astype(int), archive["y_test"].astype(int)]
     if resolution == 13:
         images = [downsample_13(x) for x in images]
-    X_train, X_test = (np.asarray(x, np.float64).reshape(len(x), -1) / 255.0 for x in images)
+    X_train, X_test = (
+        np.asarray(x, np.float64).reshape(len(x), -1) / 255.0 for x in images
+    )
     return X_train, labels[0], X_test, labels[1]

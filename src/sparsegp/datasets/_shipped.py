@@ -17,7 +17,9 @@ def load_banana():
     -------
     X_train, y_train, X_test, y_test : ndarrays, labels in {-1, +1}
     """
-    with resources.as_file(resources.files(__package__) / "data" / "banana.npz") as path:
+    with resources.as_file(
+        resources.files(__package__) / "data" / "banana.npz"
+    ) as path:
         with np.load(path, allow_pickle=False) as archive:
             X, y = archive["X"], archive["y"].astype(int)
             train, test = archive["train_idx"], archive["test_idx"]

@@ -1,0 +1,19 @@
+"""Shared fixtures: seeded random numbers and tiny problems generated on the fly."""
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+def small_problem(n=30, n_features=2, seed=0):
+    """A noisy nonlinear ±1 problem, its kernel matrix gradient included."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, n_features))
+    y = np.where(np.sin(2 * X[:, 0]) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    kernel = ConstantKernel(2.0) * RBF(0.9)
+    return X, y, kernel

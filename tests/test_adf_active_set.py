@@ -1,0 +1,103 @@
+"""The ADF active-set state against the dense posterior (K⁻¹ + Π)⁻¹ on small data."""
+
+import numpy as np
+import pytest
+
+from sparsegp.approximations.adf_active_set import ADFActiveSet
+from sparsegp.likelihoods import Gaussian, Probit
+
+from .conftest import small_problem
+
+
+def make_state(X, y, kernel, likelihood, max_size):
+    K = kernel(X)
+    block = lambda rows, cols: K[np.ix_(rows, cols)]  # noqa: E731
+    return ADFActiveSet(block, np.diag(K), y, likelihood, max_size), K
+
+
+def dense_posterior(K, p, m):
+    """A = (K⁻¹ + Π)⁻¹ and h = A Π m, computed directly."""
+    A = np.linalg.inv(np.linalg.inv(K) + np.diag(p))
+    return A, A @ (p * m)
+
+
+@pytest.mark.parametrize("likelihood", [Probit(bias=0.3), Gaussian(noise=0.2)])
+def test_every_inclusion_matches_the_dense_posterior(likelihood):
+    X, y, kernel = small_problem(25)
+    if isinstance(likelihood, Gaussian):
+        y = np.sin(2 * X[:, 0])
+    state, K = make_state(X, y, kernel, likelihood, 12)
+    order = np.random.default_rng(0).permutation(25)[:12]
+    for step, i in enumerate(order, start=1):
+        state.include(i)
+        A, h = dense_posterior(K, state.p, state.m)
+        np.testing.assert_allclose(state.a, np.diag(A), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(state.h, h, rtol=1e-8, atol=1e-10)
+        active = order[:step]
+        sqrt_p = np.sqrt(state.p[active])
+        B = np.eye(step) + sqrt_p[:, None] * K[np.ix_(active, active)] * sqrt_p
+        L = state.L[:step, :step]
+        np.testing.assert_allclose(L @ L.T, B, rtol=1e-10)
+        np.testing.assert_allclose(
+            L @ state.V[:step], sqrt_p[:, None] * K[active], atol=1e-10
+        )
+    if isinstance(likelihood, Gaussian):  # exact sites for a Gaussian likelihood
+        np.testing.assert_allclose(state.p[order], 1 / 0.2)
+        np.testing.assert_allclose(state.m[order], y[order])
+
+
+def test_all_points_active_equals_one_dense_adf_pass():
+    X, y, kernel = small_problem(15)
+    lik = Probit(bias=-0.2)
+    state, K = make_state(X, y, kernel, lik, 15)
+    A, h = K.copy(), np.zeros(15)
+    for i in np.random.default_rng(1).permutation(15):
+        state.include(i)
+        mom = lik.moments(h[i], A[i, i], y[i])
+        expected_p = mom.w / (1 - A[i, i] * mom.w)
+        column = A[:, i].copy()
+        A -= mom.w * np.outer(column, column)  # dense ADF, ALGORITHMS.md §0.3
+        h += mom.g * column
+        np.testing.assert_allclose(state.p[i], expected_p, rtol=1e-10)
+    np.testing.assert_allclose(state.a, np.diag(A), rtol=1e-9)
+    np.testing.assert_allclose(state.h, h, rtol=1e-8, atol=1e-12)
+
+
+def test_stale_columns_completed_later_equal_full_updates():
+    X, y, kernel = small_problem(30)
+    lik = Probit(bias=0.1)
+    full, _ = make_state(X, y, kernel, lik, 10)
+    lazy, _ = make_state(X, y, kernel, lik, 10)
+    rng = np.random.default_rng(2)
+    order = rng.permutation(30)[:10]
+    for i in order:
+        full.include(i)
+        current = rng.choice(30, size=6, replace=False)
+        lazy.complete([i])
+        lazy.include(i, columns=current)
+    lazy.complete(np.arange(30))
+    np.testing.assert_allclose(lazy.V[:10], full.V[:10], atol=1e-12)
+    np.testing.assert_allclose(lazy.a, full.a, rtol=1e-12)
+    np.testing.assert_allclose(lazy.h, full.h, rtol=1e-10, atol=1e-14)
+
+
+def test_entropy_score_is_the_entropy_reduction():
+    X, y, kernel = small_problem(12)
+    state, K = make_state(X, y, kernel, Probit(), 3)
+    state.include(0)
+    scores = state.entropy_scores(np.arange(12))
+    for j in (3, 7):
+        before = np.linalg.slogdet(dense_posterior(K, state.p, state.m)[0])[1]
+        trial, _ = make_state(X, y, kernel, Probit(), 3)
+        trial.include(0)
+        trial.include(j)
+        after = np.linalg.slogdet(dense_posterior(K, trial.p, trial.m)[0])[1]
+        np.testing.assert_allclose(scores[j], -0.5 * (after - before), rtol=1e-8)
+
+
+def test_including_a_stale_column_is_refused():
+    X, y, kernel = small_problem(10)
+    state, _ = make_state(X, y, kernel, Probit(), 3)
+    state.include(0, columns=[0, 1])
+    with pytest.raises(ValueError, match="stale"):
+        state.include(5, columns=[5])

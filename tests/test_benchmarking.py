@@ -1,0 +1,24 @@
+"""The evaluation harness shared by the demo and benchmarks/."""
+
+import numpy as np
+
+from sparsegp import EPGPClassifier
+from sparsegp.benchmarking import CrossValidatedSVC, evaluate, format_table
+from sparsegp.datasets import make_xor_clusters
+
+
+def test_evaluate_and_table():
+    X, y = make_xor_clusters(80, random_state=0)
+    X_test, y_test = make_xor_clusters(200, random_state=1)
+    ep, fitted = evaluate(
+        EPGPClassifier(optimizer=None), X, y, X_test, y_test, name="ep", dataset="xor"
+    )
+    svc, _ = evaluate(
+        CrossValidatedSVC(), X, y, X_test, y_test, name="svc", dataset="xor"
+    )
+    assert ep.model_size == 80 and svc.model_size < 80
+    p = fitted.predict_proba(X_test)[np.arange(200), (y_test == 1).astype(int)]
+    np.testing.assert_allclose(ep.nlp, -np.mean(np.log(p)))
+    assert ep.error == np.mean(fitted.predict(X_test) != y_test)
+    table = format_table([ep, svc])
+    assert "| xor | ep | 1 |" in table and "| xor | svc | 1 |" in table

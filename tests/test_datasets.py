@@ -1,0 +1,118 @@
+"""Loaders on small files made here, generators, and the shipped banana data."""
+
+import numpy as np
+import pytest
+
+from sparsegp.datasets import (
+    downsample_13,
+    ida_info,
+    load_banana,
+    load_ida,
+    load_mnist,
+    mackey_glass_regression,
+    make_mackey_glass,
+    make_xor_clusters,
+)
+
+
+@pytest.fixture
+def data_home(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((10, 3))
+    y = np.array([1, -1] * 5, dtype=np.int8)
+    train = np.array([[0, 1, 2, 3, 4, 5], [4, 5, 6, 7, 8, 9]], dtype=np.int16)
+    test = np.array([[6, 7, 8, 9], [0, 1, 2, 3]], dtype=np.int16)
+    np.savez_compressed(
+        tmp_path / "ida_thyroid.npz",
+        X=X,
+        y=y,
+        train_idx=train,
+        test_idx=test,
+        realizations=np.array([1, 2], np.int16),
+        reconstructed=np.array([False, True]),
+        label_definition=np.array("made up"),
+    )
+    images = rng.integers(0, 256, size=(4, 28, 28), dtype=np.uint8)
+    np.savez_compressed(
+        tmp_path / "mnist.npz",
+        X_train=images,
+        y_train=np.arange(4, dtype=np.int8),
+        X_test=images[:2],
+        y_test=np.arange(2, dtype=np.int8),
+    )
+    return tmp_path
+
+
+def test_load_ida_returns_the_indexed_realization(data_home):
+    X_train, y_train, X_test, y_test = load_ida(
+        "thyroid", realization=1, data_home=data_home
+    )
+    full = np.load(data_home / "ida_thyroid.npz")
+    np.testing.assert_array_equal(X_train, full["X"][4:10])
+    np.testing.assert_array_equal(y_test, full["y"][:4])
+    info = ida_info("thyroid", data_home=data_home)
+    np.testing.assert_array_equal(info.reconstructed, [False, True])
+    assert info.label_definition == "made up"
+
+
+def test_load_ida_reads_the_environment_variable(data_home, monkeypatch):
+    monkeypatch.setenv("SPARSEGP_DATA", str(data_home))
+    assert load_ida("thyroid")[0].shape == (6, 3)
+
+
+def test_missing_data_names_the_environment_variable(monkeypatch, tmp_path):
+    monkeypatch.delenv("SPARSEGP_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match="SPARSEGP_DATA"):
+        load_ida("banana")
+    with pytest.raises(FileNotFoundError, match="SPARSEGP_DATA"):
+        load_ida("banana", data_home=tmp_path)
+
+
+def test_bad_names_and_realizations(data_home):
+    with pytest.raises(ValueError, match="Unknown IDA"):
+        load_ida("bananas", data_home=data_home)
+    with pytest.raises(ValueError, match="realization"):
+        load_ida("thyroid", realization=2, data_home=data_home)
+
+
+def test_load_mnist_scales_and_downsamples(data_home):
+    X_train, y_train, X_test, _ = load_mnist(data_home=data_home)
+    assert X_train.shape == (4, 784) and 0 <= X_train.min() and X_train.max() <= 1
+    X13 = load_mnist(data_home=data_home, resolution=13)[0]
+    raw = np.load(data_home / "mnist.npz")["X_train"].astype(float) / 255
+    assert X13.shape == (4, 169)
+    np.testing.assert_allclose(X13[0, 0], raw[0, 1:3, 1:3].mean())
+    np.testing.assert_allclose(X13[2, 168], raw[2, 25:27, 25:27].mean())
+    with pytest.raises(ValueError, match="resolution"):
+        load_mnist(data_home=data_home, resolution=14)
+
+
+def test_downsample_averages_blocks():
+    images = np.arange(2 * 28 * 28, dtype=float).reshape(2, 28, 28)
+    out = downsample_13(images)
+    assert out.shape == (2, 13, 13)
+    np.testing.assert_allclose(out[1, 4, 7], images[1, 9:11, 15:17].mean())
+
+
+def test_shipped_banana():
+    X_train, y_train, X_test, y_test = load_banana()
+    assert X_train.shape == (400, 2) and X_test.shape == (4900, 2)
+    assert set(np.unique(y_train)) == {-1, 1}
+
+
+def test_xor_clusters_have_xor_labels():
+    X, y = make_xor_clusters(4000, random_state=0)
+    agree = np.mean(np.sign(X[:, 0] * X[:, 1]) == y)
+    assert 0.8 < agree < 0.9  # Bayes error of the problem is about 13 %
+    np.testing.assert_array_equal(
+        make_xor_clusters(5, random_state=3)[0], make_xor_clusters(5, random_state=3)[0]
+    )
+
+
+def test_mackey_glass_is_chaotic_but_bounded_and_embeds():
+    z = make_mackey_glass(600)
+    assert z.shape == (600,) and 0.2 < z.min() and z.max() < 1.5 and z.std() > 0.1
+    X, t = mackey_glass_regression(z, n_lags=16, spacing=6, horizon=6)
+    assert X.shape == (600 - 96, 16)
+    np.testing.assert_array_equal(X[0], z[90::-6][:16])
+    assert t[0] == z[96]

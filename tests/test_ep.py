@@ -1,0 +1,153 @@
+"""EP on a full GP prior against exact answers, dense formulas and finite differences."""
+
+import numpy as np
+import pytest
+from numpy.polynomial.hermite_e import hermegauss
+from scipy.special import log_ndtr
+from scipy.stats import norm
+
+from sparsegp.approximations.ep import ep_log_evidence_gradient, predict_latent, run_ep
+from sparsegp.likelihoods import Probit
+
+from .conftest import small_problem
+
+TIGHT = dict(tol=1e-12, max_sweeps=2000)
+
+
+def brute_force_posterior(K, y, bias, n_nodes=60):
+    """Evidence, mean and covariance of N(0, K) ∏ Φ(y_i (f_i + b)) by tensor quadrature."""
+    nodes, weights = hermegauss(n_nodes)
+    weights = weights / weights.sum()
+    n = len(y)
+    grids = np.meshgrid(*([nodes] * n), indexing="ij")
+    z = np.stack([g.ravel() for g in grids])  # (n, nodes^n) standard normal points
+    w = np.prod(np.meshgrid(*([weights] * n), indexing="ij"), axis=0).ravel()
+    f = np.linalg.cholesky(K) @ z
+    lik = np.exp(np.sum(log_ndtr(y[:, None] * (f + bias)), axis=0))
+    Z = np.sum(w * lik)
+    mean = (f * (w * lik)) @ np.ones(len(w)) / Z
+    centred = f - mean[:, None]
+    cov = (centred * (w * lik)) @ centred.T / Z
+    return np.log(Z), mean, cov
+
+
+def test_single_point_ep_is_exact():
+    K = np.array([[1.7]])
+    y = np.array([-1.0])
+    state = run_ep(K, y, Probit(bias=0.4), **TIGHT)
+    exact = log_ndtr(-0.4 / np.sqrt(1 + 1.7))
+    np.testing.assert_allclose(state.log_evidence, exact, rtol=1e-12)
+    m = Probit(bias=0.4).moments(0.0, 1.7, -1.0)
+    np.testing.assert_allclose(state.mean, 1.7 * m.g, rtol=1e-10)
+    np.testing.assert_allclose(state.var, 1.7 - 1.7**2 * m.w, rtol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["parallel", "sequential"])
+def test_three_points_against_numerical_integration(mode):
+    X = np.array([[0.0], [0.6], [2.0]])
+    K = 1.5 * np.exp(-0.5 * (X - X.T) ** 2 / 0.8**2)
+    y = np.array([1.0, -1.0, 1.0])
+    state = run_ep(K, y, Probit(bias=0.2), mode=mode, **TIGHT)
+    log_z, mean, cov = brute_force_posterior(K, y, 0.2)
+    # EP is an approximation; for the probit it is known to be very accurate.
+    np.testing.assert_allclose(state.log_evidence, log_z, atol=2e-3)
+    np.testing.assert_allclose(state.mean, mean, atol=1e-3)
+    np.testing.assert_allclose(state.var, np.diag(cov), rtol=1e-2)
+
+
+def test_fixed_point_marginals_equal_tilted_moments():
+    """At convergence every marginal equals its cavity times the true likelihood."""
+    X, y, kernel = small_problem(12)
+    K = kernel(X)
+    lik = Probit(bias=-0.3)
+    state = run_ep(K, y, lik, **TIGHT)
+    tau_c = 1 / state.var - state.tau
+    mu_c = (state.mean / state.var - state.nu) / tau_c
+    for i in range(len(y)):
+        f = np.linspace(
+            mu_c[i] - 15 / np.sqrt(tau_c[i]), mu_c[i] + 15 / np.sqrt(tau_c[i]), 200_001
+        )
+        p = np.exp(log_ndtr(y[i] * (f - 0.3))) * norm.pdf(
+            f, mu_c[i], 1 / np.sqrt(tau_c[i])
+        )
+        p /= p.sum()
+        mean = p @ f
+        np.testing.assert_allclose(state.mean[i], mean, atol=1e-7)
+        np.testing.assert_allclose(state.var[i], p @ (f - mean) ** 2, rtol=1e-6)
+
+
+def test_posterior_equals_dense_formulas():
+    X, y, kernel = small_problem(15)
+    K = kernel(X)
+    state = run_ep(K, y, Probit(0.1), **TIGHT)
+    Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(state.tau))
+    np.testing.assert_allclose(state.var, np.diag(Sigma), rtol=1e-9)
+    np.testing.assert_allclose(state.mean, Sigma @ state.nu, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(state.omega, np.linalg.solve(K, state.mean), rtol=1e-6)
+
+
+def test_evidence_equals_rasmussen_williams_3_65():
+    X, y, kernel = small_problem(15)
+    K = kernel(X)
+    lik = Probit(0.25)
+    s = run_ep(K, y, lik, **TIGHT)
+    tau_c = 1 / s.var - s.tau
+    mu_c = (s.mean / s.var - s.nu) / tau_c
+    var_c = 1 / tau_c
+    site_var, site_mean = 1 / s.tau, s.nu / s.tau
+    C = K + np.diag(site_var)
+    expected = (
+        -0.5 * np.linalg.slogdet(C)[1]
+        - 0.5 * site_mean @ np.linalg.solve(C, site_mean)
+        + np.sum(lik.moments(mu_c, var_c, y).log_z)
+        + 0.5 * np.sum(np.log(var_c + site_var))
+        + np.sum((mu_c - site_mean) ** 2 / (2 * (var_c + site_var)))
+    )
+    np.testing.assert_allclose(s.log_evidence, expected, rtol=1e-10)
+
+
+def test_parallel_and_sequential_ep_reach_the_same_fixed_point():
+    X, y, kernel = small_problem(25)
+    K = kernel(X)
+    a = run_ep(K, y, Probit(0.1), mode="parallel", **TIGHT)
+    b = run_ep(K, y, Probit(0.1), mode="sequential", random_state=3, **TIGHT)
+    assert a.converged and b.converged
+    np.testing.assert_allclose(a.tau, b.tau, rtol=1e-8)
+    np.testing.assert_allclose(a.log_evidence, b.log_evidence, rtol=1e-10)
+
+
+def test_evidence_gradient_matches_finite_differences():
+    X, y, kernel = small_problem(20)
+    bias = 0.3
+    theta = kernel.theta
+
+    def log_z(theta, bias):
+        K = kernel.clone_with_theta(theta)(X)
+        return run_ep(K, y, Probit(bias), **TIGHT).log_evidence
+
+    K, K_grad = kernel(X, eval_gradient=True)
+    state = run_ep(K, y, Probit(bias), **TIGHT)
+    grad_kernel, grad_bias = ep_log_evidence_gradient(state, K_grad, y, Probit(bias))
+    h = 1e-5
+    for j in range(len(theta)):
+        e = np.eye(len(theta))[j] * h
+        fd = (log_z(theta + e, bias) - log_z(theta - e, bias)) / (2 * h)
+        np.testing.assert_allclose(grad_kernel[j], fd, rtol=1e-5)
+    fd_bias = (log_z(theta, bias + h) - log_z(theta, bias - h)) / (2 * h)
+    np.testing.assert_allclose(grad_bias, fd_bias, rtol=1e-5)
+
+
+def test_predictions_equal_dense_joint_posterior():
+    X, y, kernel = small_problem(15)
+    X_star = np.random.default_rng(1).standard_normal((4, X.shape[1]))
+    K = kernel(X)
+    state = run_ep(K, y, Probit(0.0), **TIGHT)
+    mean, var = predict_latent(state, kernel(X, X_star), kernel.diag(X_star))
+    K_s = kernel(X, X_star)
+    site_cov = K + np.diag(1 / state.tau)
+    expected_mean = K_s.T @ np.linalg.solve(site_cov, state.nu / state.tau)
+    expected_var = kernel.diag(X_star) - np.einsum(
+        "ij,ij->j", K_s, np.linalg.solve(site_cov, K_s)
+    )
+    np.testing.assert_allclose(mean, expected_mean, rtol=1e-8)
+    np.testing.assert_allclose(var, expected_var, rtol=1e-8)

@@ -1,0 +1,104 @@
+"""Probit and Gaussian moments against brute-force quadrature on a fine grid."""
+
+import numpy as np
+import pytest
+from scipy.special import log_ndtr, logsumexp
+from scipy.stats import norm
+
+from sparsegp.likelihoods import Gaussian, Probit, probit_curvature, site_from_cavity
+
+
+def tilted_by_quadrature(log_lik, mu, var):
+    """log Z, mean and variance of p(y|f) N(f|mu, var) on a 400 001-point grid.
+
+    The grid spans the prior and the region the likelihood pulls the mass into, so
+    the tails (|z| up to 40, where Z ~ 1e-350) are integrated in log space.
+    """
+    sd = np.sqrt(var)
+    lo, hi = mu - 12 * sd, mu + 12 * sd
+    lo, hi = min(lo, -60 * (1 + sd)), max(hi, 60 * (1 + sd))
+    f = np.linspace(lo, hi, 400_001)
+    log_w = log_lik(f) + norm.logpdf(f, mu, sd)
+    log_z = logsumexp(log_w) + np.log(f[1] - f[0])
+    weights = np.exp(log_w - logsumexp(log_w))
+    mean = weights @ f
+    return log_z, mean, weights @ (f - mean) ** 2
+
+
+CASES = [
+    # (mu, var, y, bias, slope): probit arguments z from about -40 to +40
+    (0.0, 1.0, 1, 0.0, 1.0),
+    (0.5, 0.3, -1, 0.2, 1.0),
+    (-3.0, 2.0, 1, -1.0, 1.5),
+    (-20.0, 0.5, 1, -5.0, 1.0),
+    (-38.0, 0.4, 1, -10.0, 1.0),
+    (40.0, 1.0, -1, 13.0, 1.0),
+    (25.0, 3.0, 1, 0.0, 0.7),
+    (12.0, 0.01, -1, 0.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("mu, var, y, bias, slope", CASES)
+def test_probit_moments_match_quadrature(mu, var, y, bias, slope):
+    lik = Probit(bias=bias, slope=slope)
+    m = lik.moments(mu, var, y)
+    log_z, mean, variance = tilted_by_quadrature(
+        lambda f: log_ndtr(slope * y * (f + bias)), mu, var
+    )
+    assert abs(m.z) <= 41
+    np.testing.assert_allclose(m.log_z, log_z, rtol=1e-8, atol=1e-8)
+    # Lemma P: tilted mean mu + var g, tilted variance var - var^2 w
+    np.testing.assert_allclose(mu + var * m.g, mean, rtol=1e-7, atol=1e-7 * var)
+    np.testing.assert_allclose(var - var**2 * m.w, variance, rtol=1e-5, atol=1e-9)
+
+
+@pytest.mark.parametrize("mu, var, y, bias, slope", CASES)
+def test_probit_moments_derivatives_by_finite_differences(mu, var, y, bias, slope):
+    lik = Probit(bias=bias, slope=slope)
+    h = 1e-5 * max(1.0, abs(mu))
+    m = lik.moments(mu, var, y)
+    up, down = lik.moments(mu + h, var, y), lik.moments(mu - h, var, y)
+    np.testing.assert_allclose(
+        m.g, (up.log_z - down.log_z) / (2 * h), rtol=1e-5, atol=1e-9
+    )
+    np.testing.assert_allclose(m.w, -(up.g - down.g) / (2 * h), rtol=1e-4, atol=1e-9)
+
+
+def test_site_from_cavity_reproduces_tilted_moments():
+    lik = Probit(bias=0.3)
+    mu_c, var_c = np.array([0.4, -2.0, 5.0]), np.array([1.2, 0.5, 4.0])
+    y = np.array([-1.0, 1.0, 1.0])
+    m = lik.moments(mu_c, var_c, y)
+    tau, nu = site_from_cavity(mu_c, var_c, m)
+    post_var = 1.0 / (1.0 / var_c + tau)
+    post_mean = post_var * (mu_c / var_c + nu)
+    np.testing.assert_allclose(post_mean, mu_c + var_c * m.g, rtol=1e-12)
+    np.testing.assert_allclose(post_var, var_c - var_c**2 * m.w, rtol=1e-10)
+
+
+def test_probit_curvature_series_joins_direct_formula():
+    z = np.array([-30.0 - 1e-9, -30.0 + 1e-9])
+    left, right = probit_curvature(z)
+    assert abs(left - right) < 1e-9
+    deep = probit_curvature(np.array([-1e3, -1e5]))
+    assert np.all((deep > 0) & (deep < 1))
+
+
+def test_predictive_probability_matches_quadrature():
+    lik = Probit(bias=-0.4, slope=1.3)
+    log_z, _, _ = tilted_by_quadrature(lambda f: log_ndtr(1.3 * (f - 0.4)), 0.7, 2.5)
+    np.testing.assert_allclose(lik.predict_proba(0.7, 2.5), np.exp(log_z), rtol=1e-8)
+    np.testing.assert_allclose(
+        lik.log_predictive(0.7, 2.5, -1), np.log1p(-np.exp(log_z)), rtol=1e-8
+    )
+
+
+def test_gaussian_moments_match_quadrature():
+    lik = Gaussian(noise=0.3)
+    m = lik.moments(0.2, 1.5, 1.1)
+    log_z, mean, variance = tilted_by_quadrature(
+        lambda f: norm.logpdf(1.1, f, np.sqrt(0.3)), 0.2, 1.5
+    )
+    np.testing.assert_allclose(m.log_z, log_z, rtol=1e-9)
+    np.testing.assert_allclose(0.2 + 1.5 * m.g, mean, rtol=1e-8)
+    np.testing.assert_allclose(1.5 - 1.5**2 * m.w, variance, rtol=1e-6)

@@ -1,0 +1,57 @@
+"""The shared L-BFGS-B driver and the kernel/bias parameter vector."""
+
+import numpy as np
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+from sparsegp._optimize import ParameterSpace, maximize
+from sparsegp.exceptions import NotPSDError
+
+
+def test_maximize_finds_the_maximum_of_a_concave_function():
+    target = np.array([0.3, -1.2])
+
+    def objective(x):
+        return -np.sum((x - target) ** 2), -2 * (x - target)
+
+    result = maximize(objective, np.zeros(2), [(-5, 5), (-5, 5)])
+    np.testing.assert_allclose(result.x, target, atol=1e-6)
+
+
+def test_maximize_respects_bounds_and_restarts_never_hurt():
+    def objective(x):  # two maxima; the better one at x = 3
+        value = np.exp(-((x[0] + 2) ** 2)) + 2 * np.exp(-((x[0] - 3) ** 2))
+        grad = -2 * (x[0] + 2) * np.exp(-((x[0] + 2) ** 2)) - 4 * (x[0] - 3) * np.exp(
+            -((x[0] - 3) ** 2)
+        )
+        return value, np.array([grad])
+
+    single = maximize(objective, np.array([-2.5]), [(-4, 4)])
+    several = maximize(
+        objective, np.array([-2.5]), [(-4, 4)], n_restarts=8, random_state=0
+    )
+    assert several.value >= single.value
+    np.testing.assert_allclose(several.x, [3.0], atol=1e-4)
+    assert several.n_starts == 9
+
+
+def test_failed_evaluations_are_avoided_not_fatal():
+    def objective(x):
+        if x[0] > 1.0:
+            raise NotPSDError("too far")
+        return -((x[0] - 2) ** 2), np.array([-2 * (x[0] - 2)])
+
+    result = maximize(objective, np.array([0.0]), [(-3, 3)])
+    assert result.x[0] <= 1.0 + 1e-8
+
+
+def test_parameter_space_round_trip():
+    kernel = ConstantKernel(2.0) * RBF(0.5)
+    space = ParameterSpace(kernel, learn_bias=True, bias_bounds=(-3, 3))
+    x = space.pack(kernel, 0.7)
+    np.testing.assert_allclose(x, [np.log(2.0), np.log(0.5), 0.7])
+    kernel2, bias = space.unpack(x + [0, 0, 0.1], bias=0.0)
+    assert np.isclose(bias, 0.8) and np.allclose(kernel2.theta, kernel.theta)
+    assert space.bounds().shape == (3, 2)
+    fixed = ParameterSpace(kernel, learn_bias=False)
+    assert fixed.unpack(fixed.pack(kernel, 0.7), bias=0.7)[1] == 0.7
+    assert len(fixed.pack_gradient([1.0, 2.0], 5.0)) == 2
