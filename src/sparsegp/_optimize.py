@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
+from sklearn.utils import check_random_state
 
 from .exceptions import NotPSDError, NumericalWarning
 
@@ -93,7 +94,7 @@ def maximize(
     :class:`NotPSDError` are reported to the line search as very poor.
     """
     bounds = np.asarray(bounds, dtype=float)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     n_evals = 0
 
     def negated(x):

@@ -1,0 +1,246 @@
+"""IVM selection, evidence and estimators against dense references."""
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sparsegp import IVMClassifier, IVMRegressor
+from sparsegp.approximations.adf_active_set import ADFActiveSet
+from sparsegp.approximations.ivm import (
+    IVMPosterior,
+    ivm_log_marginal_likelihood,
+    select_active_set,
+    select_greedy,
+    subset_log_marginal_likelihood,
+)
+from sparsegp.datasets import make_xor_clusters
+from sparsegp.likelihoods import Probit
+
+from .conftest import small_problem
+
+
+def block_of(K):
+    return lambda rows, cols: K[np.ix_(rows, cols)]
+
+
+@parametrize_with_checks(
+    [
+        IVMClassifier(
+            active_set_size=0.5,
+            n_outer_iterations=1,
+            max_iter_optimizer=5,
+            random_state=0,
+        ),
+        IVMRegressor(
+            active_set_size=0.5,
+            n_outer_iterations=1,
+            max_iter_optimizer=5,
+            random_state=0,
+        ),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_randomized_with_whole_index_selects_what_full_greedy_selects():
+    X, y, kernel = small_problem(60)
+    K = kernel(X)
+    a = select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        Probit(0.2),
+        20,
+        np.random.RandomState(0),
+        strategy="greedy",
+    )
+    b = select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        Probit(0.2),
+        20,
+        np.random.RandomState(0),
+        strategy="randomized",
+        n_full_greedy=3,
+        selection_size=60,
+        retain=1.0,
+    )
+    assert a.active == b.active
+
+
+def test_greedy_picks_the_largest_entropy_reduction():
+    X, y, kernel = small_problem(40)
+    K = kernel(X)
+    state = ADFActiveSet(block_of(K), np.diag(K), y, Probit(), 6)
+    select_greedy(state, 5, np.random.RandomState(1))
+    scores = state.entropy_scores(np.arange(40))
+    scores[state.active] = -np.inf
+    chosen = np.argmax(scores)
+    select_greedy(state, 6, np.random.RandomState(1))
+    assert state.active[-1] == chosen
+
+
+def test_randomized_selection_is_faithful_with_stale_columns():
+    """After randomized selection, completing all columns gives the dense posterior."""
+    X, y, kernel = small_problem(80)
+    K = kernel(X)
+    state = select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        Probit(-0.1),
+        25,
+        np.random.RandomState(3),
+        strategy="randomized",
+        n_full_greedy=5,
+        selection_size=20,
+        retain=0.5,
+    )
+    state.complete(np.arange(80))
+    s = np.sqrt(state.p)  # A = (K⁻¹ + Π)⁻¹ in a form that does not invert K
+    A = K - (K * s) @ np.linalg.solve(np.eye(80) + s[:, None] * K * s, s[:, None] * K)
+    np.testing.assert_allclose(state.a, np.diag(A), rtol=1e-6, atol=1e-9)
+    assert len(set(state.active)) == 25
+
+
+def test_ivm_evidence_value_and_gradient():
+    X, y, kernel = small_problem(30)
+    K = kernel(X)
+    state = select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        Probit(0.3),
+        10,
+        np.random.RandomState(0),
+        strategy="greedy",
+    )
+    I = np.asarray(state.active)
+    p, m = state.p[I], state.m[I]
+
+    def value(theta):
+        K_I, dK = kernel.clone_with_theta(theta)(X[I], eval_gradient=True)
+        return ivm_log_marginal_likelihood(K_I, dK, p, m)
+
+    v, g = value(kernel.theta)
+    C = K[np.ix_(I, I)] + np.diag(1 / p)
+    expected = (
+        -0.5 * m @ np.linalg.solve(C, m)
+        - 0.5 * np.linalg.slogdet(C)[1]
+        - 5 * np.log(2 * np.pi)
+    )
+    np.testing.assert_allclose(v, expected, rtol=1e-10)
+    for j in range(len(kernel.theta)):
+        e = 1e-6 * np.eye(len(kernel.theta))[j]
+        fd = (value(kernel.theta + e)[0] - value(kernel.theta - e)[0]) / 2e-6
+        np.testing.assert_allclose(g[j], fd, rtol=1e-6)
+
+
+def test_subset_evidence_gradient_matches_finite_differences():
+    X, _, _ = small_problem(15)
+    y = np.sin(X[:, 0])
+    kernel = ConstantKernel(1.5) * RBF(0.7) + WhiteKernel(0.2)
+    v, g = subset_log_marginal_likelihood(*kernel(X, eval_gradient=True), y)
+    gpr = GaussianProcessRegressor(kernel, optimizer=None).fit(X, y)
+    np.testing.assert_allclose(v, gpr.log_marginal_likelihood_value_, rtol=1e-9)
+    for j in range(3):
+        e = 1e-6 * np.eye(3)[j]
+        no_grad = np.zeros((15, 15, 0))
+        up, down = (
+            subset_log_marginal_likelihood(kernel.clone_with_theta(t)(X), no_grad, y)[0]
+            for t in (kernel.theta + e, kernel.theta - e)
+        )
+        np.testing.assert_allclose(g[j], (up - down) / 2e-6, rtol=1e-6)
+
+
+def test_prediction_equals_dense_joint_posterior():
+    X, y, kernel = small_problem(30)
+    X_star = np.random.default_rng(4).standard_normal((5, 2))
+    K = kernel(X)
+    state = select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        Probit(0.0),
+        12,
+        np.random.RandomState(0),
+        strategy="greedy",
+    )
+    post = IVMPosterior.from_state(state)
+    mean, var = post.predict(kernel(X[state.active], X_star), kernel.diag(X_star))
+    I = np.asarray(state.active)
+    C = K[np.ix_(I, I)] + np.diag(1 / state.p[I])
+    K_s = kernel(X[I], X_star)
+    np.testing.assert_allclose(mean, K_s.T @ np.linalg.solve(C, state.m[I]), rtol=1e-8)
+    np.testing.assert_allclose(
+        var,
+        kernel.diag(X_star) - np.einsum("ij,ij->j", K_s, np.linalg.solve(C, K_s)),
+        rtol=1e-8,
+    )
+    refit = IVMPosterior.from_sites(K[np.ix_(I, I)], state.p[I], state.m[I])
+    np.testing.assert_allclose(
+        refit.predict(K_s, kernel.diag(X_star))[0], mean, rtol=1e-8
+    )
+
+
+def test_regressor_with_all_points_equals_exact_gp_regression():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, (40, 1))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(40)
+    kernel = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(0.05)
+    ivm = IVMRegressor(kernel, active_set_size=40, optimizer=None).fit(X, y)
+    gpr = GaussianProcessRegressor(kernel, optimizer=None).fit(X, y)
+    X_test = np.linspace(-4, 4, 9)[:, None]
+    m1, s1 = ivm.predict(X_test, return_std=True)
+    m2, s2 = gpr.predict(X_test, return_std=True)
+    np.testing.assert_allclose(m1, m2, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s1, s2, rtol=1e-6)
+    np.testing.assert_allclose(
+        ivm.log_marginal_likelihood_value_,
+        gpr.log_marginal_likelihood_value_,
+        rtol=1e-8,
+    )
+
+
+def test_regressor_selection_picks_largest_variance_first():
+    X = np.array([[0.0], [0.1], [5.0], [0.05]])
+    kernel = RBF(1.0) + WhiteKernel(0.1)
+    ivm = IVMRegressor(
+        kernel,
+        active_set_size=3,
+        optimizer=None,
+        n_random_start=1,
+        selection="greedy",
+        random_state=0,
+    ).fit(X, np.zeros(4))
+    assert 2 in ivm.active_set_[:2]
+
+
+def test_classifier_learns_xor_and_is_reproducible():
+    X, y = make_xor_clusters(300, random_state=0)
+    X_test, y_test = make_xor_clusters(500, random_state=1)
+    a = IVMClassifier(active_set_size=60, random_state=3).fit(X, y)
+    b = IVMClassifier(active_set_size=60, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.active_set_, b.active_set_)
+    assert np.mean(a.predict(X_test) != y_test) < 0.2
+    mean, var = a.latent_mean_and_variance(X_test[:3])
+    assert np.all(var > 0)
+
+
+def test_classifier_bad_input():
+    X, y = make_xor_clusters(20, random_state=0)
+    with pytest.raises(ValueError, match="exceeds the 20 training points"):
+        IVMClassifier(active_set_size=21).fit(X, y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        IVMClassifier().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="NaN"):
+        IVMClassifier().fit(np.full((20, 2), np.nan), y)
+
+
+def test_regressor_needs_a_noise_term():
+    with pytest.raises(ValueError, match="WhiteKernel"):
+        IVMRegressor(RBF(1.0)).fit(np.zeros((5, 1)), np.zeros(5))
