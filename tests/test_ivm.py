@@ -119,7 +119,7 @@ def test_ivm_evidence_value_and_gradient():
         np.random.RandomState(0),
         strategy="greedy",
     )
-    I = np.asarray(state.active)
+    I = np.asarray(state.active)  # noqa: E741 (the papers' active set)
     p, m = state.p[I], state.m[I]
 
     def value(theta):
@@ -172,7 +172,7 @@ def test_prediction_equals_dense_joint_posterior():
     )
     post = IVMPosterior.from_state(state)
     mean, var = post.predict(kernel(X[state.active], X_star), kernel.diag(X_star))
-    I = np.asarray(state.active)
+    I = np.asarray(state.active)  # noqa: E741 (the papers' active set)
     C = K[np.ix_(I, I)] + np.diag(1 / state.p[I])
     K_s = kernel(X[I], X_star)
     np.testing.assert_allclose(mean, K_s.T @ np.linalg.solve(C, state.m[I]), rtol=1e-8)
