@@ -39,3 +39,15 @@ NLP_PAPER_FULL_GP = {
     "twonorm": (0.0274, 0.0040, 0.0759, 0.0146),
     "waveform": (0.0974, 0.0043, 0.2211, 0.0074),
 }
+
+#: Naish-Guzman & Holden (2007), Table 1, "IVM" columns: (error, nlp, active set size).
+FITC_PAPER_IVM = {
+    "synth": (0.096, 0.235, 150), "crabs": (0.066, 0.134, 60),
+    "banana": (0.105, 0.242, 200), "breast_cancer": (0.307, 0.691, 120),
+    "diabetis": (0.230, 0.486, 400), "flare_solar": (0.340, 0.628, 550),
+    "german": (0.290, 0.658, 450), "heart": (0.203, 0.455, 120),
+    "image": (0.028, 0.082, 400), "ringnorm": (0.016, 0.101, 100),
+    "splice": (0.225, 0.403, 700), "thyroid": (0.041, 0.120, 40),
+    "titanic": (0.242, 0.578, 100), "twonorm": (0.031, 0.085, 300),
+    "waveform": (0.100, 0.232, 250),
+}

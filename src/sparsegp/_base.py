@@ -46,11 +46,16 @@ def batched_latent(predict, X, n_train):
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-def default_kernel(n_features):
-    """``ConstantKernel(1) * RBF(sqrt(n_features))``: unit scale for standardised data."""
+def default_kernel(n_features, constant=None):
+    """``ConstantKernel(1) * RBF(sqrt(n_features))``: unit scale for standardised data.
+
+    With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
+    prior variance of a random offset of the latent function.
+    """
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-    return ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
+    kernel = ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
+    return kernel if constant is None else kernel + ConstantKernel(constant)
 
 
 class GPClassifierMixin(ClassifierMixin, BaseEstimator):

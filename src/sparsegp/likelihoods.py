@@ -118,6 +118,10 @@ class Gaussian:
         log_z = -0.5 * (resid * resid / total + np.log(total)) - _LOG_SQRT_2PI
         return Moments(log_z=log_z, g=resid / total, w=1.0 / total)
 
+    def log_predictive(self, mean, var, y):
+        """``log N(y | mean, var + noise)`` for a latent predictive ``N(mean, var)``."""
+        return self.moments(mean, var, y).log_z
+
 
 def site_from_cavity(mu_c, var_c, moments: Moments):
     """Moment-matching site ``(τ̃, ν̃)`` for a cavity ``N(mu_c, var_c)`` (Lemma S, §0.3).
