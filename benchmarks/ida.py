@@ -24,7 +24,6 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from paper_tables import FITC_PAPER_IVM
-
 from sparsegp import EPGPClassifier, IVMClassifier
 from sparsegp.benchmarking import (
     CrossValidatedSVC,

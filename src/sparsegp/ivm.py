@@ -22,7 +22,7 @@ from .approximations.ivm import (
     select_active_set,
     subset_log_marginal_likelihood,
 )
-from .kernels import split_white_noise
+from .kernels import KernelBlocks, split_white_noise
 from .likelihoods import Gaussian, Probit
 
 
@@ -88,7 +88,7 @@ class _IVMFitting:
     def _select(self, X, y, kernel, d, rng):
         latent, likelihood = self._likelihood(kernel, y)
         state = select_active_set(
-            lambda rows, cols: latent(X[rows], X[cols]),
+            KernelBlocks(latent, X),
             latent.diag(X),
             y,
             likelihood,

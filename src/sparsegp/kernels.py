@@ -1,8 +1,15 @@
-"""What scikit-learn's kernels lack for this package: separating the noise term."""
+"""What scikit-learn's kernels lack here: the noise term apart, fast kernel rows."""
 
 from __future__ import annotations
 
-from sklearn.gaussian_process.kernels import Sum, WhiteKernel
+import numpy as np
+from sklearn.gaussian_process.kernels import (
+    RBF,
+    ConstantKernel,
+    Product,
+    Sum,
+    WhiteKernel,
+)
 
 
 def split_white_noise(kernel):
@@ -39,3 +46,55 @@ def split_white_noise(kernel):
         f"The kernel {kernel} needs a WhiteKernel summand for the observation noise, "
         "e.g. ConstantKernel() * RBF() + WhiteKernel(0.1), besides a latent part."
     )
+
+
+class KernelBlocks:
+    """Blocks ``K(X[rows], X[cols])`` of a kernel on fixed inputs ``X``, fast.
+
+    Active-set methods need one kernel row against all n training points per
+    inclusion. scikit-learn's ``RBF.__call__`` rescales and copies all of ``X`` on
+    every call; here the scaled inputs and their squared norms are computed once, so
+    a row costs one matrix-vector product and an ``exp``. Sums and products of
+    ``ConstantKernel``, ``RBF`` (isotropic or ARD) and ``WhiteKernel`` are evaluated
+    this way; any other kernel falls back to its own ``__call__``.
+
+    Parameters
+    ----------
+    kernel : sklearn kernel
+    X : ndarray of shape (n, n_features)
+    """
+
+    def __init__(self, kernel, X):
+        self.kernel = kernel
+        self.X = X
+        self._scaled = {}
+
+    def __call__(self, rows, cols=None):
+        """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
+        return self._block(self.kernel, np.asarray(rows), cols)
+
+    def _block(self, node, rows, cols):
+        n_cols = len(self.X) if cols is None else len(cols)
+        if isinstance(node, Sum):
+            return self._block(node.k1, rows, cols) + self._block(node.k2, rows, cols)
+        if isinstance(node, Product):
+            return self._block(node.k1, rows, cols) * self._block(node.k2, rows, cols)
+        if isinstance(node, ConstantKernel):
+            return np.full((len(rows), n_cols), node.constant_value)
+        if isinstance(
+            node, WhiteKernel
+        ):  # zero between distinct evaluations, as sklearn
+            return np.zeros((len(rows), n_cols))
+        if type(node) is RBF:
+            Z, norms = self._scaled_inputs(node)
+            Zc, nc = (Z, norms) if cols is None else (Z[cols], norms[cols])
+            sq = norms[rows][:, None] + nc[None, :] - 2.0 * (Z[rows] @ Zc.T)
+            return np.exp(-0.5 * np.maximum(sq, 0.0))
+        return node(self.X[rows], self.X if cols is None else self.X[cols])
+
+    def _scaled_inputs(self, rbf):
+        key = id(rbf)
+        if key not in self._scaled:
+            Z = self.X / np.asarray(rbf.length_scale, dtype=float)
+            self._scaled[key] = (Z, np.einsum("ij,ij->i", Z, Z))
+        return self._scaled[key]

@@ -39,21 +39,27 @@ class Moments:
     z: np.ndarray | None = None
 
 
-def inverse_mills_ratio(z):
-    """Return ``ρ(z) = φ(z) / Φ(z)``, accurate for every real ``z``."""
+def inverse_mills_ratio(z, log_cdf=None):
+    """Return ``ρ(z) = φ(z) / Φ(z)``, accurate for every real ``z``.
+
+    ``log_cdf`` may pass ``log Φ(z)`` when the caller has it already.
+    """
     z = np.asarray(z, dtype=float)
-    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_ndtr(z))
+    log_cdf = log_ndtr(z) if log_cdf is None else log_cdf
+    return np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_cdf)
 
 
-def probit_curvature(z):
+def probit_curvature(z, rho=None):
     """Return ``ρ(z)(z + ρ(z))`` with an asymptotic series for ``z < -30``.
 
     The direct form cancels catastrophically in the far left tail (``ALGORITHMS.md``
     §0.2); there ``1 - z⁻² + 6z⁻⁴ - 50z⁻⁶ + 518z⁻⁸`` is accurate to 1e-10.
     """
     z = np.asarray(z, dtype=float)
-    rho = inverse_mills_ratio(z)
+    rho = inverse_mills_ratio(z) if rho is None else rho
     direct = rho * (z + rho)
+    if not np.any(z < _ASYMPTOTIC_Z):
+        return direct
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         inv2 = 1.0 / (z * z)
         series = 1.0 - inv2 + 6 * inv2**2 - 50 * inv2**3 + 518 * inv2**4
@@ -84,12 +90,14 @@ class Probit:
         lam = self.slope
         s = np.sqrt(1.0 + lam * lam * var)
         z = lam * y * (mu + self.bias) / s
-        g = lam * y * inverse_mills_ratio(z) / s
-        w = lam * lam * probit_curvature(z) / (s * s)
+        log_cdf = log_ndtr(z)
+        rho = inverse_mills_ratio(z, log_cdf)
+        g = lam * y * rho / s
+        w = lam * lam * probit_curvature(z, rho) / (s * s)
         with np.errstate(divide="ignore"):
             w_max = np.where(var > 0, (1.0 - 1e-12) / var, np.inf)
         w = np.clip(w, 1e-300, w_max)
-        return Moments(log_z=log_ndtr(z), g=g, w=w, z=z)
+        return Moments(log_z=log_cdf, g=g, w=w, z=z)
 
     def predict_proba(self, mean, var):
         """``P(y = +1 | x)`` for a latent predictive ``N(mean, var)`` (§0.1)."""

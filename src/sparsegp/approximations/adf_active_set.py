@@ -27,7 +27,8 @@ class ADFActiveSet:
     Parameters
     ----------
     kernel_block : callable ``(rows, cols) -> ndarray``
-        Kernel entries ``K[rows][:, cols]`` for index arrays into the training set.
+        Kernel entries ``K[rows][:, cols]`` for index arrays into the training set;
+        ``cols=None`` means all columns (no copy of the inputs is needed then).
     k_diag : ndarray of shape (n,)
         ``diag K``.
     y : ndarray of shape (n,)
@@ -121,8 +122,8 @@ class ADFActiveSet:
         sqrt_p = np.sqrt(p_i)
         row = sqrt_p * self.V[:k, i]
         l0 = np.sqrt(1.0 + p_i * a_i)
-        all_columns = np.arange(len(self.y))[columns]
-        k_row = self.kernel_block(np.array([i]), all_columns)[0]
+        cols = None if isinstance(columns, slice) else columns
+        k_row = self.kernel_block(np.array([i]), cols)[0]
         v = (sqrt_p * k_row - self.V[:k, columns].T @ row) / l0
         self.L[k, :k], self.L[k, k] = row, l0
         self.V[k, columns] = v
