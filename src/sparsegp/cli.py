@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import EPGPClassifier
+from . import EPGPClassifier, IVMClassifier
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
 from .datasets import load_banana
 
@@ -16,6 +16,7 @@ def demo_estimators(n_features):
     """Every estimator of the package, then the peers a user would pick instead."""
     return {
         "EPGPClassifier": EPGPClassifier(random_state=0),
+        "IVMClassifier (d=50)": IVMClassifier(active_set_size=50, random_state=0),
         "sklearn SVC (CV)": CrossValidatedSVC(),
         "sklearn GaussianProcessClassifier": sklearn_gpc(n_features),
     }
@@ -63,7 +64,8 @@ def _save_figure(fitted, X_train, y_train, out):
         return
     from .plotting import plot_decision_boundary
 
-    fig, axes = plt.subplots(1, len(fitted), figsize=(4.5 * len(fitted), 4.5))
+    fig, axes = plt.subplots(1, len(fitted), figsize=(4.5 * len(fitted), 4.5), squeeze=False)
+    axes = axes[0]
     for ax, (name, estimator) in zip(axes, fitted.items(), strict=True):
         plot_decision_boundary(
             estimator,

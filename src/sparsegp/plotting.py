@@ -53,3 +53,23 @@ def plot_decision_boundary(
     ax.set_title(title or type(estimator).__name__)
     ax.legend(loc="upper right", fontsize=7)
     return ax
+
+
+def plot_rejection_curves(curves, *, ax=None):
+    """Error against rejected fraction for several classifiers (000, Fig. 1).
+
+    Parameters
+    ----------
+    curves : dict of name -> (fractions, errors)
+        As returned by :func:`sparsegp.metrics.rejection_curve`.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        ax = plt.subplots(figsize=(5, 4))[1]
+    for name, (fractions, errors) in curves.items():
+        ax.plot(100 * fractions, 100 * errors, label=name)
+    ax.set_xlabel("rejected %")
+    ax.set_ylabel("test error % on kept points")
+    ax.legend()
+    return ax
