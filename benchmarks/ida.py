@@ -13,9 +13,7 @@ tasks run at once, each with one BLAS thread.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -27,9 +25,9 @@ from paper_tables import FITC_PAPER_IVM
 from sparsegp import EPGPClassifier, IVMClassifier
 from sparsegp.benchmarking import (
     CrossValidatedSVC,
-    as_records,
     evaluate,
     format_table,
+    save_run,
     sklearn_gpc,
 )
 from sparsegp.datasets import IDA_NAMES, ida_info, load_ida
@@ -105,19 +103,8 @@ def main(argv=None):
         f"Python {platform.python_version()}"
     )
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(
-            json.dumps(
-                {
-                    "command": " ".join(sys.argv),
-                    "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-                    "machine": platform.platform(),
-                    "results": as_records(results),
-                    "reconstructed": {d: v.tolist() for d, v in reconstructed.items()},
-                },
-                indent=1,
-            )
-        )
+        reconstructed_lists = {d: v.tolist() for d, v in reconstructed.items()}
+        save_run(args.out, results, reconstructed=reconstructed_lists)
 
 
 if __name__ == "__main__":

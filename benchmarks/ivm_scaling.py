@@ -23,8 +23,14 @@ from sparsegp.datasets import load_mnist
 
 def fit_time(X, y, X_test, y_test, d, selection):
     kernel = ConstantKernel(10.0, "fixed") * RBF(np.sqrt(10.0), "fixed")
-    model = IVMClassifier(kernel, active_set_size=d, optimizer=None, bias_variance=0.1,
-                          selection=selection, random_state=0)
+    model = IVMClassifier(
+        kernel,
+        active_set_size=d,
+        optimizer=None,
+        bias_variance=0.1,
+        selection=selection,
+        random_state=0,
+    )
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
@@ -44,8 +50,11 @@ def main():
         for selection, n, d in runs:
             idx = order[:n]
             seconds, error = fit_time(X[idx], y[idx], X_test, y_test, d, selection)
-            print(f"| {selection} | {n} | {d} | {seconds:.2f} | {100 * error:.2f} | "
-                  f"{8 * n * d / 2**20:.0f} |", flush=True)
+            print(
+                f"| {selection} | {n} | {d} | {seconds:.2f} | {100 * error:.2f} | "
+                f"{8 * n * d / 2**20:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -13,10 +13,7 @@ with ``(C, ℓ²)`` chosen by validation error of IVMs trained on a random 5 000
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import resource
-import sys
 import time
 from pathlib import Path
 
@@ -27,6 +24,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from sparsegp import IVMClassifier
+from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_mnist
 
 #: Lawrence et al. (2002), Table 1: IVM active-set size and test error (%) per digit.
@@ -150,17 +148,7 @@ def main(argv=None):
         )
     print(f"wall time {time.time() - start:.0f} s")
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(
-            json.dumps(
-                {
-                    "command": " ".join(sys.argv),
-                    "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-                    "machine": platform.platform(),
-                    "results": rows,
-                }
-            )
-        )
+        save_run(args.out, rows)
 
 
 if __name__ == "__main__":

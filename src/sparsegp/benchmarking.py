@@ -7,9 +7,13 @@ built here so every table times them in the same run.
 
 from __future__ import annotations
 
+import json
+import platform
+import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -169,4 +173,18 @@ def format_table(results) -> str:
 
 def as_records(results):
     """Plain dicts, for saving as JSON."""
-    return [asdict(r) for r in results]
+    return [asdict(r) if isinstance(r, Result) else r for r in results]
+
+
+def save_run(path, results, **extra):
+    """Write ``results`` as JSON with the command, date and machine that produced them."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    run = {
+        "command": " ".join(sys.argv),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": platform.platform(),
+        "results": as_records(results),
+        **extra,
+    }
+    path.write_text(json.dumps(run, indent=1))

@@ -64,7 +64,9 @@ def _save_figure(fitted, X_train, y_train, out):
         return
     from .plotting import plot_decision_boundary
 
-    fig, axes = plt.subplots(1, len(fitted), figsize=(4.5 * len(fitted), 4.5), squeeze=False)
+    fig, axes = plt.subplots(
+        1, len(fitted), figsize=(4.5 * len(fitted), 4.5), squeeze=False
+    )
     axes = axes[0]
     for ax, (name, estimator) in zip(axes, fitted.items(), strict=True):
         plot_decision_boundary(
