@@ -87,7 +87,7 @@ class _IVMFitting:
 
     def _select(self, X, y, kernel, d, rng):
         latent, likelihood = self._likelihood(kernel, y)
-        state = select_active_set(
+        return select_active_set(
             KernelBlocks(latent, X),
             latent.diag(X),
             y,
@@ -100,7 +100,6 @@ class _IVMFitting:
             selection_size=self.selection_size,
             retain=self.retain,
         )
-        return latent, likelihood, state
 
     def _fit_ivm(self, X, y, kernel, rng):
         """Alternate selection with L-BFGS-B on the active set's evidence (§1.8).
@@ -114,11 +113,11 @@ class _IVMFitting:
         d = self._active_set_size(len(y))
         space = ParameterSpace(kernel, learn_bias=False)
         rounds = self.n_outer_iterations if self.optimizer and space.n_kernel else 0
-        fit = self._select(X, y, kernel, d, rng)
-        best, best_nlp = (kernel, fit), self._held_out_nlp(fit, rng)
+        state = self._select(X, y, kernel, d, rng)
+        best = self._freeze(X, y, kernel, state)
+        best_nlp = self._held_out_nlp(state, rng) if rounds else 0.0
         for outer in range(rounds):
-            state = fit[2]
-            active = np.asarray(state.active)
+            active = state.active
             sites = (state.p[active], state.m[active])
 
             def evidence(x, X_I=X[active], y_I=y[active], sites=sites):
@@ -132,45 +131,47 @@ class _IVMFitting:
                 random_state=rng,
             ).x
             kernel = kernel.clone_with_theta(x)
-            fit = self._select(X, y, kernel, d, rng)
-            nlp = self._held_out_nlp(fit, rng)
+            state = self._select(X, y, kernel, d, rng)
+            nlp = self._held_out_nlp(state, rng)
             if nlp < best_nlp:
-                best, best_nlp = (kernel, fit), nlp
+                best, best_nlp = self._freeze(X, y, kernel, state), nlp
             if self.verbose:
                 print(
                     f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
                     f"kernel={kernel}"
                 )
-        kernel, (latent, likelihood, state) = best
-        active = np.asarray(state.active)
-        value = self._evidence(
-            kernel, X[active], y[active], (state.p[active], state.m[active])
-        )[0]
         if self.verbose:
             print(
-                f"{type(self).__name__}: n={len(y)} d={d} kernel={kernel} "
+                f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
                 f"({time.perf_counter() - start:.1f} s)"
             )
-        return IVMModel(
-            kernel=latent,
-            likelihood=likelihood,
+        return best
+
+    def _freeze(self, X, y, kernel, state):
+        """``(IVMModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
+        active = np.asarray(state.active)
+        sites = (state.p[active], state.m[active])
+        value = self._evidence(kernel, X[active], y[active], sites)[0]
+        model = IVMModel(
+            kernel=self._likelihood(kernel, y)[0],
+            likelihood=state.likelihood,
             active_set=active,
             X_active=X[active],
             posterior=IVMPosterior.from_state(state),
             log_marginal_likelihood=float(value),
-        ), kernel
+        )
+        return model, kernel
 
     @staticmethod
-    def _held_out_nlp(fit, rng):
+    def _held_out_nlp(state, rng):
         """Mean predictive NLP of (a sample of) the training points outside I."""
-        _, likelihood, state = fit
         outside = np.setdiff1d(np.arange(len(state.y)), state.active)
         if len(outside) == 0:
             return 0.0
         if len(outside) > _N_SCORE:
             outside = rng.choice(outside, size=_N_SCORE, replace=False)
         state.complete(outside)
-        log_p = likelihood.log_predictive(
+        log_p = state.likelihood.log_predictive(
             state.h[outside], state.a[outside], state.y[outside]
         )
         return float(-np.mean(log_p))
