@@ -25,6 +25,20 @@ def block_of(K):
     return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
 
 
+def select(K, y, likelihood, d, seed=0, **options):
+    """Active-set selection on a dense kernel matrix (greedy unless told otherwise)."""
+    options.setdefault("strategy", "greedy")
+    return select_active_set(
+        block_of(K),
+        np.diag(K),
+        y,
+        likelihood,
+        d,
+        np.random.RandomState(seed),
+        **options,
+    )
+
+
 @parametrize_with_checks(
     [
         IVMClassifier(
@@ -48,22 +62,13 @@ def test_sklearn_compatible(estimator, check):
 def test_randomized_with_whole_index_selects_what_full_greedy_selects():
     X, y, kernel = small_problem(60)
     K = kernel(X)
-    a = select_active_set(
-        block_of(K),
-        np.diag(K),
+    a = select(K, y, Probit(0.2), 20, seed=0)
+    b = select(
+        K,
         y,
         Probit(0.2),
         20,
-        np.random.RandomState(0),
-        strategy="greedy",
-    )
-    b = select_active_set(
-        block_of(K),
-        np.diag(K),
-        y,
-        Probit(0.2),
-        20,
-        np.random.RandomState(0),
+        seed=0,
         strategy="randomized",
         n_full_greedy=3,
         selection_size=60,
@@ -88,13 +93,12 @@ def test_randomized_selection_is_faithful_with_stale_columns():
     """After randomized selection, completing all columns gives the dense posterior."""
     X, y, kernel = small_problem(80)
     K = kernel(X)
-    state = select_active_set(
-        block_of(K),
-        np.diag(K),
+    state = select(
+        K,
         y,
         Probit(-0.1),
         25,
-        np.random.RandomState(3),
+        seed=3,
         strategy="randomized",
         n_full_greedy=5,
         selection_size=20,
@@ -110,15 +114,7 @@ def test_randomized_selection_is_faithful_with_stale_columns():
 def test_ivm_evidence_value_and_gradient():
     X, y, kernel = small_problem(30)
     K = kernel(X)
-    state = select_active_set(
-        block_of(K),
-        np.diag(K),
-        y,
-        Probit(0.3),
-        10,
-        np.random.RandomState(0),
-        strategy="greedy",
-    )
+    state = select(K, y, Probit(0.3), 10, seed=0)
     I = np.asarray(state.active)  # noqa: E741 (the papers' active set)
     p, m = state.p[I], state.m[I]
 
@@ -161,15 +157,7 @@ def test_prediction_equals_dense_joint_posterior():
     X, y, kernel = small_problem(30)
     X_star = np.random.default_rng(4).standard_normal((5, 2))
     K = kernel(X)
-    state = select_active_set(
-        block_of(K),
-        np.diag(K),
-        y,
-        Probit(0.0),
-        12,
-        np.random.RandomState(0),
-        strategy="greedy",
-    )
+    state = select(K, y, Probit(0.0), 12, seed=0)
     post = IVMPosterior.from_state(state)
     mean, var = post.predict(kernel(X[state.active], X_star), kernel.diag(X_star))
     I = np.asarray(state.active)  # noqa: E741 (the papers' active set)
