@@ -24,7 +24,10 @@ def stats(rows, field):
 
 
 def within(ours, sd, target, target_sd=0.0):
-    return "yes" if abs(ours - target) <= max(sd, target_sd) else "**no**"
+    """'yes' within one sd, 'better' below it (lower is better), else a bold 'no'."""
+    if abs(ours - target) <= max(sd, target_sd):
+        return "yes"
+    return "better" if ours < target else "**no**"
 
 
 def report(path):
