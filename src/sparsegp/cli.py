@@ -16,7 +16,7 @@ def demo_estimators(n_features):
     """Every estimator of the package, then the peers a user would pick instead."""
     return {
         "EPGPClassifier": EPGPClassifier(random_state=0),
-        "IVMClassifier (d=50)": IVMClassifier(active_set_size=50, random_state=0),
+        "IVMClassifier (d=100)": IVMClassifier(active_set_size=100, random_state=0),
         "sklearn SVC (CV)": CrossValidatedSVC(),
         "sklearn GaussianProcessClassifier": sklearn_gpc(n_features),
     }
