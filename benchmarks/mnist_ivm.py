@@ -5,7 +5,8 @@
 
 Protocol (000 §4): 13×13 images, 59 000 training and 1 000 validation images (a seeded
 split of MNIST's 60 000), 10 000 test images; kernel ``C·exp(−‖x−x′‖²/(2ℓ²)) + 0.1``
-with ``(C, ℓ²)`` (ℓ² scaled by pixels/169 for 28×28) chosen by validation error of IVMs trained on a random 5 000 subset;
+with ``(C, ℓ²)`` (ℓ² scaled by pixels/169 for 28×28) chosen by validation error of
+IVMs trained on a random 5 000 subset;
 ``b = Φ⁻¹(r)``; ``d`` from the paper's Table 1. The SVC uses the same RBF width with its
 ``C`` chosen on the same subset and validation set, and is timed in the same process.
 """
