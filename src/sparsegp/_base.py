@@ -13,8 +13,9 @@ from typing import Protocol
 
 import numpy as np
 from joblib import Parallel, delayed
+from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.gaussian_process.kernels import CompoundKernel
+from sklearn.gaussian_process.kernels import RBF, CompoundKernel, ConstantKernel
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -52,8 +53,6 @@ def default_kernel(n_features, constant=None):
     With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
     prior variance of a random offset of the latent function.
     """
-    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
-
     kernel = ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
     return kernel if constant is None else kernel + ConstantKernel(constant)
 
@@ -161,8 +160,6 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
         the one-vs-rest probabilities normalised to sum to one.
         """
-        from scipy.special import ndtr
-
         p = ndtr(self.decision_function(X))
         if p.ndim == 1:
             return np.column_stack([1.0 - p, p])
