@@ -169,10 +169,6 @@ def test_prediction_equals_dense_joint_posterior():
         kernel.diag(X_star) - np.einsum("ij,ij->j", K_s, np.linalg.solve(C, K_s)),
         rtol=1e-8,
     )
-    refit = IVMPosterior.from_sites(K[np.ix_(I, I)], state.p[I], state.m[I])
-    np.testing.assert_allclose(
-        refit.predict(K_s, kernel.diag(X_star))[0], mean, rtol=1e-8
-    )
 
 
 def test_regressor_with_all_points_equals_exact_gp_regression():

@@ -136,15 +136,6 @@ class IVMPosterior:
             beta=beta, chol=state.L[: state.size, : state.size].copy(), sqrt_p=sqrt_p
         )
 
-    @classmethod
-    def from_sites(cls, K_I, p, m):
-        """Recompute the posterior for new hyperparameters with the sites fixed."""
-        sqrt_p = np.sqrt(p)
-        L = cholesky_jitter(
-            np.eye(len(p)) + sqrt_p[:, None] * K_I * sqrt_p, what="B = I + Π½KΠ½"
-        )
-        return cls(beta=sqrt_p * cho_solve_lower(L, sqrt_p * m), chol=L, sqrt_p=sqrt_p)
-
     def predict(self, K_cross, k_diag):
         """Mean ``k_Iᵀβ`` (O(d)) and variance ``k** − ‖L⁻¹Π½k_I‖²`` (O(d²)) per point."""
         v = solve_lower(self.chol, self.sqrt_p[:, None] * K_cross)
