@@ -10,7 +10,13 @@ from sklearn.gaussian_process.kernels import (
     WhiteKernel,
 )
 
-from sparsegp.kernels import KernelBlocks, split_white_noise
+from sparsegp.kernels import (
+    KernelBlocks,
+    check_input_differentiable,
+    hyperparameter_gradient,
+    input_gradient,
+    split_white_noise,
+)
 
 KERNELS = [
     ConstantKernel(2.0) * RBF(0.7) + ConstantKernel(0.1),
@@ -42,3 +48,52 @@ def test_split_white_noise_finds_the_noise_anywhere():
     assert noise == 0.4 and "WhiteKernel" not in repr(latent)
     with pytest.raises(ValueError, match="WhiteKernel"):
         split_white_noise(RBF(1.0))
+
+
+GRADIENT_KERNELS = [
+    ConstantKernel(1.7) * RBF(0.8),
+    ConstantKernel(1.7) * RBF([0.8, 1.6]) + ConstantKernel(0.3),
+    RBF([0.8, 1.6]) * ConstantKernel(2.0, "fixed"),
+    ConstantKernel(0.5) + RBF(1.2, "fixed"),
+]
+
+
+@pytest.mark.parametrize("kernel", GRADIENT_KERNELS)
+def test_hyperparameter_gradient_equals_sklearn_contracted(kernel, rng):
+    X = rng.standard_normal((9, 2))
+    weights = rng.standard_normal((9, 9))
+    _, K_gradient = kernel(X, eval_gradient=True)
+    expected = np.einsum("ij,ijk->k", weights, K_gradient)
+    np.testing.assert_allclose(hyperparameter_gradient(kernel, X, X, weights), expected)
+
+
+@pytest.mark.parametrize("kernel", GRADIENT_KERNELS)
+def test_cross_gradients_match_finite_differences(kernel, rng):
+    X, Y = rng.standard_normal((4, 2)), rng.standard_normal((6, 2))
+    weights = rng.standard_normal((4, 6))
+    eps = 1e-6
+
+    def contracted(kernel_, X_):
+        return np.sum(weights * kernel_(X_, Y))
+
+    for j in range(len(kernel.theta)):
+        step = eps * np.eye(len(kernel.theta))[j]
+        fd = (
+            contracted(kernel.clone_with_theta(kernel.theta + step), X)
+            - contracted(kernel.clone_with_theta(kernel.theta - step), X)
+        ) / (2 * eps)
+        np.testing.assert_allclose(
+            hyperparameter_gradient(kernel, X, Y, weights)[j], fd, rtol=1e-6, atol=1e-8
+        )
+    grad = input_gradient(kernel, X, Y, weights)
+    for i, d in [(0, 0), (3, 1)]:
+        step = np.zeros_like(X)
+        step[i, d] = eps
+        fd = (contracted(kernel, X + step) - contracted(kernel, X - step)) / (2 * eps)
+        np.testing.assert_allclose(grad[i, d], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_unsupported_kernel_is_named_in_the_error():
+    with pytest.raises(ValueError, match="Matern"):
+        check_input_differentiable(ConstantKernel() * Matern())
+    check_input_differentiable(GRADIENT_KERNELS[1])

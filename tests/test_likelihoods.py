@@ -102,3 +102,16 @@ def test_gaussian_moments_match_quadrature():
     np.testing.assert_allclose(m.log_z, log_z, rtol=1e-9)
     np.testing.assert_allclose(0.2 + 1.5 * m.g, mean, rtol=1e-8)
     np.testing.assert_allclose(1.5 - 1.5**2 * m.w, variance, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mu", [-80.0, -3.0, 0.0, 0.7, 40.0])
+@pytest.mark.parametrize("likelihood", [Probit(0.4, 1.3), Gaussian(0.5)])
+def test_scalar_moments_equal_array_moments(mu, likelihood):
+    for var in [1e-3, 1.0, 50.0]:
+        for y in [-1.0, 1.0]:
+            scalar = likelihood.scalar_moments(mu, var, y)
+            array = likelihood.moments(np.array([mu]), np.array([var]), np.array([y]))
+            for name in ("log_z", "g", "w"):
+                np.testing.assert_allclose(
+                    getattr(scalar, name), getattr(array, name)[0], rtol=1e-13
+                )

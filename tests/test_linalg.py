@@ -6,7 +6,6 @@ import pytest
 from sparsegp._linalg import (
     cho_solve_lower,
     cholesky_jitter,
-    cholesky_rank_one,
     log_det_from_cholesky,
 )
 from sparsegp.exceptions import NotPSDError, NumericalWarning
@@ -15,30 +14,6 @@ from sparsegp.exceptions import NotPSDError, NumericalWarning
 def random_spd(rng, m):
     A = rng.standard_normal((m, m))
     return A @ A.T + m * np.eye(m)
-
-
-@pytest.mark.parametrize("m", [1, 2, 7, 30])
-def test_rank_one_update_equals_refactorisation(rng, m):
-    A = random_spd(rng, m)
-    x = rng.standard_normal(m)
-    L = cholesky_rank_one(np.linalg.cholesky(A), x)
-    np.testing.assert_allclose(L, np.linalg.cholesky(A + np.outer(x, x)), atol=1e-10)
-
-
-@pytest.mark.parametrize("m", [1, 2, 7, 30])
-def test_rank_one_downdate_equals_refactorisation(rng, m):
-    A = random_spd(rng, m)
-    x = 0.5 * rng.standard_normal(m)
-    L = cholesky_rank_one(np.linalg.cholesky(A + np.outer(x, x)), x, downdate=True)
-    np.testing.assert_allclose(L, np.linalg.cholesky(A), atol=1e-10)
-
-
-def test_downdate_that_loses_definiteness_raises(rng):
-    A = np.eye(3)
-    with pytest.raises(NotPSDError):
-        cholesky_rank_one(
-            np.linalg.cholesky(A), np.array([0.0, 2.0, 0.0]), downdate=True
-        )
 
 
 def test_cholesky_jitter_on_singular_matrix_warns_and_factorises(rng):

@@ -1,7 +1,8 @@
 """Sparse Gaussian-process classifiers and regressors with scikit-learn's API."""
 
 from .ep import EPGPClassifier
+from .fitc import FITCGPClassifier
 from .ivm import IVMClassifier, IVMRegressor
 
-__all__ = ["EPGPClassifier", "IVMClassifier", "IVMRegressor"]
+__all__ = ["EPGPClassifier", "FITCGPClassifier", "IVMClassifier", "IVMRegressor"]
 __version__ = "0.1.0"

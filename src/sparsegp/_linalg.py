@@ -11,7 +11,6 @@ from .exceptions import NotPSDError, NumericalWarning
 
 __all__ = [
     "cholesky_jitter",
-    "cholesky_rank_one",
     "cho_solve_lower",
     "log_det_from_cholesky",
     "solve_lower",
@@ -76,29 +75,3 @@ def cho_solve_lower(L, B):
 def log_det_from_cholesky(L):
     """``log |L Lᵀ|``."""
     return 2.0 * float(np.sum(np.log(np.diag(L))))
-
-
-def cholesky_rank_one(L, x, *, downdate=False):
-    """Lower factor of ``L Lᵀ + x xᵀ`` (or ``- x xᵀ`` when ``downdate``) in O(m²).
-
-    The classical Givens-free recurrence (Golub & Van Loan §6.5.4), vectorised over
-    the trailing part of each column.
-
-    Raises
-    ------
-    NotPSDError
-        If a downdate would make the matrix indefinite.
-    """
-    L = np.array(L, dtype=float, copy=True)
-    x = np.array(x, dtype=float, copy=True)
-    sign = -1.0 if downdate else 1.0
-    for k in range(len(x)):
-        r2 = L[k, k] ** 2 + sign * x[k] ** 2
-        if r2 <= 0.0:
-            raise NotPSDError("Cholesky downdate lost positive definiteness.")
-        r = np.sqrt(r2)
-        c, s = r / L[k, k], x[k] / L[k, k]
-        L[k, k] = r
-        L[k + 1 :, k] = (L[k + 1 :, k] + sign * s * x[k + 1 :]) / c
-        x[k + 1 :] = c * x[k + 1 :] - s * L[k + 1 :, k]
-    return L

@@ -1,4 +1,8 @@
-"""What scikit-learn's kernels lack here: the noise term apart, fast kernel rows."""
+"""What scikit-learn's kernels lack here.
+
+The noise term apart, fast kernel rows, and the cross-covariance and input gradients
+pseudo-input methods need (scikit-learn differentiates ``K(X, X)`` only).
+"""
 
 from __future__ import annotations
 
@@ -98,3 +102,96 @@ class KernelBlocks:
             Z = self.X / np.asarray(rbf.length_scale, dtype=float)
             self._scaled[key] = (Z, np.einsum("ij,ij->i", Z, Z))
         return self._scaled[key]
+
+
+def check_input_differentiable(kernel):
+    """Raise ``ValueError`` unless ``kernel`` is built from what FITC can differentiate.
+
+    Supported: sums and products of ``ConstantKernel`` and ``RBF`` (isotropic or ARD).
+    These are stationary, so ``k(x, x)`` does not depend on ``x``.
+    """
+    if isinstance(kernel, Sum | Product):
+        check_input_differentiable(kernel.k1)
+        check_input_differentiable(kernel.k2)
+    elif not (isinstance(kernel, ConstantKernel) or type(kernel) is RBF):
+        raise ValueError(
+            f"Learning pseudo-inputs or hyperparameters of a sparse GP needs gradients "
+            f"of k(x, z) in x and theta; they are implemented for sums and products of "
+            f"ConstantKernel and RBF only, not {type(kernel).__name__}. Pass such a "
+            f"kernel, or optimizer=None to keep the hyperparameters fixed."
+        )
+
+
+def hyperparameter_gradient(kernel, X, Y, weights):
+    """``Σ_ij W_ij ∂k(x_i, y_j)/∂θ`` for the free hyperparameters ``θ`` (log-space).
+
+    Cross-covariance version of scikit-learn's ``eval_gradient``, contracted with a
+    weight matrix so that no ``(n, m, p)`` array is formed: O(n·m·D) for an RBF.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Accepted by :func:`check_input_differentiable`.
+    X, Y : ndarray of shape (n, D) and (m, D)
+    weights : ndarray of shape (n, m)
+
+    Returns
+    -------
+    ndarray of shape (len(kernel.theta),)
+        In the order of ``kernel.theta``.
+    """
+    if isinstance(kernel, Sum):
+        return np.concatenate(
+            [
+                hyperparameter_gradient(kernel.k1, X, Y, weights),
+                hyperparameter_gradient(kernel.k2, X, Y, weights),
+            ]
+        )
+    if isinstance(kernel, Product):
+        return np.concatenate(
+            [
+                hyperparameter_gradient(kernel.k1, X, Y, weights * kernel.k2(X, Y)),
+                hyperparameter_gradient(kernel.k2, X, Y, weights * kernel.k1(X, Y)),
+            ]
+        )
+    if len(kernel.theta) == 0:
+        return np.zeros(0)
+    if isinstance(kernel, ConstantKernel):
+        return np.array([kernel.constant_value * np.sum(weights)])
+    WK = weights * kernel(X, Y)
+    squared_distance = (
+        WK.sum(axis=1) @ X**2
+        + WK.sum(axis=0) @ Y**2
+        - 2.0 * np.sum((WK @ Y) * X, axis=0)
+    )
+    per_dimension = squared_distance / np.asarray(kernel.length_scale, dtype=float) ** 2
+    return per_dimension if kernel.anisotropic else np.array([per_dimension.sum()])
+
+
+def input_gradient(kernel, X, Y, weights):
+    """``G_id = Σ_j W_ij ∂k(x_i, y_j)/∂x_id``: the gradient in the first argument.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Accepted by :func:`check_input_differentiable`.
+    X, Y : ndarray of shape (n, D) and (m, D)
+    weights : ndarray of shape (n, m)
+
+    Returns
+    -------
+    ndarray of shape (n, D)
+    """
+    if isinstance(kernel, Sum):
+        return input_gradient(kernel.k1, X, Y, weights) + input_gradient(
+            kernel.k2, X, Y, weights
+        )
+    if isinstance(kernel, Product):
+        return input_gradient(kernel.k1, X, Y, weights * kernel.k2(X, Y)) + (
+            input_gradient(kernel.k2, X, Y, weights * kernel.k1(X, Y))
+        )
+    if isinstance(kernel, ConstantKernel):
+        return np.zeros_like(X)
+    WK = weights * kernel(X, Y)
+    length_scale = np.asarray(kernel.length_scale, dtype=float)
+    return (WK @ Y - WK.sum(axis=1)[:, None] * X) / length_scale**2

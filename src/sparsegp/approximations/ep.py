@@ -16,7 +16,16 @@ from scipy.linalg import blas
 from .._linalg import cholesky_jitter, log_det_from_cholesky, solve_lower
 from ..likelihoods import site_from_cavity
 
-__all__ = ["EPState", "ep_log_evidence_gradient", "predict_latent", "run_ep"]
+__all__ = [
+    "EPState",
+    "ep_log_evidence_gradient",
+    "parallel_site_update",
+    "predict_latent",
+    "run_ep",
+    "single_site_update",
+    "site_evidence_terms",
+    "sites_converged",
+]
 
 
 @dataclass(frozen=True)
@@ -73,8 +82,12 @@ def _cavities(mean, var, tau, nu):
     return 1.0 / var - tau, mean / var - nu
 
 
-def _log_evidence(likelihood, y, mean, var, tau, nu, L):
-    """EP log evidence in natural parameters (ALGORITHMS.md §5.5, R&W eq. 3.65)."""
+def site_evidence_terms(likelihood, y, mean, var, tau, nu):
+    """The prior-independent part of the EP log evidence (ALGORITHMS.md §5.5).
+
+    ``log Z_EP = site_evidence_terms − ½ log|I + K T̃| + ½ ν̃ᵀμ`` for any prior
+    covariance ``K`` (R&W eq. 3.65 in natural parameters).
+    """
     tau_c, nu_c = _cavities(mean, var, tau, nu)
     moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
     site_terms = (
@@ -83,17 +96,55 @@ def _log_evidence(likelihood, y, mean, var, tau, nu, L):
         + 0.5 * nu_c**2 / tau_c
         - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
     )
-    return float(np.sum(site_terms) - 0.5 * log_det_from_cholesky(L) + 0.5 * nu @ mean)
+    return float(np.sum(site_terms))
 
 
-def _parallel_sweep(y, likelihood, tau, nu, mean, var, damping):
-    """Update all sites from the current marginals at once, then refresh."""
+def _log_evidence(likelihood, y, mean, var, tau, nu, L):
+    """EP log evidence with ``log|I + K T̃| = log|B|``."""
+    terms = site_evidence_terms(likelihood, y, mean, var, tau, nu)
+    return terms - 0.5 * log_det_from_cholesky(L) + 0.5 * float(nu @ mean)
+
+
+def sites_converged(tau, nu, old_tau, old_nu, log_z, old_log_z, tol):
+    """The convergence test of every EP loop in the package.
+
+    Sites changed by less than ``tol`` relative to ``1 + |value|`` and the log
+    evidence by less than ``tol`` relative to ``max(1, |log Z|)``.
+    """
+    site_change = max(
+        np.max(np.abs(tau - old_tau) / (1.0 + np.abs(tau)), initial=0.0),
+        np.max(np.abs(nu - old_nu) / (1.0 + np.abs(nu)), initial=0.0),
+    )
+    return site_change < tol and abs(log_z - old_log_z) < tol * max(1.0, abs(log_z))
+
+
+def parallel_site_update(y, likelihood, tau, nu, mean, var, damping):
+    """New sites, all computed from the same marginals ``(mean, var)`` (damped)."""
     tau_c, nu_c = _cavities(mean, var, tau, nu)
     mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
     new_tau, new_nu = site_from_cavity(mu_c, var_c, likelihood.moments(mu_c, var_c, y))
     tau = (1.0 - damping) * tau + damping * np.maximum(new_tau, 0.0)
     nu = (1.0 - damping) * nu + damping * new_nu
     return tau, nu
+
+
+def single_site_update(y_i, likelihood, tau_i, nu_i, mean_i, var_i, damping):
+    """Damped moment-matched site ``i`` from its marginal ``N(mean_i, var_i)``.
+
+    Returns the old site unchanged when the cavity is not a proper Gaussian.
+    """
+    tau_c = 1.0 / var_i - tau_i
+    if tau_c <= 0.0:
+        return tau_i, nu_i
+    nu_c = mean_i / var_i - nu_i
+    mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
+    new_tau, new_nu = site_from_cavity(
+        mu_c, var_c, likelihood.scalar_moments(mu_c, var_c, y_i)
+    )
+    return (
+        tau_i + damping * (max(float(new_tau), 0.0) - tau_i),
+        nu_i + damping * (float(new_nu) - nu_i),
+    )
 
 
 def _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order):
@@ -103,16 +154,11 @@ def _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order):
     Sigma_f = np.asfortranarray(K - V.T @ V)
     for i in order:
         s_ii = Sigma_f[i, i]
-        tau_c = 1.0 / s_ii - tau[i]
-        nu_c = mean[i] / s_ii - nu[i]
-        mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
-        new_tau, new_nu = site_from_cavity(
-            mu_c, var_c, likelihood.moments(mu_c, var_c, y[i])
+        new_tau, new_nu = single_site_update(
+            y[i], likelihood, tau[i], nu[i], mean[i], s_ii, damping
         )
-        d_tau = damping * (max(float(new_tau), 0.0) - tau[i])
-        d_nu = damping * (float(new_nu) - nu[i])
-        tau[i] += d_tau
-        nu[i] += d_nu
+        d_tau, d_nu = new_tau - tau[i], new_nu - nu[i]
+        tau[i], nu[i] = new_tau, new_nu
         column = Sigma_f[:, i].copy()
         denom = 1.0 + d_tau * s_ii
         mean += column * ((d_nu - d_tau * mean[i]) / denom)
@@ -172,17 +218,13 @@ def run_ep(
         n_sweeps = sweep
         old_tau, old_nu, old_log_z = tau, nu, log_z
         if mode == "parallel":
-            tau, nu = _parallel_sweep(y, likelihood, tau, nu, mean, var, damping)
+            tau, nu = parallel_site_update(y, likelihood, tau, nu, mean, var, damping)
         else:
             order = rng.permutation(n)
             tau, nu = _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order)
         mean, var, L = _refresh(K, tau, nu)
         log_z = _log_evidence(likelihood, y, mean, var, tau, nu, L)
-        site_change = max(
-            np.max(np.abs(tau - old_tau) / (1.0 + np.abs(tau))),
-            np.max(np.abs(nu - old_nu) / (1.0 + np.abs(nu))),
-        )
-        if site_change < tol and abs(log_z - old_log_z) < tol * max(1.0, abs(log_z)):
+        if sites_converged(tau, nu, old_tau, old_nu, log_z, old_log_z, tol):
             converged = True
             break
     return EPState(

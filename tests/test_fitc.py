@@ -1,0 +1,260 @@
+"""FITC-EP (seed 004) against dense EP on the FITC covariance, full EP and finite differences."""
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sparsegp import EPGPClassifier, FITCGPClassifier
+from sparsegp.approximations.ep import run_ep
+from sparsegp.approximations.fitc_ep import (
+    FITCPosterior,
+    FITCPrior,
+    predict_latent_fitc,
+    predictive_weights,
+    run_fitc_ep,
+)
+from sparsegp.datasets import make_xor_clusters
+from sparsegp.fitc import evidence_and_gradient
+from sparsegp.likelihoods import Gaussian, Probit
+
+from .conftest import small_problem
+
+
+def fitc_problem(n=25, M=5, seed=0, kernel=None):
+    X, y, default = small_problem(n=n, seed=seed)
+    kernel = default if kernel is None else kernel
+    Z = np.random.default_rng(seed + 1).standard_normal((M, X.shape[1]))
+    prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X), kernel.diag(X))
+    return X, y, Z, kernel, prior
+
+
+def dense_fitc_covariance(prior):
+    return prior.V.T @ prior.V + np.diag(prior.d0)
+
+
+def converged_ep(y, likelihood):
+    def runner(prior):
+        return run_fitc_ep(prior, y, likelihood, tol=1e-13, max_sweeps=500)
+
+    return runner
+
+
+def test_structured_posterior_equals_dense_after_every_site_update(rng):
+    _, _, _, _, prior = fitc_problem()
+    K = dense_fitc_covariance(prior)
+    n = K.shape[0]
+    posterior = FITCPosterior(prior, np.zeros(n), np.zeros(n))
+    tau, nu = np.zeros(n), np.zeros(n)
+    for _ in range(80):  # site precisions rise and fall: update and downdate
+        i = rng.integers(n)
+        tau[i], nu[i] = rng.uniform(0.0, 3.0), rng.standard_normal()
+        posterior.update_site(i, tau[i], nu[i])
+        A = np.linalg.inv(np.linalg.inv(K) + np.diag(tau))
+        A_structured = np.diag(posterior.d) + (
+            posterior.P @ posterior.F @ posterior.F.T @ posterior.P.T
+        )
+        np.testing.assert_allclose(A_structured, A, atol=1e-10)
+        np.testing.assert_allclose(
+            posterior.nu_D + posterior.P @ posterior.gamma, A @ nu, atol=1e-10
+        )
+    mean, var = posterior.marginals()
+    np.testing.assert_allclose(var, np.diag(A), atol=1e-10)
+    np.testing.assert_allclose(mean, A @ nu, atol=1e-10)
+
+
+def test_sequential_ep_equals_dense_ep_on_the_fitc_covariance():
+    _, y, _, _, prior = fitc_problem()
+    likelihood = Probit(0.3)
+    structured = run_fitc_ep(prior, y, likelihood, tol=1e-12, random_state=3)
+    dense = run_ep(
+        dense_fitc_covariance(prior),
+        y,
+        likelihood,
+        mode="sequential",
+        damping=1.0,
+        tol=1e-12,
+        random_state=3,
+    )
+    assert structured.converged and structured.n_sweeps == dense.n_sweeps
+    np.testing.assert_allclose(structured.tau, dense.tau, atol=1e-12)
+    np.testing.assert_allclose(structured.nu, dense.nu, atol=1e-12)
+    np.testing.assert_allclose(structured.mean, dense.mean, atol=1e-10)
+    np.testing.assert_allclose(structured.log_evidence, dense.log_evidence, rtol=1e-12)
+    parallel = run_fitc_ep(
+        prior, y, likelihood, mode="parallel", damping=0.5, tol=1e-12
+    )
+    np.testing.assert_allclose(parallel.log_evidence, dense.log_evidence, rtol=1e-9)
+
+
+def test_gaussian_likelihood_gives_the_spgp_evidence():
+    _, _, _, _, prior = fitc_problem()
+    y = np.random.default_rng(4).standard_normal(prior.V.shape[1])
+    noise = 0.3
+    state = run_fitc_ep(prior, y, Gaussian(noise), tol=1e-12)
+    K = dense_fitc_covariance(prior) + noise * np.eye(len(y))
+    expected = multivariate_normal(np.zeros(len(y)), K).logpdf(y)
+    np.testing.assert_allclose(state.log_evidence, expected, rtol=1e-10)
+
+
+def test_with_pseudo_inputs_at_the_training_inputs_fitc_is_full_ep():
+    X, y, kernel = small_problem(n=20)
+    prior = FITCPrior.from_kernel(kernel(X), kernel(X), kernel.diag(X), jitter=1e-9)
+    likelihood = Probit(-0.2)
+    fitc = run_fitc_ep(prior, y, likelihood, tol=1e-12, random_state=0)
+    full = run_ep(kernel(X), y, likelihood, mode="sequential", damping=1.0, tol=1e-12)
+    np.testing.assert_allclose(fitc.log_evidence, full.log_evidence, rtol=1e-6)
+    X_test = np.random.default_rng(1).standard_normal((6, 2))
+    options = dict(kernel=kernel, optimizer=None, bias=-0.2, random_state=0)
+    sparse = FITCGPClassifier(inducing_init=X, jitter=1e-9, **options).fit(X, y)
+    dense = EPGPClassifier(ep_mode="sequential", damping=1.0, tol=1e-10, **options).fit(
+        X, y
+    )
+    for got, expected in zip(
+        sparse.latent_mean_and_variance(X_test),
+        dense.latent_mean_and_variance(X_test),
+        strict=True,
+    ):
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+    np.testing.assert_allclose(
+        sparse.log_marginal_likelihood_value_,
+        dense.log_marginal_likelihood_value_,
+        rtol=1e-5,
+    )
+
+
+def test_prediction_equals_the_dense_joint_fitc_prior():
+    X, y, Z, kernel, prior = fitc_problem()
+    state = run_fitc_ep(prior, y, Probit(0.2), tol=1e-12)
+    X_test = np.random.default_rng(7).standard_normal((7, 2))
+    mean, var = predict_latent_fitc(
+        state, predictive_weights(state), kernel(Z, X_test), kernel.diag(X_test)
+    )
+    K_uu = kernel(Z) + 1e-6 * np.eye(len(Z))
+    Q_sf = kernel(X_test, Z) @ np.linalg.solve(K_uu, kernel(Z, X))
+    K_inv = np.linalg.inv(dense_fitc_covariance(prior))
+    Sigma = np.linalg.inv(K_inv + np.diag(state.tau))
+    expected_mean = Q_sf @ K_inv @ (Sigma @ state.nu)
+    expected_var = (
+        kernel.diag(X_test)
+        - np.einsum("ij,jk,ik->i", Q_sf, K_inv, Q_sf)
+        + np.einsum("ij,jk,ik->i", Q_sf @ K_inv, Sigma, Q_sf @ K_inv)
+    )
+    np.testing.assert_allclose(mean, expected_mean, atol=1e-12)
+    np.testing.assert_allclose(var, expected_var, atol=1e-12)
+
+
+def test_evidence_gradient_matches_finite_differences():
+    kernel = ConstantKernel(2.0) * RBF([0.9, 1.3]) + ConstantKernel(0.5)
+    X, y, Z, _, _ = fitc_problem(kernel=kernel)
+    bias = 0.2
+
+    def evidence(theta, Z, bias):
+        likelihood = Probit(bias)
+        state, *grads = evidence_and_gradient(
+            kernel.clone_with_theta(theta),
+            X,
+            Z,
+            y,
+            likelihood,
+            converged_ep(y, likelihood),
+            1e-6,
+        )
+        return state.log_evidence, grads
+
+    _, (grad_theta, grad_bias, grad_Z) = evidence(kernel.theta, Z, bias)
+    eps = 1e-5
+    for j in range(len(kernel.theta)):
+        step = eps * np.eye(len(kernel.theta))[j]
+        fd = (
+            evidence(kernel.theta + step, Z, bias)[0]
+            - evidence(kernel.theta - step, Z, bias)[0]
+        ) / (2 * eps)
+        np.testing.assert_allclose(grad_theta[j], fd, rtol=1e-5, atol=1e-7)
+    fd = (
+        evidence(kernel.theta, Z, bias + eps)[0]
+        - evidence(kernel.theta, Z, bias - eps)[0]
+    ) / (2 * eps)
+    np.testing.assert_allclose(grad_bias, fd, rtol=1e-5)
+    for m, d in [(0, 0), (2, 1), (4, 0)]:
+        step = np.zeros_like(Z)
+        step[m, d] = eps
+        fd = (
+            evidence(kernel.theta, Z + step, bias)[0]
+            - evidence(kernel.theta, Z - step, bias)[0]
+        ) / (2 * eps)
+        np.testing.assert_allclose(grad_Z[m, d], fd, rtol=1e-5, atol=1e-7)
+
+
+@parametrize_with_checks(
+    [
+        FITCGPClassifier(
+            n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=5, random_state=0
+        )
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_four_pseudo_inputs_learn_xor():
+    X, y = make_xor_clusters(200, random_state=0)
+    X_test, y_test = make_xor_clusters(2000, random_state=1)
+    clf = FITCGPClassifier(n_inducing=4, random_state=0).fit(X, y)
+    assert 1.0 - clf.score(X_test, y_test) < 0.16  # Bayes error ≈ 0.13 (004 Figure 1)
+    assert clf.inducing_points_.shape == (4, 2)
+
+
+@pytest.mark.parametrize("init", ["kmeans", "random", "ivm"])
+def test_fit_is_reproducible_for_every_initialisation(init):
+    X, y, _ = small_problem(n=40)
+    fits = [
+        FITCGPClassifier(
+            n_inducing=4, inducing_init=init, max_iter_optimizer=3, random_state=1
+        ).fit(X, y)
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(fits[0].inducing_points_, fits[1].inducing_points_)
+    np.testing.assert_array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
+
+
+def test_fixed_inducing_points_stay_put_and_the_kernel_is_learnt():
+    X, y, kernel = small_problem(n=40)
+    Z = X[:5].copy()
+    clf = FITCGPClassifier(kernel, inducing_init=Z, optimize_inducing=False).fit(X, y)
+    np.testing.assert_array_equal(clf.inducing_points_, Z)
+    assert not np.allclose(clf.kernel_.theta, kernel.theta)
+
+
+def test_multiclass_has_pseudo_inputs_per_class():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])
+    clf = FITCGPClassifier(
+        n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=3
+    ).fit(X, y)
+    assert len(clf.inducing_points_) == 3
+    assert clf.predict_proba(X).shape == (60, 3)
+
+
+def test_bad_input_gets_clear_errors():
+    X, y, _ = small_problem(n=20)
+    with pytest.raises(ValueError, match="n_inducing=30 exceeds the 20"):
+        FITCGPClassifier(n_inducing=30).fit(X, y)
+    with pytest.raises(ValueError, match=r"shape \(M, 2\)"):
+        FITCGPClassifier(inducing_init=np.zeros((3, 5))).fit(X, y)
+    with pytest.raises(ValueError, match="Matern"):
+        FITCGPClassifier(Matern(), n_inducing=3).fit(X, y)
+    with pytest.raises(ValueError, match="one class"):
+        FITCGPClassifier(n_inducing=3).fit(X, np.ones(20))
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        FITCGPClassifier(n_inducing=3).fit(X_nan, y)
+
+
+def test_any_kernel_works_with_fixed_hyperparameters():
+    X, y, _ = small_problem(n=30)
+    clf = FITCGPClassifier(Matern(nu=1.5), n_inducing=5, optimizer=None, random_state=0)
+    assert clf.fit(X, y).score(X, y) > 0.7
