@@ -1,9 +1,12 @@
-"""Run classifiers over the IDA benchmark suite and print / save the table.
+"""Run classifiers over the IDA benchmark suite (and synth, crabs) and print the table.
 
 Example (the run recorded in BENCHMARKS.md)::
 
     SPARSEGP_DATA=../shared/data python benchmarks/ida.py --estimators ep svc sklearn_gpc \
         --realizations 10 --n-jobs 2 --out benchmarks/results/ida_ep.json
+
+``--datasets`` also takes ``synth`` (Ripley's fixed split: one realization) and
+``crabs`` (sex, seeded 80/120 splits), the two extra sets of seed 004's Table 1.
 
 Each (data set, realization) pair is one task; all estimators of a task run in the same
 process one after another, so their fit times are comparable. With ``--n-jobs 2`` two
@@ -21,8 +24,8 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from paper_tables import FITC_PAPER_IVM
-from sparsegp import EPGPClassifier, IVMClassifier
+from paper_tables import FITC_PAPER_IVM, FITC_PAPER_SPGPC
+from sparsegp import EPGPClassifier, FITCGPClassifier, IVMClassifier
 from sparsegp.benchmarking import (
     CrossValidatedSVC,
     evaluate,
@@ -30,7 +33,7 @@ from sparsegp.benchmarking import (
     save_run,
     sklearn_gpc,
 )
-from sparsegp.datasets import IDA_NAMES, ida_info, load_ida
+from sparsegp.datasets import IDA_NAMES, ida_info, load_crabs, load_ida, load_synth
 
 #: name -> factory(dataset, n_features) of the estimator to run.
 ESTIMATORS = {
@@ -39,14 +42,39 @@ ESTIMATORS = {
     "ivm": lambda dataset, n_features: IVMClassifier(
         active_set_size=FITC_PAPER_IVM[dataset][2], random_state=0
     ),
+    # the number of pseudo-inputs of the same table's SPGPC column
+    "fitc": lambda dataset, n_features: FITCGPClassifier(
+        n_inducing=FITC_PAPER_SPGPC[dataset][2], random_state=0
+    ),
     "svc": lambda dataset, n_features: CrossValidatedSVC(),
     "sklearn_gpc": lambda dataset, n_features: sklearn_gpc(n_features),
 }
 
 
+def load_task(dataset, realization):
+    """``X_train, y_train, X_test, y_test`` of one realization of ``dataset``."""
+    if dataset == "synth":
+        return load_synth()
+    if dataset == "crabs":
+        return load_crabs(realization)
+    return load_ida(dataset, realization)
+
+
+def n_realizations(dataset, requested):
+    """Realizations to run: synth has one fixed split."""
+    return 1 if dataset == "synth" else requested
+
+
+def is_reconstructed(dataset):
+    """Per-realization reconstruction flags (synth and crabs are originals)."""
+    if dataset in ("synth", "crabs"):
+        return [False] * 10
+    return ida_info(dataset).reconstructed.tolist()
+
+
 def run_task(dataset, realization, names, blas_threads):
     """Fit and score every estimator on one realization."""
-    X_train, y_train, X_test, y_test = load_ida(dataset, realization)
+    X_train, y_train, X_test, y_test = load_task(dataset, realization)
     with threadpool_limits(blas_threads):
         return [
             evaluate(
@@ -79,7 +107,11 @@ def main(argv=None):
     )
     args = parser.parse_args(argv)
 
-    tasks = [(d, r) for d in args.datasets for r in range(args.realizations)]
+    tasks = [
+        (d, r)
+        for d in args.datasets
+        for r in range(n_realizations(d, args.realizations))
+    ]
     blas_threads = 1 if args.n_jobs != 1 else None
     start = time.time()
     jobs = Parallel(n_jobs=args.n_jobs, return_as="generator_unordered")(
@@ -89,7 +121,7 @@ def main(argv=None):
     order = {(d, r): i for i, (d, r) in enumerate(tasks)}
     results.sort(key=lambda r: (order[(r.dataset, r.realization)], r.estimator))
 
-    reconstructed = {d: ida_info(d).reconstructed for d in args.datasets}
+    reconstructed = {d: is_reconstructed(d) for d in args.datasets}
     original = [r for r in results if not reconstructed[r.dataset][r.realization]]
     rebuilt = [r for r in results if reconstructed[r.dataset][r.realization]]
     print("\nOriginal IDA realizations\n" + format_table(original))
@@ -103,8 +135,7 @@ def main(argv=None):
         f"Python {platform.python_version()}"
     )
     if args.out is not None:
-        reconstructed_lists = {d: v.tolist() for d, v in reconstructed.items()}
-        save_run(args.out, results, reconstructed=reconstructed_lists)
+        save_run(args.out, results, reconstructed=reconstructed)
 
 
 if __name__ == "__main__":

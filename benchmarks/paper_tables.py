@@ -58,3 +58,23 @@ FITC_PAPER_IVM = {
     "twonorm": (0.031, 0.085, 300),
     "waveform": (0.100, 0.232, 250),
 }
+
+#: Naish-Guzman & Holden (2007), Table 1, "SPGPC" columns (FITC-EP):
+#: (error, nlp, number of pseudo-inputs M).
+FITC_PAPER_SPGPC = {
+    "synth": (0.087, 0.234, 4),
+    "crabs": (0.043, 0.105, 10),
+    "banana": (0.107, 0.261, 20),
+    "breast_cancer": (0.281, 0.557, 2),
+    "diabetis": (0.230, 0.485, 2),
+    "flare_solar": (0.338, 0.569, 3),
+    "german": (0.236, 0.491, 4),
+    "heart": (0.172, 0.414, 2),
+    "image": (0.031, 0.087, 200),
+    "ringnorm": (0.014, 0.089, 2),
+    "splice": (0.126, 0.306, 200),
+    "thyroid": (0.037, 0.128, 6),
+    "titanic": (0.231, 0.520, 2),
+    "twonorm": (0.026, 0.086, 2),
+    "waveform": (0.099, 0.228, 10),
+}

@@ -7,8 +7,10 @@ from sparsegp.datasets import (
     downsample_13,
     ida_info,
     load_banana,
+    load_crabs,
     load_ida,
     load_mnist,
+    load_synth,
     mackey_glass_regression,
     make_mackey_glass,
     make_xor_clusters,
@@ -39,6 +41,20 @@ def data_home(tmp_path):
         y_train=np.arange(4, dtype=np.int8),
         X_test=images[:2],
         y_test=np.arange(2, dtype=np.int8),
+    )
+    np.savez_compressed(
+        tmp_path / "synth.npz",
+        X_train=X[:6, :2],
+        y_train=y[:6],
+        X_test=X[6:, :2],
+        y_test=y[6:],
+    )
+    crabs_X = rng.uniform(5.0, 50.0, size=(200, 5))
+    np.savez_compressed(
+        tmp_path / "crabs.npz",
+        X=crabs_X,
+        y_species=np.repeat([-1, 1], 100).astype(np.int8),
+        y_sex=np.tile(np.repeat([1, -1], 50), 2).astype(np.int8),
     )
     return tmp_path
 
@@ -116,3 +132,21 @@ def test_mackey_glass_is_chaotic_but_bounded_and_embeds():
     assert X.shape == (600 - 96, 16)
     np.testing.assert_array_equal(X[0], z[90::-6][:16])
     assert t[0] == z[96]
+
+
+def test_load_synth_keeps_the_fixed_split(data_home):
+    X_train, y_train, X_test, y_test = load_synth(data_home)
+    assert X_train.shape == (6, 2) and X_test.shape == (4, 2)
+    np.testing.assert_array_equal(np.concatenate([y_train, y_test]), [1, -1] * 5)
+
+
+def test_load_crabs_splits_groups_evenly_and_standardises(data_home):
+    X_train, y_train, X_test, y_test = load_crabs(realization=2, data_home=data_home)
+    assert X_train.shape == (80, 5) and X_test.shape == (120, 5)
+    assert np.sum(y_train == 1) == 40 and np.sum(y_test == 1) == 60
+    np.testing.assert_allclose(X_train.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(X_train.std(axis=0), 1.0)
+    again = load_crabs(realization=2, data_home=data_home)[0]
+    other = load_crabs(realization=3, data_home=data_home)[0]
+    np.testing.assert_array_equal(X_train, again)
+    assert not np.allclose(X_train, other)

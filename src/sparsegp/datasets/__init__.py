@@ -4,6 +4,7 @@ from ._generators import mackey_glass_regression, make_mackey_glass, make_xor_cl
 from ._home import DATA_ENV_VAR
 from ._ida import IDA_NAMES, IDAInfo, ida_info, load_ida
 from ._mnist import downsample_13, load_mnist
+from ._ripley import load_crabs, load_synth
 from ._shipped import load_banana
 
 __all__ = [
@@ -13,8 +14,10 @@ __all__ = [
     "downsample_13",
     "ida_info",
     "load_banana",
+    "load_crabs",
     "load_ida",
     "load_mnist",
+    "load_synth",
     "mackey_glass_regression",
     "make_mackey_glass",
     "make_xor_clusters",

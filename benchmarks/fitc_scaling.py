@@ -1,0 +1,76 @@
+"""FITC-EP cost against N and M: the O(N·M²) law of seed 004.
+
+    SPARSEGP_DATA=../shared/data python benchmarks/fitc_scaling.py
+
+MNIST 13×13, digit 4 against the rest, fixed kernel, pseudo-inputs at random training
+images, one BLAS thread. For each (N, M): seconds per sequential EP sweep (O(M²) site
+updates plus the O(N·M²) refresh; three sweeps timed), seconds per parallel sweep, and
+seconds for the evidence gradient in θ, b and all M×169 pseudo-input coordinates
+(kernel blocks, prior and sensitivities included, EP itself excluded).
+Rows: N ∈ {5 000, 10 000, 20 000, 40 000} at M = 200, M ∈ {100, 200, 400, 800} at
+N = 10 000.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+from threadpoolctl import threadpool_limits
+
+from sparsegp.approximations.fitc_ep import FITCPrior, run_fitc_ep
+from sparsegp.datasets import load_mnist
+from sparsegp.fitc import evidence_and_gradient
+from sparsegp.likelihoods import Probit
+
+#: Sweeps timed per mode (the tolerance is set so that none converges earlier).
+_SWEEPS = 3
+
+
+def seconds_per_sweep(prior, y, likelihood, mode):
+    start = time.perf_counter()
+    run_fitc_ep(
+        prior,
+        y,
+        likelihood,
+        mode=mode,
+        damping=0.5 if mode == "parallel" else 1.0,
+        tol=1e-300,
+        max_sweeps=_SWEEPS,
+        random_state=0,
+    )
+    return (time.perf_counter() - start) / _SWEEPS
+
+
+def main():
+    X, labels = load_mnist(resolution=13)[:2]
+    y = np.where(labels == 4, 1.0, -1.0)
+    order = np.random.default_rng(0).permutation(len(y))
+    kernel = ConstantKernel(10.0) * RBF(np.sqrt(10.0))
+    likelihood = Probit(-1.0)
+    print("| N | M | sequential sweep s | parallel sweep s | gradient s |")
+    print("|---:|---:|---:|---:|---:|")
+    runs = [(n, 200) for n in (5000, 10000, 20000, 40000)]
+    runs += [(10000, m) for m in (100, 400, 800)]
+    with threadpool_limits(1):
+        for n, m in runs:
+            X_n, y_n = X[order[:n]], y[order[:n]]
+            Z = X_n[:m]
+            prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X_n), kernel.diag(X_n))
+            sequential = seconds_per_sweep(prior, y_n, likelihood, "sequential")
+            parallel = seconds_per_sweep(prior, y_n, likelihood, "parallel")
+            state = run_fitc_ep(prior, y_n, likelihood, max_sweeps=2)
+            start = time.perf_counter()
+            evidence_and_gradient(
+                kernel, X_n, Z, y_n, likelihood, lambda _prior, state=state: state, 1e-6
+            )
+            gradient = time.perf_counter() - start
+            print(
+                f"| {n} | {m} | {sequential:.3f} | {parallel:.3f} | {gradient:.3f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Sparse GP classifiers of other libraries behind scikit-learn's fit / predict_proba.
+
+Binary problems only; installed by the ``[bench]`` extra. Both use the kernel of
+seed 004 (amplitude × isotropic RBF) and ``M`` inducing inputs initialised at the same
+k-means centres as ``FITCGPClassifier``, and learn them with the hyperparameters.
+
+* :class:`GPySparseEP` — GPy's ``SparseGPClassification``: EP on the DTC
+  approximation (GPy has no FITC-EP classifier), hyperparameters and inducing inputs
+  by L-BFGS-B on its evidence with EP re-run at every evaluation (``ep_mode="nested"``).
+  GPy's probit has no bias; a ``Bias`` kernel term plays its part.
+* :class:`GPyTorchSVGP` — GPyTorch's variational classifier (Hensman et al. 2015):
+  whitened variational strategy, probit (Bernoulli) likelihood, constant mean as the
+  bias, full-batch Adam on the ELBO.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.cluster import KMeans
+
+
+def kmeans_centres(X, n_inducing, random_state=0):
+    """The initial inducing inputs shared by all sparse classifiers of a comparison."""
+    return (
+        KMeans(n_clusters=n_inducing, n_init=1, random_state=random_state)
+        .fit(X)
+        .cluster_centers_
+    )
+
+
+class _BinaryPeer(ClassifierMixin, BaseEstimator):
+    def _encode(self, y):
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError("the peer wrappers handle two classes only")
+        return (y == self.classes_[1]).astype(float)
+
+    def predict_proba(self, X):
+        p = np.clip(self._positive_probability(np.asarray(X, dtype=float)), 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        return self.classes_[(self.predict_proba(X)[:, 1] > 0.5).astype(int)]
+
+
+class GPySparseEP(_BinaryPeer):
+    """GPy's EP-DTC sparse classifier (see the module docstring)."""
+
+    def __init__(self, n_inducing=10, max_iter=100, random_state=0):
+        self.n_inducing = n_inducing
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        import GPy
+        from GPy.inference.latent_function_inference.expectation_propagation import (
+            EPDTC,
+        )
+
+        X = np.asarray(X, dtype=float)
+        target = self._encode(y)[:, None]
+        D = X.shape[1]
+        kernel = GPy.kern.RBF(D, lengthscale=np.sqrt(D)) + GPy.kern.Bias(D)
+        self.model_ = GPy.models.SparseGPClassification(
+            X,
+            target,
+            kernel=kernel,
+            Z=kmeans_centres(X, self.n_inducing, self.random_state),
+            inference_method=EPDTC(ep_mode="nested"),
+        )
+        self.model_.optimize("lbfgsb", max_iters=self.max_iter)
+        self.inducing_points_ = np.array(self.model_.Z)
+        return self
+
+    def _positive_probability(self, X):
+        return self.model_.predict(X)[0].ravel()
+
+
+class GPyTorchSVGP(_BinaryPeer):
+    """GPyTorch's variational sparse classifier (see the module docstring)."""
+
+    def __init__(self, n_inducing=10, n_epochs=300, learning_rate=0.05, random_state=0):
+        self.n_inducing = n_inducing
+        self.n_epochs = n_epochs
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        import gpytorch
+        import torch
+
+        torch.manual_seed(self.random_state)
+        X = np.asarray(X, dtype=float)
+        train_x = torch.as_tensor(X, dtype=torch.float64)
+        train_y = torch.as_tensor(self._encode(y), dtype=torch.float64)
+        inducing = torch.as_tensor(
+            kmeans_centres(X, self.n_inducing, self.random_state), dtype=torch.float64
+        )
+
+        class Model(gpytorch.models.ApproximateGP):
+            def __init__(self):
+                distribution = gpytorch.variational.CholeskyVariationalDistribution(
+                    len(inducing)
+                )
+                strategy = gpytorch.variational.VariationalStrategy(
+                    self, inducing, distribution, learn_inducing_locations=True
+                )
+                super().__init__(strategy)
+                self.mean_module = gpytorch.means.ConstantMean()
+                self.covar_module = gpytorch.kernels.ScaleKernel(
+                    gpytorch.kernels.RBFKernel()
+                )
+
+            def forward(self, x):
+                return gpytorch.distributions.MultivariateNormal(
+                    self.mean_module(x), self.covar_module(x)
+                )
+
+        model = Model().double()
+        model.covar_module.base_kernel.lengthscale = float(np.sqrt(X.shape[1]))
+        likelihood = gpytorch.likelihoods.BernoulliLikelihood().double()
+        model.train()
+        likelihood.train()
+        optimizer = torch.optim.Adam(
+            list(model.parameters()) + list(likelihood.parameters()),
+            lr=self.learning_rate,
+        )
+        elbo = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=len(train_y))
+        for _ in range(self.n_epochs):
+            optimizer.zero_grad()
+            loss = -elbo(model(train_x), train_y)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        likelihood.eval()
+        self.model_, self.likelihood_ = model, likelihood
+        self.inducing_points_ = (
+            model.variational_strategy.inducing_points.detach().numpy()
+        )
+        return self
+
+    def _positive_probability(self, X):
+        import gpytorch
+        import torch
+
+        with torch.no_grad(), gpytorch.settings.fast_pred_var():
+            x = torch.as_tensor(X, dtype=torch.float64)
+            return self.likelihood_(self.model_(x)).mean.numpy()
