@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import EPGPClassifier, IVMClassifier
+from . import EPGPClassifier, FITCGPClassifier, IVMClassifier
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
 from .datasets import load_banana
 
@@ -17,6 +17,7 @@ def demo_estimators(n_features):
     return {
         "EPGPClassifier": EPGPClassifier(random_state=0),
         "IVMClassifier (d=100)": IVMClassifier(active_set_size=100, random_state=0),
+        "FITCGPClassifier (M=20)": FITCGPClassifier(n_inducing=20, random_state=0),
         "sklearn SVC (CV)": CrossValidatedSVC(),
         "sklearn GaussianProcessClassifier": sklearn_gpc(n_features),
     }

@@ -1,0 +1,77 @@
+"""Compare saved runs of FITCGPClassifier with seed 004's SPGPC column.
+
+    python benchmarks/report_fitc.py benchmarks/results/ida_fitc.json \
+        benchmarks/results/ida_ep.json benchmarks/results/ripley_ep.json
+
+The first file holds the FITC (and SVC) run; the others add the full EP GP of the
+same machine. Original and reconstructed realizations are reported in separate
+tables (the reconstructed ones are not comparable with published figures).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from paper_tables import FITC_PAPER_GPC, FITC_PAPER_SPGPC
+from report_full_gp import stats, within
+
+
+def load(paths):
+    """``{original?: {dataset: {estimator: [rows]}}}`` over all files."""
+    grouped = {True: {}, False: {}}
+    for path in paths:
+        run = json.loads(Path(path).read_text())
+        flags = run.get("reconstructed", {})
+        for r in run["results"]:
+            rebuilt = flags.get(r["dataset"], [False] * 10)[r["realization"]]
+            table = grouped[not rebuilt].setdefault(r["dataset"], {})
+            table.setdefault(r["estimator"], []).append(r)
+    return grouped
+
+
+def mean_cell(rows, field, scale=1.0, digits=2):
+    mean, sd = stats(rows, field)
+    return f"{scale * mean:.{digits}f} ± {scale * sd:.{digits}f}"
+
+
+def report(paths):
+    grouped = load(paths)
+    for original, title in ((True, "Original realizations"), (False, "Reconstructed")):
+        if not grouped[original]:
+            continue
+        print(f"\n{title}\n")
+        print(
+            "| data set | n | M | FITC error % | FITC NLP | 004 SPGPC err / nlp | "
+            "within 1 sd | full EP error % / NLP | 004 GPC err / nlp | SVC error % | "
+            "fit s: FITC / SVC |"
+        )
+        print("|---|---:|---:|---|---|---|---|---|---|---|---|")
+        for dataset, est in grouped[original].items():
+            if "fitc" not in est:
+                continue
+            fitc = est["fitc"]
+            (e, es), (p, ps) = stats(fitc, "error"), stats(fitc, "nlp")
+            te, tp, M = FITC_PAPER_SPGPC[dataset]
+            ge, gp = FITC_PAPER_GPC[dataset]
+            full = "–"
+            if "ep" in est:
+                full = (
+                    f"{100 * stats(est['ep'], 'error')[0]:.2f} / "
+                    f"{stats(est['ep'], 'nlp')[0]:.3f}"
+                )
+            svc = mean_cell(est["svc"], "error", 100) if "svc" in est else "–"
+            seconds = f"{stats(fitc, 'fit_seconds')[0]:.1f}"
+            if "svc" in est:
+                seconds += f" / {stats(est['svc'], 'fit_seconds')[0]:.2f}"
+            print(
+                f"| {dataset} | {len(fitc)} | {M} | {mean_cell(fitc, 'error', 100)} | "
+                f"{mean_cell(fitc, 'nlp', digits=3)} | {100 * te:.1f} / {tp:.3f} | "
+                f"{within(e, es, te)} / {within(p, ps, tp)} | {full} | "
+                f"{100 * ge:.1f} / {gp:.3f} | {svc} | {seconds} |"
+            )
+
+
+if __name__ == "__main__":
+    report(sys.argv[1:])
