@@ -61,6 +61,9 @@ def report(paths):
                     f"{100 * stats(est['ep'], 'error')[0]:.2f} / "
                     f"{stats(est['ep'], 'nlp')[0]:.3f}"
                 )
+            agreement = f"{within(e, es, te)} / {within(p, ps, tp)}"
+            if len(fitc) == 1:  # one test set: no spread to compare against
+                agreement = "1 run"
             svc = mean_cell(est["svc"], "error", 100) if "svc" in est else "–"
             seconds = f"{stats(fitc, 'fit_seconds')[0]:.1f}"
             if "svc" in est:
@@ -68,7 +71,7 @@ def report(paths):
             print(
                 f"| {dataset} | {len(fitc)} | {M} | {mean_cell(fitc, 'error', 100)} | "
                 f"{mean_cell(fitc, 'nlp', digits=3)} | {100 * te:.1f} / {tp:.3f} | "
-                f"{within(e, es, te)} / {within(p, ps, tp)} | {full} | "
+                f"{agreement} | {full} | "
                 f"{100 * ge:.1f} / {gp:.3f} | {svc} | {seconds} |"
             )
 

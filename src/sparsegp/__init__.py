@@ -3,6 +3,14 @@
 from .ep import EPGPClassifier
 from .fitc import FITCGPClassifier
 from .ivm import IVMClassifier, IVMRegressor
+from .online import SparseOnlineGPClassifier, SparseOnlineGPRegressor
 
-__all__ = ["EPGPClassifier", "FITCGPClassifier", "IVMClassifier", "IVMRegressor"]
+__all__ = [
+    "EPGPClassifier",
+    "FITCGPClassifier",
+    "IVMClassifier",
+    "IVMRegressor",
+    "SparseOnlineGPClassifier",
+    "SparseOnlineGPRegressor",
+]
 __version__ = "0.1.0"

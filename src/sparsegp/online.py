@@ -1,0 +1,498 @@
+"""Csató's sparse online GP: SparseOnlineGPRegressor and SparseOnlineGPClassifier.
+
+Both learn from a stream in one pass with ``partial_fit`` (or ``fit``), keeping at most
+``max_basis_vectors`` basis vectors; the mathematics is in
+:mod:`sparsegp.approximations.online`. Seed 003 fixes the hyperparameters; here, by
+default, they are estimated once from a subsample with the exact model
+(``GaussianProcessRegressor``, :class:`EPGPClassifier`) before the pass, or taken as
+given with ``optimizer=None``.
+"""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import CompoundKernel, Kernel, WhiteKernel
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import GPClassifierMixin, batched_latent, default_kernel
+from .approximations.online import SparseOnlineGP
+from .ep import EPGPClassifier
+from .kernels import split_white_noise
+from .likelihoods import Gaussian, Probit
+
+_SHARED_CONSTRAINTS: dict = {
+    "kernel": [None, Kernel],
+    "max_basis_vectors": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "deletion_score": [StrOptions({"approximate", "exact"})],
+    "n_passes": [Interval(Integral, 1, None, closed="left")],
+    "shuffle": ["boolean"],
+    "optimizer": [StrOptions({"fmin_l_bfgs_b"}), None],
+    "n_hyperparameter_samples": [Interval(Integral, 2, None, closed="left")],
+    "n_restarts_optimizer": [Interval(Integral, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+class _OnlineFitting:
+    """The passes over the data shared by both estimators.
+
+    A first pass starts from an empty BV set and chooses the basis. A second pass
+    restarts from that basis, held fixed (``α = 0``, ``C = 0``, 003 §3.6), and projects
+    every example onto it by eq. 88: each likelihood term enters once, and the
+    examples seen early meet the final basis rather than the smaller one of their
+    time (for regression this is exactly the DTC posterior on the basis). Passes
+    beyond the second only change the order of presentation.
+    """
+
+    def _run_passes(self, X, y, kernel, likelihood, rng):
+        state = self._new_state(kernel, likelihood)
+        for n_pass in range(self.n_passes):
+            if n_pass:
+                state = SparseOnlineGP.with_basis(
+                    kernel,
+                    likelihood,
+                    state.basis_vectors,
+                    self.max_basis_vectors,
+                    self.tol,
+                    self.deletion_score,
+                )
+            order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
+            state.update(X[order], y[order])
+        return state
+
+    def _new_state(self, kernel, likelihood):
+        return SparseOnlineGP(
+            kernel, likelihood, self.max_basis_vectors, self.tol, self.deletion_score
+        )
+
+    def _subsample(self, X, y, rng):
+        n = min(len(y), self.n_hyperparameter_samples)
+        rows = rng.choice(len(y), size=n, replace=False) if n < len(y) else slice(None)
+        return X[rows], y[rows]
+
+    def _report(self, state, start):
+        if self.verbose:
+            print(
+                f"{type(self).__name__}: {state.n_seen} examples, {state.size} basis "
+                f"vectors, {state.n_deleted} deleted, {state.n_projected} projected "
+                f"({time.perf_counter() - start:.1f} s)"
+            )
+
+
+class OnlineBinaryModel:
+    """A sparse online GP on a ±1 problem, with the model interface of the classifiers."""
+
+    def __init__(self, state: SparseOnlineGP):
+        self.state = state
+
+    @property
+    def kernel(self):
+        return self.state.kernel
+
+    @property
+    def likelihood(self):
+        return self.state.likelihood
+
+    def latent_mean_and_variance(self, X):
+        """O(t) mean and O(t²) variance per point (003 §3.6), in batches."""
+        state = self.state
+
+        def predict(X_batch):
+            K_cross = state.kernel(state.basis_vectors, X_batch)
+            return state.latent_mean_and_variance(K_cross, state.kernel.diag(X_batch))
+
+        return batched_latent(predict, X, max(state.size, 1))
+
+
+class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
+    """GP regression learnt online on a bounded set of basis vectors (Csató 2002, ch. 3).
+
+    Each example is absorbed in O(d²) by the exact online update of the posterior
+    process (eq. 57); if the BV set then holds more than ``max_basis_vectors``
+    elements, the one whose removal costs least in KL divergence is projected out
+    (eqs. 78-81). Memory O(d²), independent of the number of examples.
+
+    Parameters
+    ----------
+    kernel : sklearn kernel with a WhiteKernel summand, default=None
+        The ``WhiteKernel`` level is the observation noise, as in
+        ``GaussianProcessRegressor`` (a fitted ``GaussianProcessRegressor().kernel_``
+        can be passed as is). ``None`` means
+        ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + WhiteKernel(0.1)``.
+    max_basis_vectors : int, default=100
+        The cap ``d`` on the BV set.
+    tol : float, default=1e-6
+        ``ε_tol``: an example whose feature-space residual ``γ`` is below
+        ``tol·k(x, x)`` is projected onto the current basis (eq. 88) and does not join
+        it; this keeps ``K_BV⁻¹`` well conditioned on (near-)duplicate inputs.
+    deletion_score : {"approximate", "exact"}, default="approximate"
+        Deletion score: eq. 85 (the mean term, O(d), used in 003's experiments) or
+        eq. 83 (the full KL divergence, O(d³) per deletion). (Not ``score``: that
+        name is scikit-learn's ``score`` method.)
+    n_passes : int, default=1
+        ``2`` adds a pass that refits the posterior on the basis of the first pass,
+        held fixed (every example projected onto it once more; for regression the
+        DTC posterior on that basis); the cost is that of the first pass again.
+    shuffle : bool, default=True
+        Present the examples of ``fit`` in a random order (``random_state``);
+        ``partial_fit`` keeps the given order.
+    optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
+        Hyperparameters (noise included) are estimated once, by exact GP regression
+        on a random subsample of ``n_hyperparameter_samples`` examples (of the first
+        chunk for ``partial_fit``), then kept fixed for the online pass. ``None`` uses
+        the kernel as given.
+    n_hyperparameter_samples : int, default=500
+        Size of that subsample (O(n³) exact GP regression).
+    n_restarts_optimizer : int, default=2
+        Extra optimiser starts from random hyperparameters.
+    normalize_y : bool, default=True
+        Centre and scale the targets by the mean and standard deviation of the data
+        given to ``fit`` (of the first chunk for ``partial_fit``), as
+        ``GaussianProcessRegressor(normalize_y=True)``; ``kernel_`` is then in those
+        units. Without it, a zero-mean GP on Friedman #1 (targets around 14) fits
+        "all noise" from the default kernel. Pass ``False`` with a kernel fitted to
+        raw targets.
+    random_state : int, RandomState or None, default=None
+        Order of presentation and the subsample.
+    verbose : int, default=0
+        Print a summary of each fit.
+
+    Attributes
+    ----------
+    basis_vectors_ : ndarray of shape (t, n_features)
+        The current BV set (t ≤ max_basis_vectors).
+    kernel_ : Kernel
+        Kernel of the online pass, ``WhiteKernel`` term included.
+    state_ : SparseOnlineGP
+        ``α``, ``C``, ``Q`` and counters (``n_seen``, ``n_deleted``, ``n_projected``).
+
+    References
+    ----------
+    Csató, L. (2002). Gaussian processes - iterative sparse approximations. PhD
+    thesis, Aston University, chapter 3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_friedman1
+    >>> from sparsegp import SparseOnlineGPRegressor
+    >>> X, y = make_friedman1(n_samples=500, noise=1.0, random_state=0)
+    >>> reg = SparseOnlineGPRegressor(max_basis_vectors=50, random_state=0).fit(X, y)
+    >>> reg.basis_vectors_.shape
+    (50, 10)
+    """
+
+    _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        max_basis_vectors=100,
+        tol=1e-6,
+        deletion_score="approximate",
+        n_passes=1,
+        shuffle=True,
+        optimizer="fmin_l_bfgs_b",
+        n_hyperparameter_samples=500,
+        n_restarts_optimizer=2,
+        normalize_y=True,
+        random_state=None,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.max_basis_vectors = max_basis_vectors
+        self.tol = tol
+        self.deletion_score = deletion_score
+        self.n_passes = n_passes
+        self.shuffle = shuffle
+        self.optimizer = optimizer
+        self.n_hyperparameter_samples = n_hyperparameter_samples
+        self.n_restarts_optimizer = n_restarts_optimizer
+        self.normalize_y = normalize_y
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y):
+        """Learn from ``X``, ``y`` in ``n_passes`` passes, starting afresh.
+
+        Returns
+        -------
+        self : object
+        """
+        start = time.perf_counter()
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        rng = check_random_state(self.random_state)
+        y = self._set_normalization(y)
+        self.kernel_ = self._hyperparameters(X, y, rng)
+        latent, likelihood = _split_noise(self.kernel_)
+        self.state_ = self._run_passes(X, y, latent, likelihood, rng)
+        self._report(self.state_, start)
+        return self
+
+    def partial_fit(self, X, y):
+        """Absorb the examples ``X``, ``y`` in the given order (one online pass).
+
+        The first call sets up the model (hyperparameters from this chunk unless
+        ``optimizer=None``); calls in chunks equal one call on their concatenation
+        when the hyperparameters are fixed.
+
+        Returns
+        -------
+        self : object
+        """
+        start = time.perf_counter()
+        first = not hasattr(self, "state_")
+        if first:
+            self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
+        if first:
+            y = self._set_normalization(y)
+            self.kernel_ = self._hyperparameters(
+                X, y, check_random_state(self.random_state)
+            )
+            self.state_ = self._new_state(*_split_noise(self.kernel_))
+        else:
+            y = (y - self.y_mean_) / self.y_std_
+        self.state_.update(X, y)
+        self._report(self.state_, start)
+        return self
+
+    def _set_normalization(self, y):
+        """Record the target mean and scale (identity without ``normalize_y``)."""
+        self.y_mean_, self.y_std_ = 0.0, 1.0
+        if self.normalize_y:
+            self.y_mean_ = float(np.mean(y))
+            self.y_std_ = float(np.std(y)) or 1.0
+        return (y - self.y_mean_) / self.y_std_
+
+    def _hyperparameters(self, X, y, rng):
+        kernel = self.kernel
+        if kernel is None:
+            kernel = default_kernel(X.shape[1], constant=1.0) + WhiteKernel(0.1)
+        _split_noise(kernel)  # a clear error before any work
+        if self.optimizer is None:
+            return kernel
+        X_sub, y_sub = self._subsample(X, y, rng)
+        gpr = GaussianProcessRegressor(
+            kernel, optimizer=self.optimizer, random_state=rng
+        )
+        return gpr.fit(X_sub, y_sub).kernel_
+
+    @property
+    def basis_vectors_(self):
+        check_is_fitted(self)
+        return self.state_.basis_vectors
+
+    def predict(self, X, return_std=False):
+        """Predictive mean, and with ``return_std`` the standard deviation of ``y``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        mean, var = OnlineBinaryModel(self.state_).latent_mean_and_variance(X)
+        mean = self.y_mean_ + self.y_std_ * mean
+        if return_std:
+            return mean, self.y_std_ * np.sqrt(var + self.state_.likelihood.noise)
+        return mean
+
+
+class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
+    """Probit GP classifier learnt online on a bounded BV set (Csató 2002, ch. 3).
+
+    The online update of eq. 57 with the probit's averaged-likelihood moments (ADF),
+    KL-optimal deletion of the least important basis vector (eqs. 78-85); O(d²) per
+    example, one pass. Multi-class problems are one-vs-rest.
+
+    Parameters
+    ----------
+    kernel : sklearn kernel, default=None
+        ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + ConstantKernel(1.0)``
+        (a learnt variance of a random offset, as for the IVM).
+    max_basis_vectors, tol, deletion_score, n_passes, shuffle
+        As for :class:`SparseOnlineGPRegressor`.
+    optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
+        Kernel and probit bias are estimated once by :class:`EPGPClassifier` on a
+        random subsample of ``n_hyperparameter_samples`` examples (of the first chunk
+        for ``partial_fit``), then fixed. ``None`` keeps ``kernel`` and ``bias``.
+    n_hyperparameter_samples : int, default=300
+        Size of that subsample (O(n³) EP).
+    n_restarts_optimizer : int, default=2
+        Extra optimiser starts from random hyperparameters.
+    bias : float, default=0.0
+        Probit bias ``b`` (the starting value when it is learnt).
+    n_jobs : int or None, default=None
+        One-vs-rest problems fitted in parallel by ``fit``.
+    random_state, verbose
+        As for :class:`SparseOnlineGPRegressor`.
+
+    Attributes
+    ----------
+    basis_vectors_ : ndarray of shape (t, n_features), or a list (one per class
+        beyond two)
+    kernel_, bias_, classes_, estimators_
+        As for :class:`EPGPClassifier`; ``estimators_[c].state`` is the online state.
+
+    Examples
+    --------
+    >>> from sparsegp import SparseOnlineGPClassifier
+    >>> from sparsegp.datasets import make_xor_clusters
+    >>> X, y = make_xor_clusters(300, random_state=0)
+    >>> clf = SparseOnlineGPClassifier(max_basis_vectors=20, random_state=0)
+    >>> clf.partial_fit(X[:150], y[:150], classes=[-1, 1]).partial_fit(X[150:], y[150:])
+    SparseOnlineGPClassifier(max_basis_vectors=20, random_state=0)
+    >>> len(clf.basis_vectors_)
+    20
+    """
+
+    _parameter_constraints: dict = {
+        **_SHARED_CONSTRAINTS,
+        "bias": [Real],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        kernel=None,
+        *,
+        max_basis_vectors=100,
+        tol=1e-6,
+        deletion_score="approximate",
+        n_passes=1,
+        shuffle=True,
+        optimizer="fmin_l_bfgs_b",
+        n_hyperparameter_samples=300,
+        n_restarts_optimizer=2,
+        bias=0.0,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.max_basis_vectors = max_basis_vectors
+        self.tol = tol
+        self.deletion_score = deletion_score
+        self.n_passes = n_passes
+        self.shuffle = shuffle
+        self.optimizer = optimizer
+        self.n_hyperparameter_samples = n_hyperparameter_samples
+        self.n_restarts_optimizer = n_restarts_optimizer
+        self.bias = bias
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _fit_binary(self, X, y, random_state):
+        start = time.perf_counter()
+        rng = check_random_state(random_state)
+        kernel, likelihood = self._hyperparameters(X, y, rng)
+        state = self._run_passes(X, y, kernel, likelihood, rng)
+        self._report(state, start)
+        return OnlineBinaryModel(state)
+
+    def _hyperparameters(self, X, y, rng):
+        kernel = self.kernel
+        if kernel is None:
+            kernel = default_kernel(X.shape[1], constant=1.0)
+        if self.optimizer is None:
+            return kernel, Probit(float(self.bias))
+        X_sub, y_sub = self._subsample(X, y, rng)
+        if len(np.unique(y_sub)) < 2:
+            raise ValueError(
+                f"The {len(y_sub)} examples used to estimate the hyperparameters hold "
+                "one class only; pass a first chunk with both classes, a larger "
+                "n_hyperparameter_samples, or optimizer=None with a fixed kernel."
+            )
+        gpc = EPGPClassifier(
+            kernel,
+            bias=self.bias,
+            optimizer=self.optimizer,
+            n_restarts_optimizer=self.n_restarts_optimizer,
+            random_state=rng,
+        ).fit(X_sub, y_sub)
+        return gpc.kernel_, Probit(float(gpc.bias_))
+
+    def partial_fit(self, X, y, classes=None):
+        """Absorb the examples ``X``, ``y`` in the given order (one online pass).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, required on the first call
+            All classes the stream will contain.
+
+        Returns
+        -------
+        self : object
+        """
+        start = time.perf_counter()
+        first = not hasattr(self, "estimators_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit."
+                )
+            classes = np.unique(classes)
+            if len(classes) < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs at least two classes; got {classes!r}."
+                )
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
+        check_classification_targets(y)
+        if first:
+            self.classes_ = classes
+        unknown = np.setdiff1d(y, self.classes_)
+        if len(unknown):
+            raise ValueError(
+                f"Labels {unknown!r} are not among the classes {self.classes_!r} "
+                "given on the first call to partial_fit."
+            )
+        positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
+        if first:
+            rng = check_random_state(self.random_state)
+            self.estimators_ = []
+            for c in positives:
+                kernel, likelihood = self._hyperparameters(
+                    X, np.where(y == c, 1.0, -1.0), rng
+                )
+                self.estimators_.append(
+                    OnlineBinaryModel(self._new_state(kernel, likelihood))
+                )
+        for c, model in zip(positives, self.estimators_, strict=True):
+            model.state.update(X, np.where(y == c, 1.0, -1.0))
+            self._report(model.state, start)
+        self._set_fitted_summaries()
+        return self
+
+    def _set_fitted_summaries(self):
+        models = self.estimators_
+        kernels = [m.kernel for m in models]
+        biases = [m.likelihood.bias for m in models]
+        bases = [m.state.basis_vectors for m in models]
+        if len(models) == 1:
+            self.kernel_, self.bias_, self.basis_vectors_ = (
+                kernels[0],
+                biases[0],
+                bases[0],
+            )
+        else:
+            self.kernel_ = CompoundKernel(kernels)
+            self.bias_, self.basis_vectors_ = np.array(biases), bases
+
+
+def _split_noise(kernel):
+    """Latent kernel and Gaussian likelihood from a kernel with a WhiteKernel term."""
+    latent, noise = split_white_noise(kernel)
+    if noise <= 0:
+        raise ValueError(f"The WhiteKernel noise level must be positive; got {noise}.")
+    return latent, Gaussian(noise)
