@@ -107,6 +107,24 @@ def test_exact_score_is_twice_the_kl_divergence(likelihood):
         )
 
 
+def test_fixed_basis_regression_is_the_dtc_posterior():
+    """Eq. 88 for every example on a fixed basis gives DTC in any order (§3.5)."""
+    X, y = regression_data(40, seed=8)
+    basis = X[:6]
+    state = SparseOnlineGP.with_basis(
+        KERNEL, Gaussian(NOISE), basis, 6, 1e-6, "approximate"
+    ).update(X[::-1], y[::-1])
+    K_bb, K_bx = KERNEL(basis), KERNEL(basis, X)
+    K_bb_inv = np.linalg.inv(K_bb)
+    Sigma_u = np.linalg.inv(K_bb_inv + K_bb_inv @ K_bx @ K_bx.T @ K_bb_inv / NOISE)
+    m_u = Sigma_u @ K_bb_inv @ K_bx @ y / NOISE
+    np.testing.assert_allclose(state.alpha, K_bb_inv @ m_u, atol=1e-10)
+    np.testing.assert_allclose(
+        state.C, K_bb_inv @ Sigma_u @ K_bb_inv - K_bb_inv, atol=1e-10
+    )
+    assert state.n_projected == 40
+
+
 def test_projected_shortcut_equals_full_update_then_deletion(monkeypatch):
     X, y = regression_data(60, seed=3)
     y = np.where(y > 0, 1.0, -1.0)
