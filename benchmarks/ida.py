@@ -25,7 +25,12 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from paper_tables import FITC_PAPER_IVM, FITC_PAPER_SPGPC
-from sparsegp import EPGPClassifier, FITCGPClassifier, IVMClassifier
+from sparsegp import (
+    EPGPClassifier,
+    FITCGPClassifier,
+    IVMClassifier,
+    SparseOnlineGPClassifier,
+)
 from sparsegp.benchmarking import (
     CrossValidatedSVC,
     evaluate,
@@ -35,19 +40,26 @@ from sparsegp.benchmarking import (
 )
 from sparsegp.datasets import IDA_NAMES, ida_info, load_crabs, load_ida, load_synth
 
-#: name -> factory(dataset, n_features) of the estimator to run.
+#: name -> factory(dataset, X_train) of the estimator to run.
 ESTIMATORS = {
-    "ep": lambda dataset, n_features: EPGPClassifier(random_state=0),
+    "ep": lambda dataset, X: EPGPClassifier(random_state=0),
     # the active-set size of Naish-Guzman & Holden (2007), Table 1
-    "ivm": lambda dataset, n_features: IVMClassifier(
+    "ivm": lambda dataset, X: IVMClassifier(
         active_set_size=FITC_PAPER_IVM[dataset][2], random_state=0
     ),
     # the number of pseudo-inputs of the same table's SPGPC column
-    "fitc": lambda dataset, n_features: FITCGPClassifier(
+    "fitc": lambda dataset, X: FITCGPClassifier(
         n_inducing=FITC_PAPER_SPGPC[dataset][2], random_state=0
     ),
-    "svc": lambda dataset, n_features: CrossValidatedSVC(),
-    "sklearn_gpc": lambda dataset, n_features: sklearn_gpc(n_features),
+    # Csató's online GP with d = N/5 and N/2 basis vectors (seed 002's sizes)
+    "online_n5": lambda dataset, X: SparseOnlineGPClassifier(
+        max_basis_vectors=len(X) // 5, random_state=0
+    ),
+    "online_n2": lambda dataset, X: SparseOnlineGPClassifier(
+        max_basis_vectors=len(X) // 2, random_state=0
+    ),
+    "svc": lambda dataset, X: CrossValidatedSVC(),
+    "sklearn_gpc": lambda dataset, X: sklearn_gpc(X.shape[1]),
 }
 
 
@@ -78,7 +90,7 @@ def run_task(dataset, realization, names, blas_threads):
     with threadpool_limits(blas_threads):
         return [
             evaluate(
-                ESTIMATORS[name](dataset, X_train.shape[1]),
+                ESTIMATORS[name](dataset, X_train),
                 X_train,
                 y_train,
                 X_test,
