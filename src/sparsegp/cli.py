@@ -7,7 +7,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import EPGPClassifier, FITCGPClassifier, IVMClassifier
+from . import (
+    EPGPClassifier,
+    FITCGPClassifier,
+    IVMClassifier,
+    SparseOnlineGPClassifier,
+)
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
 from .datasets import load_banana
 
@@ -18,6 +23,9 @@ def demo_estimators(n_features):
         "EPGPClassifier": EPGPClassifier(random_state=0),
         "IVMClassifier (d=100)": IVMClassifier(active_set_size=100, random_state=0),
         "FITCGPClassifier (M=20)": FITCGPClassifier(n_inducing=20, random_state=0),
+        "SparseOnlineGPClassifier (d=80)": SparseOnlineGPClassifier(
+            max_basis_vectors=80, random_state=0
+        ),
         "sklearn SVC (CV)": CrossValidatedSVC(),
         "sklearn GaussianProcessClassifier": sklearn_gpc(n_features),
     }
@@ -27,6 +35,8 @@ def kept_points(estimator, X_train):
     """Training points a fitted sparse model keeps, or None for a full model."""
     if hasattr(estimator, "inducing_points_"):
         return estimator.inducing_points_
+    if hasattr(estimator, "basis_vectors_"):
+        return estimator.basis_vectors_
     if hasattr(estimator, "active_set_"):
         return X_train[estimator.active_set_]
     return None
