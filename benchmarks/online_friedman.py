@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -85,7 +86,9 @@ def main(argv=None):
     print(f"\nkernel {kernel} on {platform.machine()}")
     if args.out is not None:
         run = dict(
-            command="benchmarks/online_friedman.py " + " ".join(argv or []),
+            command=" ".join(
+                ["benchmarks/online_friedman.py", *(argv or sys.argv[1:])]
+            ),
             date=time.strftime("%Y-%m-%d %H:%M:%S"),
             kernel=str(kernel),
             results=rows,
