@@ -222,6 +222,18 @@ def test_regressor_approaches_exact_gp_as_the_basis_grows():
     np.testing.assert_allclose(std, exact_std, rtol=1e-6)
 
 
+def test_regressor_hyperparameters_are_those_of_exact_gp_regression():
+    """With the subsample the whole data, the kernel is GPR's, restarts included."""
+    X, y = regression_data(60, seed=9)
+    kernel = KERNEL + WhiteKernel(NOISE)
+    reg = SparseOnlineGPRegressor(
+        kernel, n_hyperparameter_samples=60, n_restarts_optimizer=3, random_state=0
+    ).fit(X, y)
+    gpr = GaussianProcessRegressor(kernel, n_restarts_optimizer=3, random_state=0)
+    gpr.fit(X, (y - y.mean()) / y.std())
+    np.testing.assert_allclose(reg.kernel_.theta, gpr.kernel_.theta)
+
+
 def test_second_pass_keeps_basis_size_and_does_not_hurt():
     X, y = regression_data(400, seed=7)
     params = dict(

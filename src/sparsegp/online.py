@@ -285,7 +285,10 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
             return kernel
         X_sub, y_sub = self._subsample(X, y, rng)
         gpr = GaussianProcessRegressor(
-            kernel, optimizer=self.optimizer, random_state=rng
+            kernel,
+            optimizer=self.optimizer,
+            n_restarts_optimizer=self.n_restarts_optimizer,
+            random_state=rng,
         )
         return gpr.fit(X_sub, y_sub).kernel_
 
