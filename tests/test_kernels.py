@@ -50,6 +50,12 @@ def test_split_white_noise_finds_the_noise_anywhere():
         split_white_noise(RBF(1.0))
 
 
+@pytest.mark.parametrize("noise", [0.0, -0.1])
+def test_split_white_noise_needs_a_positive_level(noise):
+    with pytest.raises(ValueError, match="must be positive"):
+        split_white_noise(RBF(1.0) + WhiteKernel(noise, "fixed"))
+
+
 GRADIENT_KERNELS = [
     ConstantKernel(1.7) * RBF(0.8),
     ConstantKernel(1.7) * RBF([0.8, 1.6]) + ConstantKernel(0.3),

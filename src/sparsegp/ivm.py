@@ -372,10 +372,6 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
 
     def _likelihood(self, kernel, y):
         latent, noise = split_white_noise(kernel)
-        if noise <= 0:
-            raise ValueError(
-                f"The WhiteKernel noise level must be positive; got {noise}."
-            )
         return latent, Gaussian(noise)
 
     def _evidence(self, kernel, X_I, y_I, sites):

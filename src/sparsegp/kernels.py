@@ -32,8 +32,16 @@ def split_white_noise(kernel):
     Raises
     ------
     ValueError
-        If there is no ``WhiteKernel`` summand, or nothing but one.
+        If there is no ``WhiteKernel`` summand, nothing but one, or its level is not
+        positive.
     """
+    latent, noise = _split_white_noise(kernel)
+    if noise <= 0:
+        raise ValueError(f"The WhiteKernel noise level must be positive; got {noise}.")
+    return latent, noise
+
+
+def _split_white_noise(kernel):
     if isinstance(kernel, Sum):
         if isinstance(kernel.k2, WhiteKernel):
             return kernel.k1, float(kernel.k2.noise_level)
@@ -41,7 +49,7 @@ def split_white_noise(kernel):
             return kernel.k2, float(kernel.k1.noise_level)
         for index, part in enumerate((kernel.k1, kernel.k2)):
             try:
-                latent, noise = split_white_noise(part)
+                latent, noise = _split_white_noise(part)
             except ValueError:
                 continue
             other = kernel.k2 if index == 0 else kernel.k1

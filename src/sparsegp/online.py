@@ -496,6 +496,4 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 def _split_noise(kernel):
     """Latent kernel and Gaussian likelihood from a kernel with a WhiteKernel term."""
     latent, noise = split_white_noise(kernel)
-    if noise <= 0:
-        raise ValueError(f"The WhiteKernel noise level must be positive; got {noise}.")
     return latent, Gaussian(noise)
