@@ -1,0 +1,170 @@
+"""NLP-loss selection and hyperparameter gradient against dense references (§2)."""
+
+import copy
+
+import numpy as np
+import pytest
+from scipy.special import log_ndtr
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+from sparsegp.approximations.adf_active_set import ADFActiveSet
+from sparsegp.approximations.nlp_selection import (
+    candidate_losses,
+    nlp_loss,
+    select_by_nlp,
+    validation_loss,
+)
+from sparsegp.likelihoods import Probit
+
+from .conftest import small_problem
+
+
+def block_of(K):
+    return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
+
+
+def grown_state(n=40, d=8, likelihood=Probit(0.3, 1.4), seed=0, kappa=5):
+    X, y, kernel = small_problem(n, seed=seed)
+    K = kernel(X)
+    state = ADFActiveSet(block_of(K), np.diag(K), y, likelihood, d + 1)
+    outside = select_by_nlp(
+        state, d, np.random.RandomState(seed), working_set_size=kappa
+    )
+    return X, y, kernel, K, state, outside
+
+
+def dense_nlp(K, y, likelihood, p, m, outside):
+    """NLP over ``outside`` from ``A = (K⁻¹ + Π)⁻¹`` and ``h = A Π m``, densely."""
+    s = np.sqrt(p)
+    B = np.eye(len(y)) + s[:, None] * K * s
+    A = K - (K * s) @ np.linalg.solve(B, s[:, None] * K)
+    h = A @ (p * m)
+    z = likelihood.predictive_z(h, np.diag(A)) * y
+    return -np.mean(log_ndtr(z[outside]))
+
+
+def test_state_loss_equals_dense_loss():
+    _, y, _, K, state, outside = grown_state()
+    expected = dense_nlp(K, y, state.likelihood, state.p, state.m, outside)
+    assert nlp_loss(state, outside) == pytest.approx(expected, rel=1e-9)
+
+
+def test_candidate_loss_equals_loss_after_actual_inclusion():
+    """Eq. 2.14 for every candidate = NLP recomputed densely after including it."""
+    _, y, _, K, state, outside = grown_state()
+    candidates = np.flatnonzero(outside)
+    predicted = candidate_losses(state, candidates, outside)
+    for j, value in zip(candidates, predicted, strict=True):
+        trial = copy.deepcopy(state)
+        trial.include(j)
+        rest = outside.copy()
+        rest[j] = False
+        expected = dense_nlp(K, y, trial.likelihood, trial.p, trial.m, rest)
+        assert value == pytest.approx(expected, rel=1e-8)
+        assert value == pytest.approx(nlp_loss(trial, rest), rel=1e-8)
+
+
+def test_full_working_set_picks_the_brute_force_best():
+    _, y, _, K, state, outside = grown_state()
+    brute = {}
+    for j in np.flatnonzero(outside):
+        trial = copy.deepcopy(state)
+        trial.include(j)
+        rest = outside.copy()
+        rest[j] = False
+        brute[j] = nlp_loss(trial, rest)
+    select_by_nlp(state, state.size + 1, np.random.RandomState(0), working_set_size=None)
+    assert state.active[-1] == min(brute, key=brute.get)
+
+
+def test_working_set_of_one_is_random_selection():
+    _, _, _, _, state, _ = grown_state(kappa=1, seed=2)
+    assert len(set(state.active)) == 8
+
+
+def test_selection_needs_a_point_outside():
+    X, y, kernel = small_problem(10)
+    K = kernel(X)
+    state = ADFActiveSet(block_of(K), np.diag(K), y, Probit(), 10)
+    with pytest.raises(ValueError, match="d < n"):
+        select_by_nlp(state, 10, np.random.RandomState(0))
+
+
+def validation_problem(kernel=None, likelihood=Probit(0.3, 1.4)):
+    X, y, base_kernel, _, state, outside = grown_state(likelihood=likelihood)
+    active = np.asarray(state.active)
+    sites = (state.p[active], state.m[active])
+    return X, y, kernel or base_kernel, state, outside, active, sites
+
+
+def test_fixed_site_marginals_reproduce_the_selection_state():
+    X, y, kernel, state, outside, active, sites = validation_problem()
+    loss = validation_loss(
+        kernel, state.likelihood, X[active], *sites, X[outside], y[outside]
+    )
+    assert loss.value == pytest.approx(nlp_loss(state, outside), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ConstantKernel(2.0) * RBF(0.9),
+        ConstantKernel(1.5) * RBF([0.7, 1.3]) + ConstantKernel(0.4),
+    ],
+)
+def test_validation_loss_gradient_matches_finite_differences(kernel):
+    X, y, _, state, outside, active, sites = validation_problem(kernel)
+    lik = state.likelihood
+
+    def loss(theta, bias, slope):
+        return validation_loss(
+            kernel.clone_with_theta(theta),
+            Probit(bias, slope),
+            X[active],
+            *sites,
+            X[outside],
+            y[outside],
+        )
+
+    at = loss(kernel.theta, lik.bias, lik.slope)
+    eps = 1e-6
+    for q in range(len(kernel.theta)):
+        step = np.zeros_like(kernel.theta)
+        step[q] = eps
+        fd = (
+            loss(kernel.theta + step, lik.bias, lik.slope).value
+            - loss(kernel.theta - step, lik.bias, lik.slope).value
+        ) / (2 * eps)
+        assert at.kernel_gradient[q] == pytest.approx(fd, rel=1e-5, abs=1e-9)
+    fd_bias = (
+        loss(kernel.theta, lik.bias + eps, lik.slope).value
+        - loss(kernel.theta, lik.bias - eps, lik.slope).value
+    ) / (2 * eps)
+    fd_slope = (
+        loss(kernel.theta, lik.bias, lik.slope + eps).value
+        - loss(kernel.theta, lik.bias, lik.slope - eps).value
+    ) / (2 * eps)
+    assert at.bias_gradient == pytest.approx(fd_bias, rel=1e-6)
+    assert at.slope_gradient == pytest.approx(fd_slope, rel=1e-6)
+
+
+def test_loss_is_invariant_under_the_slope_amplitude_rescaling():
+    """Only λ²v and λb matter (§2.5): (λ, v, b) → (cλ, v/c², b/c) changes nothing."""
+    X, y, kernel, state, outside, active, sites = validation_problem()
+    c = 1.7
+    p, m = sites
+    scaled_kernel = ConstantKernel(2.0 / c**2) * RBF(0.9)
+    # the sites scale with the latent: precision by c², mean by 1/c
+    base = validation_loss(
+        kernel, state.likelihood, X[active], p, m, X[outside], y[outside]
+    )
+    scaled = validation_loss(
+        scaled_kernel,
+        Probit(state.likelihood.bias / c, state.likelihood.slope * c),
+        X[active],
+        p * c**2,
+        m / c,
+        X[outside],
+        y[outside],
+    )
+    assert scaled.value == pytest.approx(base.value, rel=1e-10)
