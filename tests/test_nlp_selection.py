@@ -23,7 +23,8 @@ def block_of(K):
     return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
 
 
-def grown_state(n=40, d=8, likelihood=Probit(0.3, 1.4), seed=0, kappa=5):
+def grown_state(n=40, d=8, likelihood=None, seed=0, kappa=5):
+    likelihood = likelihood or Probit(0.3, 1.4)
     X, y, kernel = small_problem(n, seed=seed)
     K = kernel(X)
     state = ADFActiveSet(block_of(K), np.diag(K), y, likelihood, d + 1)
@@ -73,7 +74,9 @@ def test_full_working_set_picks_the_brute_force_best():
         rest = outside.copy()
         rest[j] = False
         brute[j] = nlp_loss(trial, rest)
-    select_by_nlp(state, state.size + 1, np.random.RandomState(0), working_set_size=None)
+    select_by_nlp(
+        state, state.size + 1, np.random.RandomState(0), working_set_size=None
+    )
     assert state.active[-1] == min(brute, key=brute.get)
 
 
@@ -90,8 +93,8 @@ def test_selection_needs_a_point_outside():
         select_by_nlp(state, 10, np.random.RandomState(0))
 
 
-def validation_problem(kernel=None, likelihood=Probit(0.3, 1.4)):
-    X, y, base_kernel, _, state, outside = grown_state(likelihood=likelihood)
+def validation_problem(kernel=None):
+    X, y, base_kernel, _, state, outside = grown_state()
     active = np.asarray(state.active)
     sites = (state.p[active], state.m[active])
     return X, y, kernel or base_kernel, state, outside, active, sites

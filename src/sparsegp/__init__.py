@@ -3,6 +3,7 @@
 from .ep import EPGPClassifier
 from .fitc import FITCGPClassifier
 from .ivm import IVMClassifier, IVMRegressor
+from .nlp import NLPSparseGPClassifier
 from .online import SparseOnlineGPClassifier, SparseOnlineGPRegressor
 
 __all__ = [
@@ -10,6 +11,7 @@ __all__ = [
     "FITCGPClassifier",
     "IVMClassifier",
     "IVMRegressor",
+    "NLPSparseGPClassifier",
     "SparseOnlineGPClassifier",
     "SparseOnlineGPRegressor",
 ]

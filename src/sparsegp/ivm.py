@@ -27,8 +27,9 @@ from .likelihoods import Gaussian, Probit
 
 
 @dataclass(frozen=True)
-class IVMModel:
-    """A fitted IVM: kernel, likelihood, active inputs and the eq. 5 posterior."""
+class ActiveSetModel:
+    """A fitted active-set model (IVM or NLP selection): kernel, likelihood, active
+    inputs, the eq. 5 posterior and ``L_IVM`` of the active set (§1.8)."""
 
     kernel: Kernel
     likelihood: object
@@ -148,11 +149,11 @@ class _IVMFitting:
         return best
 
     def _freeze(self, X, y, kernel, state):
-        """``(IVMModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
+        """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
         sites = (state.p[active], state.m[active])
         value = self._evidence(kernel, X[active], y[active], sites)[0]
-        model = IVMModel(
+        model = ActiveSetModel(
             kernel=self._likelihood(kernel, y)[0],
             likelihood=state.likelihood,
             active_set=active,

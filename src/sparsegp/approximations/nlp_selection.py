@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 
-from .._linalg import cholesky_jitter, cho_solve_lower, solve_lower
+from .._linalg import cho_solve_lower, cholesky_jitter, solve_lower
 from ..kernels import hyperparameter_gradient
 from ..likelihoods import inverse_mills_ratio
 from .adf_active_set import ADFActiveSet
@@ -86,7 +86,9 @@ def select_by_nlp(state: ADFActiveSet, d, rng, *, working_set_size=59):
     """
     n = len(state.y)
     if d >= n:
-        raise ValueError(f"NLP selection needs d < n to keep a validation point; d={d}.")
+        raise ValueError(
+            f"NLP selection needs d < n to keep a validation point; d={d}."
+        )
     outside = np.ones(n, dtype=bool)
     outside[state.active] = False
     while state.size < d:

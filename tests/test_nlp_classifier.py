@@ -1,0 +1,89 @@
+"""NLPSparseGPClassifier: scikit-learn contract, the full EP limit, learning, errors."""
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sparsegp import EPGPClassifier, NLPSparseGPClassifier
+from sparsegp.datasets import make_xor_clusters
+
+
+@parametrize_with_checks(
+    [
+        NLPSparseGPClassifier(
+            max_basis_vectors=0.5, max_outer_iterations=2, random_state=0
+        )
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_approaches_full_ep_as_the_basis_grows_to_n():
+    X, y = make_xor_clusters(120, random_state=0)
+    X_test, _ = make_xor_clusters(300, random_state=1)
+    options = dict(kernel=ConstantKernel(2.0) * RBF(1.0), optimizer=None, bias=0.1)
+    full = EPGPClassifier(random_state=0, **options).fit(X, y).predict_proba(X_test)
+    gaps = []
+    for d in (12, 60, 119):
+        sparse = NLPSparseGPClassifier(max_basis_vectors=d, random_state=0, **options)
+        gaps.append(np.mean(np.abs(sparse.fit(X, y).predict_proba(X_test) - full)))
+    assert gaps[0] > gaps[1] > gaps[2]
+    assert gaps[2] < 0.01  # d = n − 1: one ADF pass over (almost) all points
+
+
+def test_learns_xor_lowers_its_loss_and_is_reproducible():
+    X, y = make_xor_clusters(300, random_state=0)
+    X_test, y_test = make_xor_clusters(500, random_state=1)
+    fixed = NLPSparseGPClassifier(max_basis_vectors=30, optimizer=None, random_state=3)
+    a = NLPSparseGPClassifier(max_basis_vectors=30, random_state=3).fit(X, y)
+    b = NLPSparseGPClassifier(max_basis_vectors=30, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.active_set_, b.active_set_)
+    assert a.training_nlp_ < 0.9 * fixed.fit(X, y).training_nlp_
+    assert a.n_outer_iterations_ > 1
+    assert np.mean(a.predict(X_test) != y_test) < 0.15
+    mean, var = a.latent_mean_and_variance(X_test[:3])
+    assert mean.shape == (3,) and np.all(var > 0)
+
+
+def test_learning_the_slope_too_changes_little():
+    """λ and the amplitude are redundant (§2.5): learning λ too changes little."""
+    X, y = make_xor_clusters(200, random_state=0)
+    X_test, _ = make_xor_clusters(200, random_state=1)
+    options = dict(max_basis_vectors=20, max_outer_iterations=4, random_state=0)
+    fixed = NLPSparseGPClassifier(**options).fit(X, y)
+    learnt = NLPSparseGPClassifier(learn_slope=True, **options).fit(X, y)
+    assert learnt.estimators_[0].likelihood.slope != 1.0
+    gap = np.abs(learnt.predict_proba(X_test) - fixed.predict_proba(X_test))
+    assert np.mean(gap) < 0.1
+
+
+def test_multiclass_has_a_basis_per_class():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 2)) + np.repeat([[0, 0], [3, 0], [0, 3]], 30, axis=0)
+    y = np.repeat(["a", "b", "c"], 30)
+    clf = NLPSparseGPClassifier(max_basis_vectors=10, random_state=0).fit(X, y)
+    assert len(clf.active_set_) == 3 and clf.training_nlp_.shape == (3,)
+    assert np.mean(clf.predict(X) == y) > 0.9
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_bad_input_gets_clear_errors():
+    X, y = make_xor_clusters(20, random_state=0)
+    with pytest.raises(ValueError, match="leaves no training point"):
+        NLPSparseGPClassifier(max_basis_vectors=20).fit(X, y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        NLPSparseGPClassifier().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="NaN"):
+        NLPSparseGPClassifier().fit(np.full((20, 2), np.nan), y)
+    with pytest.raises(ValueError, match="working_set_size"):
+        NLPSparseGPClassifier(working_set_size=0).fit(X, y)
+    with pytest.raises(ValueError, match="Matern"):
+        NLPSparseGPClassifier(Matern()).fit(X, y)
+
+
+def test_any_kernel_works_with_fixed_hyperparameters():
+    X, y = make_xor_clusters(60, random_state=0)
+    clf = NLPSparseGPClassifier(Matern(), optimizer=None, random_state=0).fit(X, y)
+    assert clf.n_outer_iterations_ == 1 and len(clf.active_set_) == 12
