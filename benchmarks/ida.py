@@ -6,7 +6,8 @@ Example (the run recorded in BENCHMARKS.md)::
         --realizations 10 --n-jobs 2 --out benchmarks/results/ida_ep.json
 
 ``--datasets`` also takes ``synth`` (Ripley's fixed split: one realization) and
-``crabs`` (sex, seeded 80/120 splits), the two extra sets of seed 004's Table 1.
+``crabs`` (sex, seeded 80/120 splits), the two extra sets of seed 004's Table 1, and
+``splice_002``: splice restricted to inputs 28-34, as seed 002 uses it.
 
 Each (data set, realization) pair is one task; all estimators of a task run in the same
 process one after another, so their fit times are comparable. With ``--n-jobs 2`` two
@@ -29,6 +30,7 @@ from sparsegp import (
     EPGPClassifier,
     FITCGPClassifier,
     IVMClassifier,
+    NLPSparseGPClassifier,
     SparseOnlineGPClassifier,
 )
 from sparsegp.benchmarking import (
@@ -58,13 +60,38 @@ ESTIMATORS = {
     "online_n2": lambda dataset, X: SparseOnlineGPClassifier(
         max_basis_vectors=len(X) // 2, random_state=0
     ),
+    # seed 002's columns: NLP selection (κ = 59), its random baseline (κ = 1) and the
+    # IVM, all with d = N/5; the d_max sweep of its Table 3
+    "nlp": lambda dataset, X: NLPSparseGPClassifier(random_state=0),
+    "nlp_random": lambda dataset, X: NLPSparseGPClassifier(
+        working_set_size=1, random_state=0
+    ),
+    "ivm_n5": lambda dataset, X: IVMClassifier(active_set_size=0.2, random_state=0),
+    **{
+        f"nlp_n{k}": lambda dataset, X, k=k: NLPSparseGPClassifier(
+            max_basis_vectors=len(X) // k, random_state=0
+        )
+        for k in (20, 10, 4, 3, 2)
+    },
     "svc": lambda dataset, X: CrossValidatedSVC(),
     "sklearn_gpc": lambda dataset, X: sklearn_gpc(X.shape[1]),
 }
 
 
+#: Seed 002 uses inputs 28-34 (1-based) of splice's 60.
+SPLICE_002_INPUTS = slice(27, 34)
+
+
 def load_task(dataset, realization):
     """``X_train, y_train, X_test, y_test`` of one realization of ``dataset``."""
+    if dataset == "splice_002":
+        X_train, y_train, X_test, y_test = load_ida("splice", realization)
+        return (
+            X_train[:, SPLICE_002_INPUTS],
+            y_train,
+            X_test[:, SPLICE_002_INPUTS],
+            y_test,
+        )
     if dataset == "synth":
         return load_synth()
     if dataset == "crabs":
@@ -81,7 +108,7 @@ def is_reconstructed(dataset):
     """Per-realization reconstruction flags (synth and crabs are originals)."""
     if dataset in ("synth", "crabs"):
         return [False] * 10
-    return ida_info(dataset).reconstructed.tolist()
+    return ida_info(dataset.removesuffix("_002")).reconstructed.tolist()
 
 
 def run_task(dataset, realization, names, blas_threads):
