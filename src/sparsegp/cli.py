@@ -11,6 +11,7 @@ from . import (
     EPGPClassifier,
     FITCGPClassifier,
     IVMClassifier,
+    NLPSparseGPClassifier,
     SparseOnlineGPClassifier,
 )
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
@@ -22,6 +23,9 @@ def demo_estimators(n_features):
     return {
         "EPGPClassifier": EPGPClassifier(random_state=0),
         "IVMClassifier (d=100)": IVMClassifier(active_set_size=100, random_state=0),
+        "NLPSparseGPClassifier (d=80)": NLPSparseGPClassifier(
+            max_basis_vectors=80, random_state=0
+        ),
         "FITCGPClassifier (M=20)": FITCGPClassifier(n_inducing=20, random_state=0),
         "SparseOnlineGPClassifier (d=80)": SparseOnlineGPClassifier(
             max_basis_vectors=80, random_state=0
