@@ -17,3 +17,8 @@ def small_problem(n=30, n_features=2, seed=0):
     y = np.where(np.sin(2 * X[:, 0]) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
     kernel = ConstantKernel(2.0) * RBF(0.9)
     return X, y, kernel
+
+
+def block_of(K):
+    """``kernel_block(rows, cols)`` of a dense kernel matrix (``cols=None``: all)."""
+    return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]

@@ -18,11 +18,7 @@ from sparsegp.approximations.ivm import (
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Probit
 
-from .conftest import small_problem
-
-
-def block_of(K):
-    return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
+from .conftest import block_of, small_problem
 
 
 def select(K, y, likelihood, d, seed=0, **options):

@@ -16,11 +16,7 @@ from sparsegp.approximations.nlp_selection import (
 )
 from sparsegp.likelihoods import Probit
 
-from .conftest import small_problem
-
-
-def block_of(K):
-    return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
+from .conftest import block_of, small_problem
 
 
 def grown_state(n=40, d=8, likelihood=None, seed=0, kappa=5):

@@ -9,6 +9,7 @@ predictions into ``predict``, ``predict_proba`` and ``decision_function``.
 from __future__ import annotations
 
 from abc import abstractmethod
+from numbers import Integral
 from typing import Protocol
 
 import numpy as np
@@ -21,6 +22,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .likelihoods import Probit
+
+#: Parameter constraints of the run-time options every GP classifier has.
+CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
 
 #: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
 _BATCH_ENTRIES = 2**25

@@ -10,7 +10,12 @@ import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import GPClassifierMixin, batched_latent, default_kernel
+from ._base import (
+    CLASSIFIER_RUNTIME_CONSTRAINTS,
+    GPClassifierMixin,
+    batched_latent,
+    default_kernel,
+)
 from ._optimize import ParameterSpace, maximize
 from .approximations.ep import EPState, ep_log_evidence_gradient, predict_latent, run_ep
 from .likelihoods import Probit
@@ -125,9 +130,7 @@ class EPGPClassifier(GPClassifierMixin):
         "damping": [Interval(Real, 0, 1, closed="right")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_sweeps": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
     def __init__(

@@ -12,7 +12,12 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import GPClassifierMixin, batched_latent, default_kernel
+from ._base import (
+    CLASSIFIER_RUNTIME_CONSTRAINTS,
+    GPClassifierMixin,
+    batched_latent,
+    default_kernel,
+)
 from ._optimize import ParameterSpace, maximize
 from .approximations.fitc_ep import (
     FITCEPState,
@@ -189,9 +194,7 @@ default="kmeans"
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_sweeps": [Interval(Integral, 1, None, closed="left")],
         "jitter": [Interval(Real, 0, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
     def __init__(

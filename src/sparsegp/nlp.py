@@ -12,7 +12,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import GPClassifierMixin
+from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin
 from ._optimize import ParameterSpace, maximize
 from .approximations.adf_active_set import ADFActiveSet
 from .approximations.ivm import IVMPosterior, ivm_log_marginal_likelihood
@@ -166,9 +166,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         "max_outer_iterations": [Interval(Integral, 1, None, closed="left")],
         "patience": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
     def __init__(
