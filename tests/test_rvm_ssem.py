@@ -1,0 +1,135 @@
+"""RVM E-steps, Subspace EM and batch EM against dense references (§4)."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import log_ndtr
+from scipy.stats import multivariate_normal
+from sklearn.gaussian_process.kernels import RBF
+
+from sparsegp.approximations.ep import run_ep
+from sparsegp.approximations.rvm_ssem import (
+    batch_em,
+    mean_field_e_step,
+    regression_e_step,
+    subspace_em,
+)
+from sparsegp.likelihoods import Probit
+
+
+def sinc_problem(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-5, 5, (n, 1))
+    t = np.sinc(X[:, 0] / np.pi) + 0.1 * rng.standard_normal(n)
+    Psi = np.column_stack([np.ones(n), RBF(1.0)(X)])
+    return Psi, t
+
+
+def test_regression_e_step_equals_the_dense_posterior_and_evidence():
+    rng = np.random.default_rng(1)
+    Psi = rng.standard_normal((25, 6))
+    t = rng.standard_normal(25)
+    alpha, noise = rng.uniform(0.5, 3.0, 6), 0.3
+    post = regression_e_step(Psi.T @ Psi, Psi.T @ t, t @ t, 25, alpha, noise)
+    Sigma = np.linalg.inv(np.diag(alpha) + Psi.T @ Psi / noise)
+    np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-10)
+    np.testing.assert_allclose(post.mean, Sigma @ Psi.T @ t / noise, rtol=1e-10)
+    np.testing.assert_allclose(post.sigma_diag, np.diag(Sigma), rtol=1e-10)
+    C = noise * np.eye(25) + Psi @ np.diag(1 / alpha) @ Psi.T
+    expected = multivariate_normal(np.zeros(25), C).logpdf(t)
+    assert post.log_evidence == pytest.approx(expected, rel=1e-10)
+    assert post.residual == pytest.approx(np.sum((t - Psi @ post.mean) ** 2))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_em_never_decreases_the_evidence_but_by_the_add_prune_term(seed):
+    """EM steps increase eq. 11; a basis function entering at α = L or leaving at
+    α ≥ L moves it by (q_j² − s_j)/(2L) + O(L⁻²) (Tipping & Faul), so every decrease
+    along Subspace EM must shrink like 1/L; batch EM (no entries) never decreases it."""
+    Psi, t = sinc_problem(seed=seed)
+    for L in (1e3, 1e4, 1e5):
+        fit = subspace_em(
+            lambda j: Psi[:, j], Psi.shape[1], t, update="em", threshold=L
+        )
+        assert np.min(np.diff(fit.history)) >= -200.0 / L
+    batch = batch_em(Psi, t, update="em", threshold=1e12, max_iter=200)
+    assert np.min(np.diff(batch.history)) > -1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mackay_subspace_em_is_monotone_here(seed):
+    Psi, t = sinc_problem(seed=seed)
+    fit = subspace_em(lambda j: Psi[:, j], Psi.shape[1], t)
+    assert np.min(np.diff(fit.history)) > -1e-6
+
+
+def test_batch_and_subspace_em_reach_the_same_stationary_point():
+    """A few well-separated basis functions: one evidence maximum, found by both."""
+    rng = np.random.default_rng(3)
+    Psi = rng.standard_normal((80, 6))
+    t = 2.0 * Psi[:, 1] - 1.0 * Psi[:, 4] + 0.3 * rng.standard_normal(80)
+    options = dict(tol=1e-12, max_iter=2000)
+    ssem = subspace_em(lambda j: Psi[:, j], 6, t, **options)
+    batch = batch_em(Psi, t, **options)
+    np.testing.assert_array_equal(np.sort(ssem.relevant), np.sort(batch.relevant))
+    assert set(ssem.relevant) >= {1, 4}
+    order = np.argsort(ssem.relevant), np.argsort(batch.relevant)
+    np.testing.assert_allclose(ssem.alpha[order[0]], batch.alpha[order[1]], rtol=1e-4)
+    assert ssem.noise == pytest.approx(batch.noise, rel=1e-6)
+    assert ssem.history[-1] == pytest.approx(batch.history[-1], rel=1e-9)
+
+
+def classification_problem(n=40, r=7, seed=0):
+    rng = np.random.default_rng(seed)
+    Psi = rng.standard_normal((n, r))
+    t = np.where(
+        Psi @ rng.standard_normal(r) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
+    )
+    return Psi, t, rng.uniform(0.5, 2.0, r)
+
+
+def test_laplace_mean_field_is_the_dense_map():
+    Psi, t, alpha = classification_problem()
+    sigma_in = 0.7
+    post = mean_field_e_step(Psi, alpha, t, sigma_in, "laplace")
+
+    def negative_log_posterior(w):
+        z = t * (Psi @ w) / sigma_in
+        return -np.sum(log_ndtr(z)) + 0.5 * np.sum(alpha * w * w)
+
+    w_map = minimize(negative_log_posterior, np.zeros(7), method="BFGS", tol=1e-12).x
+    np.testing.assert_allclose(post.mean, w_map, atol=1e-5)
+    lik = Probit(0.0, 1.0 / sigma_in).moments(Psi @ w_map, np.zeros(40), t)
+    Sigma = np.linalg.inv(np.diag(alpha) + Psi.T @ (lik.w[:, None] * Psi))
+    np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-4)
+
+
+def test_adaptive_tap_is_ep_on_the_weight_space_prior():
+    Psi, t, alpha = classification_problem(seed=1)
+    post = mean_field_e_step(Psi, alpha, t, 1.0, "tap", tol=1e-12, max_iter=500)
+    K = Psi @ np.diag(1 / alpha) @ Psi.T
+    ep = run_ep(K, t, Probit(), mode="parallel", damping=1.0, tol=1e-12, max_sweeps=500)
+    cov_y = Psi @ post.covariance() @ Psi.T
+    np.testing.assert_allclose(Psi @ post.mean, ep.mean, atol=1e-7)
+    np.testing.assert_allclose(np.diag(cov_y), ep.var, atol=1e-7)
+    # the fixed point satisfies 001 eq. 16, μ = A⁻¹Ψᵀg, with g at EP's cavities
+    V = 1 / (1 / ep.var - ep.tau)
+    y_cavity = V * (ep.mean / ep.var - ep.nu)
+    g = Probit().moments(y_cavity, V, t).g
+    np.testing.assert_allclose(post.mean, Psi.T @ g / alpha, atol=1e-7)
+
+
+def test_naive_mean_field_differs_from_tap_but_classifies_alike():
+    Psi, t, alpha = classification_problem(seed=2)
+    tap = mean_field_e_step(Psi, alpha, t, 1.0, "tap")
+    naive = mean_field_e_step(Psi, alpha, t, 1.0, "naive")
+    assert not np.allclose(tap.mean, naive.mean)
+    np.testing.assert_array_equal(np.sign(Psi @ tap.mean), np.sign(Psi @ naive.mean))
+
+
+def test_classification_subspace_em_prunes_to_the_informative_basis():
+    rng = np.random.default_rng(4)
+    Psi = rng.standard_normal((200, 8))
+    t = np.where(3 * Psi[:, 2] - 2 * Psi[:, 5] > 0, 1.0, -1.0)
+    fit = subspace_em(lambda j: Psi[:, j], 8, t, classification=True)
+    assert {2, 5} <= set(fit.relevant) and len(fit.relevant) <= 5
