@@ -13,6 +13,7 @@ from sparsegp.approximations.rvm_ssem import (
     mean_field_e_step,
     regression_e_step,
     subspace_em,
+    update_noise,
 )
 from sparsegp.likelihoods import Probit
 
@@ -133,3 +134,36 @@ def test_classification_subspace_em_prunes_to_the_informative_basis():
     t = np.where(3 * Psi[:, 2] - 2 * Psi[:, 5] > 0, 1.0, -1.0)
     fit = subspace_em(lambda j: Psi[:, j], 8, t, classification=True)
     assert {2, 5} <= set(fit.relevant) and len(fit.relevant) <= 5
+
+
+def test_noise_updates_are_the_em_step_and_mackay_fixed_point():
+    rng = np.random.default_rng(5)
+    Psi, t = rng.standard_normal((30, 5)), rng.standard_normal(30)
+    alpha, noise = rng.uniform(0.5, 2.0, 5), 0.4
+    post = regression_e_step(Psi.T @ Psi, Psi.T @ t, t @ t, 30, alpha, noise)
+    expected_sq_error = post.residual + np.trace(Psi @ post.covariance() @ Psi.T)
+    assert update_noise(post, alpha, noise, 30, "em") == pytest.approx(
+        expected_sq_error / 30, rel=1e-10
+    )
+    gamma = 1 - alpha * post.sigma_diag
+    assert update_noise(post, alpha, noise, 30, "mackay") == pytest.approx(
+        post.residual / (30 - gamma.sum()), rel=1e-10
+    )
+
+
+def test_converged_mackay_is_a_stationary_point_of_the_evidence():
+    Psi, t = sinc_problem(n=40, seed=6)
+    fit = batch_em(Psi, t, tol=1e-14, max_iter=5000)
+    P = Psi[:, fit.relevant]
+
+    def evidence(log_alpha, log_noise):
+        a, s2 = np.exp(log_alpha), np.exp(log_noise)
+        return regression_e_step(P.T @ P, P.T @ t, t @ t, 40, a, s2).log_evidence
+
+    x, eps = np.log(fit.alpha), 1e-5
+    for j in range(len(x)):
+        e = eps * np.eye(len(x))[j]
+        slope = evidence(x + e, np.log(fit.noise)) - evidence(x - e, np.log(fit.noise))
+        assert abs(slope / (2 * eps)) < 1e-3
+    up = evidence(x, np.log(fit.noise) + eps) - evidence(x, np.log(fit.noise) - eps)
+    assert abs(up / (2 * eps)) < 1e-3

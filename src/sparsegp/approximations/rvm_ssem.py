@@ -35,6 +35,7 @@ __all__ = [
     "regression_e_step",
     "subspace_em",
     "update_alpha",
+    "update_noise",
 ]
 
 
