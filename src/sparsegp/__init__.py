@@ -5,6 +5,7 @@ from .fitc import FITCGPClassifier
 from .ivm import IVMClassifier, IVMRegressor
 from .nlp import NLPSparseGPClassifier
 from .online import SparseOnlineGPClassifier, SparseOnlineGPRegressor
+from .rvm import RVMClassifier, RVMRegressor
 
 __all__ = [
     "EPGPClassifier",
@@ -12,6 +13,8 @@ __all__ = [
     "IVMClassifier",
     "IVMRegressor",
     "NLPSparseGPClassifier",
+    "RVMClassifier",
+    "RVMRegressor",
     "SparseOnlineGPClassifier",
     "SparseOnlineGPRegressor",
 ]

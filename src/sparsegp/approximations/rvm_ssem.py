@@ -28,6 +28,9 @@ from .._linalg import (
 )
 from ..likelihoods import Probit
 
+#: Smallest precision of a weight (prior standard deviation 1 000).
+_MIN_ALPHA = 1e-6
+
 __all__ = [
     "RVMFit",
     "batch_em",
@@ -110,14 +113,18 @@ def regression_e_step(gram, psi_t, t_t, n, alpha, noise):
 def update_alpha(posterior: Posterior, alpha, update, threshold):
     """EM ``1/(μ² + Σ_jj)`` or MacKay ``γ_j/μ_j²`` update of α (001 eq. 12).
 
-    MacKay's update with ``μ_j = 0`` prunes (``α_j = L``).
+    MacKay's update with ``μ_j = 0`` prunes (``α_j = L``). α is kept at or above
+    ``_MIN_ALPHA``: on separable classes the evidence drives α to 0 and the weights to
+    infinity (a prior standard deviation of 1 000 is wide enough for any scaled data).
     """
     mu2 = posterior.mean**2
     if update == "em":
-        return 1.0 / (mu2 + posterior.sigma_diag)
-    gamma = np.maximum(1.0 - alpha * posterior.sigma_diag, 1e-12)
-    with np.errstate(divide="ignore"):
-        return np.where(mu2 > 0, gamma / np.where(mu2 > 0, mu2, 1.0), threshold)
+        new = 1.0 / (mu2 + posterior.sigma_diag)
+    else:
+        gamma = np.maximum(1.0 - alpha * posterior.sigma_diag, 1e-12)
+        with np.errstate(divide="ignore"):
+            new = np.where(mu2 > 0, gamma / np.where(mu2 > 0, mu2, 1.0), threshold)
+    return np.maximum(new, _MIN_ALPHA)
 
 
 def update_noise(posterior: Posterior, alpha, noise, n, update):
@@ -129,7 +136,7 @@ def update_noise(posterior: Posterior, alpha, noise, n, update):
 
 
 def mean_field_e_step(
-    Psi, alpha, t, sigma_in, variant, *, mean=None, max_iter=100, tol=1e-8
+    Psi, alpha, t, sigma_in, variant, *, mean=None, max_iter=30, tol=1e-8
 ):
     """Mean-field posterior of the weights for probit classification (001 eqs. 16-19).
 
@@ -150,6 +157,9 @@ def mean_field_e_step(
         field); ``s_i/(1 − ω_i s_i)`` with ``s_i = ψ_iᵀΣψ_i`` (adaptive TAP = EP).
     mean : ndarray of shape (r,), optional
         Warm start for ``μ``.
+    max_iter, tol : int, float
+        Newton iterations (001: "about 20"; warm-started inside Subspace EM) and the
+        relative change of ``μ`` and ``g`` that ends them.
     """
     likelihood = Probit(0.0, 1.0 / sigma_in)
     n, r = Psi.shape

@@ -1,0 +1,87 @@
+"""RVMRegressor and RVMClassifier: scikit-learn contract, sparsity, predictions, errors."""
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process.kernels import RBF
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sparsegp import RVMClassifier, RVMRegressor
+from sparsegp.datasets import make_xor_clusters
+
+
+@parametrize_with_checks(
+    [
+        RVMRegressor(max_iter=50),
+        RVMClassifier(max_iter=20),
+        RVMRegressor(method="batch"),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def sinc(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-10, 10, (n, 1))
+    return X, np.sinc(X[:, 0] / np.pi) + 0.1 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("method", ["ssem", "batch"])
+def test_regressor_is_sparse_and_accurate_on_sinc(method):
+    X, y = sinc(200, 0)
+    X_test = np.linspace(-10, 10, 300)[:, None]
+    rvm = RVMRegressor(RBF(1.5), method=method).fit(X, y)
+    mean, std = rvm.predict(X_test, return_std=True)
+    assert len(rvm.relevance_vectors_) < 35
+    assert np.sqrt(np.mean((mean - np.sinc(X_test[:, 0] / np.pi)) ** 2)) < 0.06
+    assert rvm.noise_ == pytest.approx(0.01, rel=0.5)
+    assert np.all(std >= np.sqrt(rvm.noise_))
+
+
+def test_regressor_prediction_is_the_weight_posterior():
+    X, y = sinc(80, 1)
+    rvm = RVMRegressor(RBF(1.5)).fit(X, y)
+    model = rvm.model_
+    X_test = np.array([[-3.0], [0.5], [7.0]])
+    Psi = model.design(X_test)
+    Sigma = np.linalg.inv(model.chol @ model.chol.T)
+    mean, std = rvm.predict(X_test, return_std=True)
+    np.testing.assert_allclose(mean, Psi @ model.mean, rtol=1e-10)
+    np.testing.assert_allclose(
+        std**2, rvm.noise_ + np.einsum("ij,jk,ik->i", Psi, Sigma, Psi), rtol=1e-8
+    )
+
+
+@pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])
+def test_classifier_learns_xor_with_few_relevance_vectors(mean_field):
+    X, y = make_xor_clusters(300, random_state=0)
+    X_test, y_test = make_xor_clusters(500, random_state=1)
+    clf = RVMClassifier(mean_field=mean_field).fit(X, y)
+    assert np.mean(clf.predict(X_test) != y_test) < 0.15
+    assert len(clf.relevance_vectors_) < 40
+    mean, var = clf.latent_mean_and_variance(X_test[:4])
+    assert np.all(var > 0)
+
+
+def test_classifier_multiclass_and_dictionary_subset():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 2)) + np.repeat([[0, 0], [4, 0], [0, 4]], 50, axis=0)
+    y = np.repeat([0, 1, 2], 50)
+    a = RVMClassifier(n_basis=40, random_state=1).fit(X, y)
+    b = RVMClassifier(n_basis=40, random_state=1).fit(X, y)
+    assert len(a.relevance_vectors_) == 3
+    for va, vb in zip(a.relevance_vectors_, b.relevance_vectors_, strict=True):
+        np.testing.assert_array_equal(va, vb)
+    assert a.score(X, y) > 0.9
+
+
+def test_bad_input_gets_clear_errors():
+    X, y = make_xor_clusters(20, random_state=0)
+    with pytest.raises(ValueError, match="at least two classes"):
+        RVMClassifier().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="NaN"):
+        RVMRegressor().fit(np.full((20, 2), np.nan), np.zeros(20))
+    with pytest.raises(ValueError, match="mean_field"):
+        RVMClassifier(mean_field="exact").fit(X, y)
+    with pytest.raises(ValueError, match="threshold"):
+        RVMRegressor(threshold=0).fit(X, y.astype(float))
