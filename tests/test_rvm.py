@@ -12,7 +12,7 @@ from sparsegp.datasets import make_xor_clusters
 @parametrize_with_checks(
     [
         RVMRegressor(max_iter=50),
-        RVMClassifier(max_iter=20),
+        RVMClassifier(max_iter=20, n_basis=30),
         RVMRegressor(method="batch"),
     ]
 )
