@@ -163,7 +163,7 @@ class RVMRegressor(_RVMFitting, RegressorMixin, BaseEstimator):
         Size of the dictionary of centres (a random subset of the training inputs);
         ``None`` uses all.
     noise : float or None, default=None
-        Initial ``σ²``; ``None`` means a tenth of the target variance.
+        Initial ``σ²``; ``None`` means ``(0.1 · std y)²``, as Tipping's SparseBayes.
     learn_noise : bool, default=True
     tol : float, default=1e-6
         Final batch EM stops when the log evidence rises by less than this (relative).
@@ -239,7 +239,7 @@ class RVMRegressor(_RVMFitting, RegressorMixin, BaseEstimator):
             raise ValueError(
                 f"RVMRegressor needs at least two samples; got n_samples = {len(y)}."
             )
-        noise = self.noise if self.noise is not None else 0.1 * np.var(y)
+        noise = self.noise if self.noise is not None else 0.01 * np.var(y)
         self.model_, fit = self._fit_rvm(
             X,
             y,
