@@ -12,6 +12,7 @@ from . import (
     FITCGPClassifier,
     IVMClassifier,
     NLPSparseGPClassifier,
+    RVMClassifier,
     SparseOnlineGPClassifier,
 )
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
@@ -30,6 +31,7 @@ def demo_estimators(n_features):
         "SparseOnlineGPClassifier (d=80)": SparseOnlineGPClassifier(
             max_basis_vectors=80, random_state=0
         ),
+        "RVMClassifier (SSEM)": RVMClassifier(random_state=0),
         "sklearn SVC (CV)": CrossValidatedSVC(),
         "sklearn GaussianProcessClassifier": sklearn_gpc(n_features),
     }
@@ -41,6 +43,8 @@ def kept_points(estimator, X_train):
         return estimator.inducing_points_
     if hasattr(estimator, "basis_vectors_"):
         return estimator.basis_vectors_
+    if hasattr(estimator, "relevance_vectors_"):
+        return estimator.relevance_vectors_
     if hasattr(estimator, "active_set_"):
         return X_train[estimator.active_set_]
     return None
