@@ -76,7 +76,9 @@ def main(argv=None):
             subset = rng.choice(len(X), size=args.peer_size, replace=False)
             Xs, ys = X[subset], y[subset]
             ours = RVMClassifier(RBF(width), random_state=0)
-            report("RVMClassifier ssem, all points as basis", ours, Xs, ys, X_test, y_test)
+            report(
+                "RVMClassifier ssem, all points as basis", ours, Xs, ys, X_test, y_test
+            )
             peer = EMRVC(kernel="rbf", gamma=1 / (2 * width**2))
             report("sklearn-rvm EMRVC", peer, Xs, ys, X_test, y_test)
 
