@@ -167,3 +167,32 @@ def test_converged_mackay_is_a_stationary_point_of_the_evidence():
         assert abs(slope / (2 * eps)) < 1e-3
     up = evidence(x, np.log(fit.noise) + eps) - evidence(x, np.log(fit.noise) - eps)
     assert abs(up / (2 * eps)) < 1e-3
+
+
+def test_noise_held_during_the_sweep_is_learnt_afterwards():
+    """``learn_noise="after_sweep"``: σ² stays at its initial value while basis
+    functions are added and is learnt by the final batch EM, at a stationary point."""
+    Psi, t = sinc_problem(seed=7)
+    swept = subspace_em(
+        lambda j: Psi[:, j],
+        Psi.shape[1],
+        t,
+        noise=0.05,
+        learn_noise="after_sweep",
+        max_iter=0,
+    )
+    assert swept.noise == 0.05
+    fit = subspace_em(
+        lambda j: Psi[:, j],
+        Psi.shape[1],
+        t,
+        noise=0.05,
+        learn_noise="after_sweep",
+        tol=1e-14,
+        max_iter=5000,
+    )
+    assert fit.noise != 0.05
+    P = Psi[:, fit.relevant]
+    post = regression_e_step(P.T @ P, P.T @ t, t @ t, len(t), fit.alpha, fit.noise)
+    gamma = 1 - fit.alpha * post.sigma_diag
+    assert fit.noise == pytest.approx(post.residual / (len(t) - gamma.sum()), rel=1e-6)

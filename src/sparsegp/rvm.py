@@ -164,7 +164,11 @@ class RVMRegressor(_RVMFitting, RegressorMixin, BaseEstimator):
         ``None`` uses all.
     noise : float or None, default=None
         Initial ``σ²``; ``None`` means ``(0.1 · std y)²``, as Tipping's SparseBayes.
-    learn_noise : bool, default=True
+    learn_noise : bool or "after_sweep", default=True
+        Learn ``σ²`` in every M-step (001). ``"after_sweep"`` holds it at ``noise``
+        while Subspace EM adds basis functions and learns it in the final batch EM:
+        on nearly noise-free targets the early residual overestimates ``σ²`` and the
+        sweep prunes basis functions the final model needs (BENCHMARKS.md, RVM).
     tol : float, default=1e-6
         Final batch EM stops when the log evidence rises by less than this (relative).
     max_iter : int, default=500
@@ -197,7 +201,7 @@ class RVMRegressor(_RVMFitting, RegressorMixin, BaseEstimator):
     _parameter_constraints: dict = {
         **_SHARED_CONSTRAINTS,
         "noise": [None, Interval(Real, 0, None, closed="neither")],
-        "learn_noise": ["boolean"],
+        "learn_noise": ["boolean", StrOptions({"after_sweep"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }

@@ -403,9 +403,13 @@ def subspace_em(
     **options
         ``classification`` (False), ``update`` ("mackay" or "em"), ``threshold`` (L,
         1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
-        (True), ``sigma_in`` (1.0), ``mean_field`` ("tap", "naive" or "laplace").
+        (True: in every M-step, as 001; ``"after_sweep"``: σ² held at ``noise`` while
+        basis functions are added, learnt in the final batch EM), ``sigma_in`` (1.0),
+        ``mean_field`` ("tap", "naive" or "laplace").
     """
     trainer = _trainer(t, options)
+    learn_noise = bool(trainer.learn_noise)
+    trainer.learn_noise = trainer.learn_noise is True
     basis = _ActiveBasis.empty(trainer.t)
     alpha = np.zeros(0)
     for j in range(n_basis):
@@ -415,6 +419,7 @@ def subspace_em(
         alpha, _ = trainer.em_step(basis, alpha)
         if callback is not None:
             callback(j + 1, len(alpha))
+    trainer.learn_noise = learn_noise
     alpha, iterations = trainer.converge(basis, alpha, tol=tol, max_iter=max_iter)
     return trainer.finish(basis, alpha, n_basis + iterations)
 
