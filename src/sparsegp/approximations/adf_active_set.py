@@ -63,8 +63,9 @@ class ADFActiveSet:
     def complete(self, columns):
         """Bring the listed columns of ``V`` (and their ``a``, ``h``) up to date.
 
-        Columns are grouped by the number of rows they already hold, and each group is
-        completed with one triangular solve (ALGORITHMS.md §1.5).
+        All stale columns are completed together by one forward substitution from the
+        first row any of them lacks (ALGORITHMS.md §1.5): rows a column already holds are
+        recomputed, which costs less than one small solve per distinct row count.
         """
         columns = np.asarray(columns, dtype=int)
         k = self.size
@@ -73,11 +74,10 @@ class ADFActiveSet:
             return
         active = np.asarray(self.active)
         sqrt_p = np.sqrt(self.p[active])
-        for r in np.unique(self.rows_done[stale]):
-            group = stale[self.rows_done[stale] == r]
-            rhs = sqrt_p[r:k, None] * self.kernel_block(active[r:k], group)
-            rhs -= self.L[r:k, :r] @ self.V[:r, group]
-            self.V[r:k, group] = solve_lower(self.L[r:k, r:k], rhs)
+        r = int(self.rows_done[stale].min())
+        rhs = sqrt_p[r:k, None] * self.kernel_block(active[r:k], stale)
+        rhs -= self.L[r:k, :r] @ self.V[:r, stale]
+        self.V[r:k, stale] = solve_lower(self.L[r:k, r:k], rhs)
         V = self.V[:k, stale]
         self.a[stale] = self.k_diag[stale] - np.einsum("ij,ij->j", V, V)
         self.h[stale] = self.c[:k] @ V
