@@ -20,6 +20,8 @@ from .._linalg import solve_lower, solve_lower_transpose
 
 __all__ = ["ADFActiveSet"]
 
+_N_GROUPS = 4
+
 
 class ADFActiveSet:
     """Incremental ADF posterior with sites on a growing active set.
@@ -63,9 +65,10 @@ class ADFActiveSet:
     def complete(self, columns):
         """Bring the listed columns of ``V`` (and their ``a``, ``h``) up to date.
 
-        All stale columns are completed together by one forward substitution from the
-        first row any of them lacks (ALGORITHMS.md §1.5): rows a column already holds are
-        recomputed, which costs less than one small solve per distinct row count.
+        Stale columns, sorted by the rows they hold, are completed in at most
+        ``_N_GROUPS`` groups, each by one forward substitution from the first row any
+        member lacks (ALGORITHMS.md §1.5): a few rows already held are recomputed, which
+        costs less than one small solve per distinct row count.
         """
         columns = np.asarray(columns, dtype=int)
         k = self.size
@@ -74,10 +77,12 @@ class ADFActiveSet:
             return
         active = np.asarray(self.active)
         sqrt_p = np.sqrt(self.p[active])
-        r = int(self.rows_done[stale].min())
-        rhs = sqrt_p[r:k, None] * self.kernel_block(active[r:k], stale)
-        rhs -= self.L[r:k, :r] @ self.V[:r, stale]
-        self.V[r:k, stale] = solve_lower(self.L[r:k, r:k], rhs)
+        stale = stale[np.argsort(self.rows_done[stale])]
+        for group in np.array_split(stale, min(_N_GROUPS, len(stale))):
+            r = int(self.rows_done[group[0]])
+            rhs = sqrt_p[r:k, None] * self.kernel_block(active[r:k], group)
+            rhs -= self.L[r:k, :r] @ self.V[:r, group]
+            self.V[r:k, group] = solve_lower(self.L[r:k, r:k], rhs)
         V = self.V[:k, stale]
         self.a[stale] = self.k_diag[stale] - np.einsum("ij,ij->j", V, V)
         self.h[stale] = self.c[:k] @ V
