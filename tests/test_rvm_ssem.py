@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_ndtr
 from scipy.stats import multivariate_normal
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF
 
 from sparsegp.approximations.ep import run_ep
@@ -196,3 +197,9 @@ def test_noise_held_during_the_sweep_is_learnt_afterwards():
     post = regression_e_step(P.T @ P, P.T @ t, t @ t, len(t), fit.alpha, fit.noise)
     gamma = 1 - fit.alpha * post.sigma_diag
     assert fit.noise == pytest.approx(post.residual / (len(t) - gamma.sum()), rel=1e-6)
+
+
+def test_em_stopped_by_max_iter_warns():
+    Psi, t = sinc_problem(seed=2)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        batch_em(Psi, t, max_iter=2)

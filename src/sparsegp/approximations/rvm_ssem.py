@@ -15,10 +15,12 @@ approximation, solved by damped Newton steps in μ (eq. 19).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from .._linalg import (
     cho_solve_lower,
@@ -349,6 +351,14 @@ class _Trainer:
                 change = abs(after - before) / max(abs(after), 1e-300)
             if change < tol:
                 break
+        else:  # max_iter = 0 asks for no final EM, which is not a failure to converge
+            if max_iter > 0:
+                warnings.warn(
+                    f"RVM EM did not converge in {max_iter} iterations ({len(alpha)} "
+                    "basis functions active); raise max_iter or tol.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
         return alpha, iterations
 
     def finish(self, basis, alpha, n_iterations):
