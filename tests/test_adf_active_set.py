@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from sparsegp.approximations import adf_active_set
 from sparsegp.approximations.adf_active_set import ADFActiveSet
 from sparsegp.likelihoods import Gaussian, Probit
 
@@ -63,19 +64,26 @@ def test_all_points_active_equals_one_dense_adf_pass():
     np.testing.assert_allclose(state.h, h, rtol=1e-8, atol=1e-12)
 
 
-def test_stale_columns_completed_later_equal_full_updates():
+@pytest.mark.parametrize("row_block", [3, 64])
+def test_stale_columns_completed_later_equal_full_updates(row_block, monkeypatch):
+    """Columns holding every mix of row counts, completed across several row blocks,
+    with ``V`` re-stored column-major half way (as randomized greedy does)."""
+    monkeypatch.setattr(adf_active_set, "_ROW_BLOCK", row_block)
     X, y, kernel = small_problem(30)
     lik = Probit(bias=0.1)
     full, _ = make_state(X, y, kernel, lik, 10)
     lazy, _ = make_state(X, y, kernel, lik, 10)
     rng = np.random.default_rng(2)
     order = rng.permutation(30)[:10]
-    for i in order:
+    for step, i in enumerate(order):
+        if step == 5:
+            lazy.store_columns_contiguously()
         full.include(i)
         current = rng.choice(30, size=6, replace=False)
         lazy.complete([i])
         lazy.include(i, columns=current)
     lazy.complete(np.arange(30))
+    assert lazy.V.flags.f_contiguous
     np.testing.assert_allclose(lazy.V[:10], full.V[:10], atol=1e-12)
     np.testing.assert_allclose(lazy.a, full.a, rtol=1e-12)
     np.testing.assert_allclose(lazy.h, full.h, rtol=1e-10, atol=1e-14)

@@ -20,7 +20,8 @@ from .._linalg import solve_lower, solve_lower_transpose
 
 __all__ = ["ADFActiveSet"]
 
-_N_GROUPS = 4
+#: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.complete`.
+_ROW_BLOCK = 64
 
 
 class ADFActiveSet:
@@ -62,13 +63,24 @@ class ADFActiveSet:
         """Number of points included so far."""
         return len(self.active)
 
+    def store_columns_contiguously(self):
+        """Re-store ``V`` column-major, for selections that gather a few columns per step.
+
+        Full greedy writes a whole row of ``V`` per inclusion (row-major is faster);
+        randomized greedy reads and writes the columns of its selection index.
+        """
+        if not self.V.flags.f_contiguous:
+            V = np.zeros(self.V.shape, order="F")
+            V[: self.size] = self.V[: self.size]
+            self.V = V
+
     def complete(self, columns):
         """Bring the listed columns of ``V`` (and their ``a``, ``h``) up to date.
 
-        Stale columns, sorted by the rows they hold, are completed in at most
-        ``_N_GROUPS`` groups, each by one forward substitution from the first row any
-        member lacks (ALGORITHMS.md §1.5): a few rows already held are recomputed, which
-        costs less than one small solve per distinct row count.
+        A blocked forward substitution (ALGORITHMS.md §1.5) over row blocks of
+        ``_ROW_BLOCK``: each block is solved for the stale columns that lack any of its
+        rows, so a column costs O((k − rows held)·k) plus at most one block of rows
+        recomputed, whatever mix of row counts the columns hold.
         """
         columns = np.asarray(columns, dtype=int)
         k = self.size
@@ -77,12 +89,16 @@ class ADFActiveSet:
             return
         active = np.asarray(self.active)
         sqrt_p = np.sqrt(self.p[active])
-        stale = stale[np.argsort(self.rows_done[stale])]
-        for group in np.array_split(stale, min(_N_GROUPS, len(stale))):
-            r = int(self.rows_done[group[0]])
-            rhs = sqrt_p[r:k, None] * self.kernel_block(active[r:k], group)
-            rhs -= self.L[r:k, :r] @ self.V[:r, group]
-            self.V[r:k, group] = solve_lower(self.L[r:k, r:k], rhs)
+        held = self.rows_done[stale]
+        first = int(held.min()) // _ROW_BLOCK * _ROW_BLOCK
+        for start in range(first, k, _ROW_BLOCK):
+            stop = min(start + _ROW_BLOCK, k)
+            group = stale[held < stop]
+            rhs = sqrt_p[start:stop, None] * self.kernel_block(
+                active[start:stop], group
+            )
+            rhs -= self.L[start:stop, :start] @ self.V[:start, group]
+            self.V[start:stop, group] = solve_lower(self.L[start:stop, start:stop], rhs)
         V = self.V[:k, stale]
         self.a[stale] = self.k_diag[stale] - np.einsum("ij,ij->j", V, V)
         self.h[stale] = self.c[:k] @ V

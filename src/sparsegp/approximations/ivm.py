@@ -62,6 +62,7 @@ def select_randomized_greedy(
     redrawn uniformly from the remaining points; only the columns of ``V`` in J are
     kept current.
     """
+    state.store_columns_contiguously()
     n = len(state.y)
     candidate = np.ones(n, dtype=bool)
     candidate[state.active] = False
