@@ -66,7 +66,7 @@ def evaluate(name, model, X, y, X_test, y_test):
 
 
 def choose_width(widths, X, y, rng):
-    """The width of lowest SSEM error on a held-out fifth of the training set."""
+    """SSEM errors on a held-out fifth of the training set, by width."""
     order = rng.permutation(len(y))
     held_out, fit = order[: len(y) // 5], order[len(y) // 5 :]
     errors = {}
@@ -79,7 +79,7 @@ def choose_width(widths, X, y, rng):
                 f"width {width:.3f}: held-out error {100 * errors[width]:.2f} %",
                 flush=True,
             )
-    return min(errors, key=errors.get)
+    return errors
 
 
 def main(argv=None):
@@ -95,9 +95,10 @@ def main(argv=None):
     sample = X[rng.choice(len(X), size=1000, replace=False)]
     median = float(np.sqrt(np.median(pdist(sample, "sqeuclidean"))))
     print(f"median distance {median:.3f}")
-    width = median
+    width, held_out_errors = median, {}
     if len(args.width_factors) > 1:
-        width = choose_width(median * np.array(args.width_factors), X, y, rng)
+        held_out_errors = choose_width(median * np.array(args.width_factors), X, y, rng)
+        width = min(held_out_errors, key=held_out_errors.get)
     print(f"basis width {width:.3f}\n")
     print(
         "| model | training points | test error % | relevance vectors | CPU s | E-steps |"
@@ -127,7 +128,16 @@ def main(argv=None):
             peer = EMRVC(kernel="rbf", gamma=1 / (2 * width**2))
             rows.append(evaluate("sklearn-rvm EMRVC", peer, Xs, ys, X_test, y_test))
     if args.out:
-        save_run(args.out, rows, basis_width=width, median_distance=median)
+        save_run(
+            args.out,
+            rows,
+            basis_width=width,
+            median_distance=median,
+            held_out_errors=[
+                {"width": float(w), "error_percent": 100 * e}
+                for w, e in held_out_errors.items()
+            ],
+        )
 
 
 if __name__ == "__main__":
