@@ -8,8 +8,8 @@ test: the 10 000 test digits. PCA to 16 components fitted on the training images
 a dictionary of 800 Gaussian basis functions centred on random training inputs plus a
 bias, width by the median heuristic (001 does not give it) or, with ``--width-factors``,
 the factor of it with the lowest error of SSEM fits on a held-out fifth of the training
-set (the test set is never used for the choice), adaptive-TAP mean field,
-MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one basis function per
+set (the test set is never used for the choice; one factor is used as given),
+adaptive-TAP mean field, MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one basis function per
 training point) cannot hold 13 484 basis functions; with ``--peer-size m`` it is fitted
 on m training points drawn from the same set, and so is our SSEM for comparison. Batch
 EM starts all 801 functions at once and prunes slowly; ``--batch-max-iter`` caps its
@@ -95,10 +95,11 @@ def main(argv=None):
     sample = X[rng.choice(len(X), size=1000, replace=False)]
     median = float(np.sqrt(np.median(pdist(sample, "sqeuclidean"))))
     print(f"median distance {median:.3f}")
-    width, held_out_errors = median, {}
-    if len(args.width_factors) > 1:
-        held_out_errors = choose_width(median * np.array(args.width_factors), X, y, rng)
-        width = min(held_out_errors, key=held_out_errors.get)
+    widths = median * np.array(args.width_factors)
+    width, held_out_errors = float(widths[0]), {}
+    if len(widths) > 1:
+        held_out_errors = choose_width(widths, X, y, rng)
+        width = float(min(held_out_errors, key=held_out_errors.get))
     print(f"basis width {width:.3f}\n")
     print(
         "| model | training points | test error % | relevance vectors | CPU s | E-steps |"
