@@ -8,13 +8,13 @@ test: the 10 000 test digits. PCA to 16 components fitted on the training images
 a dictionary of 800 Gaussian basis functions centred on random training inputs plus a
 bias, width by the median heuristic (001 does not give it) or, with ``--width-factors``,
 the factor of it with the lowest error of SSEM fits on a held-out fifth of the training
-set (the test set is never used for the choice; one factor is used as given), adaptive-
-TAP mean field, MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one basis
-function per training point) cannot hold 13 484 basis functions; with ``--peer-size m``
-it is fitted on m training points drawn from the same set, and so is our SSEM for
-comparison. Batch EM starts all 801 functions at once and prunes slowly; ``--batch-max-
-iter`` caps its E-steps so that a run ends in stated time. One BLAS thread, fit times in
-CPU seconds.
+set (the test set is never used for the choice; one factor is used as given),
+adaptive-TAP mean field, MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one
+basis function per training point) cannot hold 13 484 basis functions; with
+``--peer-size m`` it is fitted on m training points drawn from the same set, and so is
+our SSEM for comparison. Batch EM starts all 801 functions at once and prunes slowly;
+``--batch-max-iter`` caps its E-steps so that a run ends in stated time. One BLAS
+thread, fit times in CPU seconds.
 """
 
 from __future__ import annotations
