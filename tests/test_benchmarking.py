@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from sparsegp import EPGPClassifier
-from sparsegp.benchmarking import CrossValidatedSVC, evaluate, format_table
+from sparsegp import EPGPClassifier, RVMClassifier
+from sparsegp.benchmarking import CrossValidatedSVC, evaluate, format_table, model_size
 from sparsegp.datasets import make_xor_clusters
 
 
@@ -22,3 +22,9 @@ def test_evaluate_and_table():
     assert ep.error == np.mean(fitted.predict(X_test) != y_test)
     table = format_table([ep, svc])
     assert "| xor | ep | 1 |" in table and "| xor | svc | 1 |" in table
+
+
+def test_model_size_counts_relevance_vectors():
+    X, y = make_xor_clusters(60, random_state=0)
+    rvm = RVMClassifier(random_state=0).fit(X, y)
+    assert model_size(rvm, len(y)) == len(rvm.relevance_vectors_) < len(y)

@@ -100,6 +100,9 @@ def model_size(estimator, n_train):
     for attribute in ("active_set_", "basis_vectors_", "inducing_points_"):
         if hasattr(estimator, attribute):
             return len(getattr(estimator, attribute))
+    if hasattr(estimator, "relevance_vectors_"):  # a list of arrays when one-vs-rest
+        vectors = estimator.relevance_vectors_
+        return sum(map(len, vectors)) if isinstance(vectors, list) else len(vectors)
     return n_train
 
 
