@@ -282,6 +282,9 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         As for :class:`RVMRegressor`; the final batch EM stops when no ``log α`` moves
         by more than ``tol`` (001 gives no classification evidence to monitor).
     mean_field : {"tap", "naive", "laplace"}, default="tap"
+        Naive mean field takes the prior variance as cavity variance: on well-separated
+        classes it drives α to its floor and the weights to thousands, where its E-step
+        cannot settle in double precision (a ``ConvergenceWarning`` says so).
     sigma_in : float, default=1.0
         Input noise of the probit.
     n_jobs, random_state, verbose

@@ -185,8 +185,10 @@ def mean_field_e_step(
     """Mean-field posterior of the weights for probit classification (001 eqs. 16-19).
 
     Iterates the cavity statistics and damped Newton steps
-    ``μ ← μ + η Σ(Ψᵀg − Aμ)`` with ``Σ = (A + ΨᵀΩΨ)⁻¹`` until ``μ`` and ``g`` settle;
-    ``η`` halves when a step is longer than the last and doubles (up to 1) when shorter.
+    ``μ ← μ + η Σ(Ψᵀg − Aμ)`` with ``Σ = (A + ΨᵀΩΨ)⁻¹`` until ``μ`` and ``g`` settle.
+    ``Ω`` moves the same fraction ``η`` towards its new value (undamped, adaptive TAP's
+    ``V`` and ``Ω`` can alternate between two states for good); ``η`` halves when a step
+    is longer than the last and doubles (up to 1) when shorter.
 
     Parameters
     ----------
@@ -246,13 +248,13 @@ def mean_field_e_step(
         settled = norm < tol * (1 + np.max(np.abs(mu))) and np.max(
             np.abs(g_new - g)
         ) < tol * (1 + np.max(np.abs(g_new)))
-        if settled:
-            break
         if norm > last_norm:  # damp an oscillation
             step_size = max(step_size / 2, 1 / 64)
         else:
             step_size = min(2 * step_size, 1.0)
         g, last_norm = g_new, norm
+        if settled:
+            break
     inv = solve_lower(chol, np.eye(r))
     posterior = Posterior(mu, chol, np.einsum("ij,ij->j", inv, inv))
     return posterior, MeanFieldSites(g, omega, bool(settled))
