@@ -1,5 +1,7 @@
 """RVM E-steps, Subspace EM and batch EM against dense references (§4)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -165,6 +167,21 @@ def test_subspace_em_e_steps_reach_the_cold_started_fixed_point(variant):
         active @ cold.mean,
         atol=1e-5 * np.abs(active @ cold.mean).max(),
     )
+
+
+def test_tap_e_step_settles_where_undamped_cavities_alternate():
+    """Well-separated blobs: with Ω undamped, adaptive TAP's cavity variances and site
+    precisions can alternate between two states for good, and the final E-step of this
+    fit does not settle."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 2)) + np.repeat([[0, 0], [4, 0]], 50, axis=0)
+    t = np.repeat([1.0, -1.0], 50)
+    Psi = np.column_stack([np.ones(100), RBF(1.0)(X, X[::3])])
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", "The final mean-field", ConvergenceWarning)
+        fit = subspace_em(lambda j: Psi[:, j], Psi.shape[1], t, classification=True)
+    active = Psi[:, fit.relevant]
+    assert np.mean(np.sign(active @ fit.posterior.mean) != t) < 0.05
 
 
 def test_classification_subspace_em_prunes_to_the_informative_basis():
