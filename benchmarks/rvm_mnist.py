@@ -12,8 +12,9 @@ set (the test set is never used for the choice; one factor is used as given),
 adaptive-TAP mean field, MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one
 basis function per training point) cannot hold 13 484 basis functions; with
 ``--peer-size m`` it is fitted on m training points drawn from the same set, and so is
-our SSEM for comparison. Batch EM starts all 801 functions at once and prunes slowly;
-``--batch-max-iter`` caps its E-steps so that a run ends in stated time. One BLAS
+our SSEM for comparison. Batch EM starts all 801 functions at once (its first E-steps
+are the expensive ones); ``--batch-max-iter`` caps its E-steps so that a run ends in
+stated time. One BLAS
 thread, fit times in CPU seconds.
 """
 
