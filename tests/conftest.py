@@ -4,6 +4,9 @@ import numpy as np
 import pytest
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
+from sparsegp.approximations.ep import DensePosterior, run_ep
+from sparsegp.approximations.fitc_ep import FITCPosterior
+
 
 @pytest.fixture
 def rng():
@@ -22,3 +25,18 @@ def small_problem(n=30, n_features=2, seed=0):
 def block_of(K):
     """``kernel_block(rows, cols)`` of a dense kernel matrix (``cols=None``: all)."""
     return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
+
+
+def dense_ep(K, y, likelihood, **options):
+    """EP from zero sites on the full prior ``N(0, K)`` (parallel, damping ½ unless told)."""
+    n = len(y)
+    return run_ep(DensePosterior(K, np.zeros(n), np.zeros(n)), y, likelihood, **options)
+
+
+def fitc_ep(prior, y, likelihood, **options):
+    """EP from zero sites on a FITC prior (004's sequential EP unless told)."""
+    n = prior.V.shape[1]
+    options = dict(mode="sequential", damping=1.0) | options
+    return run_ep(
+        FITCPosterior(prior, np.zeros(n), np.zeros(n)), y, likelihood, **options
+    )

@@ -6,10 +6,10 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import log_ndtr
 from scipy.stats import norm
 
-from sparsegp.approximations.ep import ep_log_evidence_gradient, predict_latent, run_ep
+from sparsegp.approximations.ep import ep_log_evidence_gradient, predict_latent
 from sparsegp.likelihoods import Probit
 
-from .conftest import small_problem
+from .conftest import dense_ep, small_problem
 
 TIGHT = dict(tol=1e-12, max_sweeps=2000)
 
@@ -34,7 +34,7 @@ def brute_force_posterior(K, y, bias, n_nodes=60):
 def test_single_point_ep_is_exact():
     K = np.array([[1.7]])
     y = np.array([-1.0])
-    state = run_ep(K, y, Probit(bias=0.4), **TIGHT)
+    state = dense_ep(K, y, Probit(bias=0.4), **TIGHT)
     exact = log_ndtr(-0.4 / np.sqrt(1 + 1.7))
     np.testing.assert_allclose(state.log_evidence, exact, rtol=1e-12)
     m = Probit(bias=0.4).moments(0.0, 1.7, -1.0)
@@ -47,7 +47,7 @@ def test_three_points_against_numerical_integration(mode):
     X = np.array([[0.0], [0.6], [2.0]])
     K = 1.5 * np.exp(-0.5 * (X - X.T) ** 2 / 0.8**2)
     y = np.array([1.0, -1.0, 1.0])
-    state = run_ep(K, y, Probit(bias=0.2), mode=mode, **TIGHT)
+    state = dense_ep(K, y, Probit(bias=0.2), mode=mode, **TIGHT)
     log_z, mean, cov = brute_force_posterior(K, y, 0.2)
     # EP is an approximation; for the probit it is known to be very accurate.
     np.testing.assert_allclose(state.log_evidence, log_z, atol=2e-3)
@@ -60,7 +60,7 @@ def test_fixed_point_marginals_equal_tilted_moments():
     X, y, kernel = small_problem(12)
     K = kernel(X)
     lik = Probit(bias=-0.3)
-    state = run_ep(K, y, lik, **TIGHT)
+    state = dense_ep(K, y, lik, **TIGHT)
     tau_c = 1 / state.var - state.tau
     mu_c = (state.mean / state.var - state.nu) / tau_c
     for i in range(len(y)):
@@ -79,18 +79,20 @@ def test_fixed_point_marginals_equal_tilted_moments():
 def test_posterior_equals_dense_formulas():
     X, y, kernel = small_problem(15)
     K = kernel(X)
-    state = run_ep(K, y, Probit(0.1), **TIGHT)
+    state = dense_ep(K, y, Probit(0.1), **TIGHT)
     Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(state.tau))
     np.testing.assert_allclose(state.var, np.diag(Sigma), rtol=1e-9)
     np.testing.assert_allclose(state.mean, Sigma @ state.nu, rtol=1e-8, atol=1e-10)
-    np.testing.assert_allclose(state.omega, np.linalg.solve(K, state.mean), rtol=1e-6)
+    np.testing.assert_allclose(
+        state.posterior.omega, np.linalg.solve(K, state.mean), rtol=1e-6
+    )
 
 
 def test_evidence_equals_rasmussen_williams_3_65():
     X, y, kernel = small_problem(15)
     K = kernel(X)
     lik = Probit(0.25)
-    s = run_ep(K, y, lik, **TIGHT)
+    s = dense_ep(K, y, lik, **TIGHT)
     tau_c = 1 / s.var - s.tau
     mu_c = (s.mean / s.var - s.nu) / tau_c
     var_c = 1 / tau_c
@@ -109,8 +111,8 @@ def test_evidence_equals_rasmussen_williams_3_65():
 def test_parallel_and_sequential_ep_reach_the_same_fixed_point():
     X, y, kernel = small_problem(25)
     K = kernel(X)
-    a = run_ep(K, y, Probit(0.1), mode="parallel", **TIGHT)
-    b = run_ep(K, y, Probit(0.1), mode="sequential", random_state=3, **TIGHT)
+    a = dense_ep(K, y, Probit(0.1), mode="parallel", **TIGHT)
+    b = dense_ep(K, y, Probit(0.1), mode="sequential", random_state=3, **TIGHT)
     assert a.converged and b.converged
     np.testing.assert_allclose(a.tau, b.tau, rtol=1e-8)
     np.testing.assert_allclose(a.log_evidence, b.log_evidence, rtol=1e-10)
@@ -123,10 +125,10 @@ def test_evidence_gradient_matches_finite_differences():
 
     def log_z(theta, bias):
         K = kernel.clone_with_theta(theta)(X)
-        return run_ep(K, y, Probit(bias), **TIGHT).log_evidence
+        return dense_ep(K, y, Probit(bias), **TIGHT).log_evidence
 
     K, K_grad = kernel(X, eval_gradient=True)
-    state = run_ep(K, y, Probit(bias), **TIGHT)
+    state = dense_ep(K, y, Probit(bias), **TIGHT)
     grad_kernel, grad_bias = ep_log_evidence_gradient(state, K_grad, y, Probit(bias))
     h = 1e-5
     for j in range(len(theta)):
@@ -141,7 +143,7 @@ def test_predictions_equal_dense_joint_posterior():
     X, y, kernel = small_problem(15)
     X_star = np.random.default_rng(1).standard_normal((4, X.shape[1]))
     K = kernel(X)
-    state = run_ep(K, y, Probit(0.0), **TIGHT)
+    state = dense_ep(K, y, Probit(0.0), **TIGHT)
     mean, var = predict_latent(state, kernel(X, X_star), kernel.diag(X_star))
     K_s = kernel(X, X_star)
     site_cov = K + np.diag(1 / state.tau)

@@ -10,7 +10,6 @@ from scipy.stats import multivariate_normal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF
 
-from sparsegp.approximations.ep import run_ep
 from sparsegp.approximations.rvm_ssem import (
     _cavity_consistent_g,
     batch_em,
@@ -21,6 +20,8 @@ from sparsegp.approximations.rvm_ssem import (
 )
 from sparsegp.datasets import load_banana
 from sparsegp.likelihoods import Probit
+
+from .conftest import dense_ep
 
 
 def sinc_problem(n=60, seed=0):
@@ -114,7 +115,9 @@ def test_adaptive_tap_is_ep_on_the_weight_space_prior():
     Psi, t, alpha = classification_problem(seed=1)
     post, _ = mean_field_e_step(Psi, alpha, t, 1.0, "tap", tol=1e-12, max_iter=500)
     K = Psi @ np.diag(1 / alpha) @ Psi.T
-    ep = run_ep(K, t, Probit(), mode="parallel", damping=1.0, tol=1e-12, max_sweeps=500)
+    ep = dense_ep(
+        K, t, Probit(), mode="parallel", damping=1.0, tol=1e-12, max_sweeps=500
+    )
     cov_y = Psi @ post.covariance() @ Psi.T
     np.testing.assert_allclose(Psi @ post.mean, ep.mean, atol=1e-7)
     np.testing.assert_allclose(np.diag(cov_y), ep.var, atol=1e-7)

@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._threads import one_blas_thread
 from .likelihoods import Probit
 
 #: Parameter constraints of the run-time options every GP classifier has.
@@ -104,11 +105,17 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             np.iinfo(np.int32).max, size=len(positives)
         )
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(self._fit_binary)(X, np.where(y == c, 1.0, -1.0), seed)
+            delayed(self._fit_binary_one_blas_thread)(
+                X, np.where(y == c, 1.0, -1.0), seed
+            )
             for c, seed in zip(positives, seeds, strict=True)
         )
         self._set_fitted_summaries()
         return self
+
+    @one_blas_thread
+    def _fit_binary_one_blas_thread(self, X, y, random_state):
+        return self._fit_binary(X, y, random_state)
 
     def _check_training_size(self, X):
         """Hook for estimators that need a minimum number of samples."""

@@ -17,7 +17,13 @@ from ._base import (
     default_kernel,
 )
 from ._optimize import ParameterSpace, maximize
-from .approximations.ep import EPState, ep_log_evidence_gradient, predict_latent, run_ep
+from .approximations.ep import (
+    DensePosterior,
+    EPState,
+    WarmStartedEP,
+    ep_log_evidence_gradient,
+    predict_latent,
+)
 from .likelihoods import Probit
 
 
@@ -164,36 +170,26 @@ class EPGPClassifier(GPClassifierMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _run_ep(self, K, y, likelihood, warm_start=None, random_state=None):
-        options = dict(
-            mode=self.ep_mode,
-            damping=self.damping,
-            tol=self.tol,
-            max_sweeps=self.max_sweeps,
-            random_state=random_state,
-        )
-        if warm_start is not None:
-            state = run_ep(
-                K, y, likelihood, tau=warm_start.tau, nu=warm_start.nu, **options
-            )
-            if state.converged:
-                return state
-        return run_ep(K, y, likelihood, **options)
-
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
         kernel = default_kernel(X.shape[1]) if self.kernel is None else self.kernel
         space = ParameterSpace(kernel, learn_bias=self.learn_bias)
-        warm: list[EPState] = []
+        ep = WarmStartedEP(
+            y,
+            dict(
+                mode=self.ep_mode,
+                damping=self.damping,
+                tol=self.tol,
+                max_sweeps=self.max_sweeps,
+                random_state=random_state,
+            ),
+        )
 
         def evidence(x):
             kernel_x, bias = space.unpack(x, self.bias)
             K, K_gradient = kernel_x(X, eval_gradient=True)
             likelihood = Probit(bias)
-            state = self._run_ep(
-                K, y, likelihood, warm[-1] if warm else None, random_state
-            )
-            warm[:] = [state]
+            state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood)
             grad_kernel, grad_bias = ep_log_evidence_gradient(
                 state, K_gradient, y, likelihood
             )
@@ -215,7 +211,8 @@ class EPGPClassifier(GPClassifierMixin):
             ).x
         kernel_, bias_ = space.unpack(x, self.bias)
         likelihood = Probit(bias_)
-        state = self._run_ep(kernel_(X), y, likelihood, random_state=random_state)
+        K = kernel_(X)
+        state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)
         if self.verbose:
             print(
                 f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "

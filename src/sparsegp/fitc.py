@@ -19,21 +19,17 @@ from ._base import (
     default_kernel,
 )
 from ._optimize import ParameterSpace, maximize
+from .approximations.ep import EPState, WarmStartedEP
 from .approximations.fitc_ep import (
-    FITCEPState,
+    FITCKernelBlocks,
+    FITCPosterior,
     FITCPrior,
-    fitc_ep_sensitivities,
+    fitc_ep_gradient,
     predict_latent_fitc,
     predictive_weights,
-    run_fitc_ep,
 )
 from .approximations.ivm import select_active_set
-from .kernels import (
-    KernelBlocks,
-    check_input_differentiable,
-    hyperparameter_gradient,
-    input_gradient,
-)
+from .kernels import KernelBlocks, check_input_differentiable
 from .likelihoods import Probit
 
 
@@ -44,7 +40,7 @@ class FITCBinaryModel:
     kernel: Kernel
     likelihood: Probit
     inducing_points: np.ndarray
-    state: FITCEPState
+    state: EPState
     weights: np.ndarray
 
     @property
@@ -62,29 +58,6 @@ class FITCBinaryModel:
             )
 
         return batched_latent(predict, X, len(self.inducing_points))
-
-
-def evidence_and_gradient(kernel, X, Z, y, likelihood, run_ep, jitter):
-    """FITC-EP ``log Z`` and its gradient in ``(θ, b, X̄)`` (ALGORITHMS.md §5.6).
-
-    ``run_ep(prior)`` runs EP to convergence. Returns the state, the gradient in the
-    kernel's free ``θ`` (log-space), in the bias and in the pseudo-inputs ``X̄``.
-    Cost O(n·M² + n·M·D).
-    """
-    prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X), kernel.diag(X), jitter)
-    state = run_ep(prior)
-    sens = fitc_ep_sensitivities(state, y, likelihood)
-    # Stationary kernels only (check_input_differentiable): ∂k(x, x)/∂θ is one value.
-    diag_total = np.array([[np.sum(sens.kernel_diag)]])
-    grad_kernel = (
-        hyperparameter_gradient(kernel, Z, X, sens.kernel_uf)
-        - hyperparameter_gradient(kernel, Z, Z, sens.kernel_uu)
-        + hyperparameter_gradient(kernel, X[:1], X[:1], diag_total)
-    )
-    grad_inducing = input_gradient(kernel, Z, X, sens.kernel_uf) - 2.0 * input_gradient(
-        kernel, Z, Z, sens.kernel_uu
-    )
-    return state, grad_kernel, sens.bias, grad_inducing
 
 
 class FITCGPClassifier(GPClassifierMixin):
@@ -283,31 +256,17 @@ default="kmeans"
         kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng).fit(X)
         return kmeans.cluster_centers_
 
-    def _ep_runner(self, y, likelihood, warm, random_state):
-        """``prior -> state``: EP warm-started from the last state when it converges."""
+    def _ep_options(self, random_state):
         damping = self.damping
         if damping == "auto":
             damping = 1.0 if self.ep_mode == "sequential" else 0.5
-        options = dict(
+        return dict(
             mode=self.ep_mode,
             damping=damping,
             tol=self.tol,
             max_sweeps=self.max_sweeps,
             random_state=random_state,
         )
-
-        def run(prior):
-            state = None
-            if warm:
-                state = run_fitc_ep(
-                    prior, y, likelihood, tau=warm[0].tau, nu=warm[0].nu, **options
-                )
-            if state is None or not state.converged:
-                state = run_fitc_ep(prior, y, likelihood, **options)
-            warm[:] = [state]
-            return state
-
-        return run
 
     def _fit_binary(self, X, y, random_state):
         start_time = time.perf_counter()
@@ -326,24 +285,21 @@ default="kmeans"
         best = None
         for _ in range(n_starts):
             Z0 = self._initial_inducing(X, y, kernel, rng)
-            warm: list[FITCEPState] = []
+            ep = WarmStartedEP(y, self._ep_options(random_state))
 
             def unpack(x, Z0=Z0):
                 kernel_x, bias = space.unpack(x[:n_space], self.bias)
                 Z = x[n_space:].reshape(Z0.shape) if self.optimize_inducing else Z0
                 return kernel_x, bias, Z
 
-            def evidence(x, unpack=unpack, warm=warm):
+            def evidence(x, unpack=unpack, ep=ep):
                 kernel_x, bias, Z = unpack(x)
                 likelihood = Probit(bias)
-                state, grad_kernel, grad_bias, grad_Z = evidence_and_gradient(
-                    kernel_x,
-                    X,
-                    Z,
-                    y,
-                    likelihood,
-                    self._ep_runner(y, likelihood, warm, random_state),
-                    self.jitter,
+                blocks = FITCKernelBlocks.from_kernel(kernel_x, Z, X)
+                prior = blocks.prior(self.jitter)
+                state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood)
+                grad_kernel, grad_bias, grad_Z = fitc_ep_gradient(
+                    state, y, likelihood, blocks
                 )
                 if self.verbose >= 2:
                     print(
@@ -361,7 +317,7 @@ default="kmeans"
                 bounds = np.vstack([bounds, np.tile([-np.inf, np.inf], (Z0.size, 1))])
             if learn and len(x) > 0:
                 x = maximize(evidence, x, bounds, max_iter=self.max_iter_optimizer).x
-            model = self._binary_model(X, y, *unpack(x), random_state)
+            model = self._binary_model(X, y, *unpack(x), ep)
             if (
                 best is None
                 or model.log_marginal_likelihood > best.log_marginal_likelihood
@@ -376,12 +332,12 @@ default="kmeans"
             )
         return best
 
-    def _binary_model(self, X, y, kernel, bias, Z, random_state):
+    def _binary_model(self, X, y, kernel, bias, Z, ep):
         likelihood = Probit(bias)
         prior = FITCPrior.from_kernel(
             kernel(Z), kernel(Z, X), kernel.diag(X), self.jitter
         )
-        state = self._ep_runner(y, likelihood, [], random_state)(prior)
+        state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood, 0.01)
         return FITCBinaryModel(
             kernel=kernel,
             likelihood=likelihood,

@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import GPClassifierMixin, batched_latent, default_kernel
 from ._optimize import ParameterSpace, maximize
+from ._threads import one_blas_thread
 from .approximations.ivm import (
     IVMPosterior,
     ivm_log_marginal_likelihood,
@@ -379,6 +380,7 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
         K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
         return subset_log_marginal_likelihood(K_I, K_I_gradient, y_I)
 
+    @one_blas_thread
     def fit(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
         self._validate_params()

@@ -15,6 +15,8 @@ from sklearn.gaussian_process.kernels import (
     WhiteKernel,
 )
 
+from ._threads import large_product
+
 
 def split_white_noise(kernel):
     """Split ``kernel`` into its latent part and the level of its ``WhiteKernel`` term.
@@ -130,11 +132,116 @@ def check_input_differentiable(kernel):
         )
 
 
+class CrossCovariance:
+    """``K(A, B)`` of a sum or product of ``ConstantKernel`` and ``RBF``, and its gradients.
+
+    Every node of the kernel expression is evaluated once and kept: RBF distances by
+    one matrix product (``‖a‖² + ‖b‖² − 2 a·b``), constants as scalars. The weighted
+    gradients of :meth:`gradients` reuse those values, and each RBF leaf's
+    ``(W ⊙ K) B`` product serves both the length-scale and the input gradient, so a
+    value and both gradients cost a few O(|A|·|B|·D) matrix products and no
+    ``(|A|, |B|, D)`` array. Pseudo-input methods (FITC) and the NLP method's
+    validation loss need exactly these.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Accepted by :func:`check_input_differentiable`.
+    A : ndarray of shape (n, D)
+    B : ndarray of shape (m, D), optional
+        ``A`` if omitted.
+    """
+
+    def __init__(self, kernel, A, B=None):
+        check_input_differentiable(kernel)
+        self.kernel = kernel
+        self.A = np.asarray(A, dtype=float)
+        self.B = self.A if B is None else np.asarray(B, dtype=float)
+        self._values = {}
+        value = self._evaluate(kernel)
+        self.value = np.broadcast_to(value, (len(self.A), len(self.B))).copy()
+
+    def _evaluate(self, node):
+        if isinstance(node, Sum):
+            value = self._evaluate(node.k1) + self._evaluate(node.k2)
+        elif isinstance(node, Product):
+            value = self._evaluate(node.k1) * self._evaluate(node.k2)
+        elif isinstance(node, ConstantKernel):
+            value = float(node.constant_value)
+        else:
+            length_scale = np.asarray(node.length_scale, dtype=float)
+            A, B = self.A / length_scale, self.B / length_scale
+            with large_product(2.0 * A.size * len(B)):
+                cross = A @ B.T
+            squared = (
+                np.einsum("ij,ij->i", A, A)[:, None]
+                + np.einsum("ij,ij->i", B, B)[None, :]
+                - 2.0 * cross
+            )
+            value = np.exp(-0.5 * np.maximum(squared, 0.0))
+        self._values[id(node)] = value
+        return value
+
+    def gradients(self, weights):
+        """``Σ_ij W_ij ∂k(a_i, b_j)/∂θ`` and ``G_id = Σ_j W_ij ∂k(a_i, b_j)/∂a_id``.
+
+        Parameters
+        ----------
+        weights : ndarray of shape (n, m)
+
+        Returns
+        -------
+        grad_theta : ndarray of shape (len(kernel.theta),)
+            In the order of ``kernel.theta`` (log-space).
+        grad_A : ndarray of shape (n, D)
+            Gradient in the first argument.
+        """
+        grad_A = np.zeros_like(self.A)
+        grad_theta = self._gradients(self.kernel, np.asarray(weights, float), grad_A)
+        return grad_theta, grad_A
+
+    def _gradients(self, node, weights, grad_A):
+        if isinstance(node, Sum):
+            return np.concatenate(
+                [
+                    self._gradients(node.k1, weights, grad_A),
+                    self._gradients(node.k2, weights, grad_A),
+                ]
+            )
+        if isinstance(node, Product):
+            value_1, value_2 = self._values[id(node.k1)], self._values[id(node.k2)]
+            return np.concatenate(
+                [
+                    self._gradients(node.k1, weights * value_2, grad_A),
+                    self._gradients(node.k2, weights * value_1, grad_A),
+                ]
+            )
+        if isinstance(node, ConstantKernel):
+            if len(node.theta) == 0:
+                return np.zeros(0)
+            return np.array([node.constant_value * np.sum(weights)])
+        WK = weights * self._values[id(node)]
+        with large_product(2.0 * WK.size * self.B.shape[1]):
+            WK_B = WK @ self.B
+        row_sums = WK.sum(axis=1)
+        inverse_squares = 1.0 / np.asarray(node.length_scale, dtype=float) ** 2
+        grad_A += (WK_B - row_sums[:, None] * self.A) * inverse_squares
+        if len(node.theta) == 0:
+            return np.zeros(0)
+        squared_distance = (
+            row_sums @ self.A**2
+            + WK.sum(axis=0) @ self.B**2
+            - 2.0 * np.einsum("ij,ij->j", WK_B, self.A)
+        )
+        per_dimension = squared_distance * inverse_squares
+        return per_dimension if node.anisotropic else np.array([per_dimension.sum()])
+
+
 def hyperparameter_gradient(kernel, X, Y, weights):
     """``Σ_ij W_ij ∂k(x_i, y_j)/∂θ`` for the free hyperparameters ``θ`` (log-space).
 
-    Cross-covariance version of scikit-learn's ``eval_gradient``, contracted with a
-    weight matrix so that no ``(n, m, p)`` array is formed: O(n·m·D) for an RBF.
+    One-off form of :meth:`CrossCovariance.gradients` (which keeps the kernel values
+    for several contractions).
 
     Parameters
     ----------
@@ -146,60 +253,17 @@ def hyperparameter_gradient(kernel, X, Y, weights):
     Returns
     -------
     ndarray of shape (len(kernel.theta),)
-        In the order of ``kernel.theta``.
     """
-    if isinstance(kernel, Sum):
-        return np.concatenate(
-            [
-                hyperparameter_gradient(kernel.k1, X, Y, weights),
-                hyperparameter_gradient(kernel.k2, X, Y, weights),
-            ]
-        )
-    if isinstance(kernel, Product):
-        return np.concatenate(
-            [
-                hyperparameter_gradient(kernel.k1, X, Y, weights * kernel.k2(X, Y)),
-                hyperparameter_gradient(kernel.k2, X, Y, weights * kernel.k1(X, Y)),
-            ]
-        )
-    if len(kernel.theta) == 0:
-        return np.zeros(0)
-    if isinstance(kernel, ConstantKernel):
-        return np.array([kernel.constant_value * np.sum(weights)])
-    WK = weights * kernel(X, Y)
-    squared_distance = (
-        WK.sum(axis=1) @ X**2
-        + WK.sum(axis=0) @ Y**2
-        - 2.0 * np.sum((WK @ Y) * X, axis=0)
-    )
-    per_dimension = squared_distance / np.asarray(kernel.length_scale, dtype=float) ** 2
-    return per_dimension if kernel.anisotropic else np.array([per_dimension.sum()])
+    return CrossCovariance(kernel, X, Y).gradients(weights)[0]
 
 
 def input_gradient(kernel, X, Y, weights):
     """``G_id = Σ_j W_ij ∂k(x_i, y_j)/∂x_id``: the gradient in the first argument.
 
-    Parameters
-    ----------
-    kernel : Kernel
-        Accepted by :func:`check_input_differentiable`.
-    X, Y : ndarray of shape (n, D) and (m, D)
-    weights : ndarray of shape (n, m)
+    One-off form of :meth:`CrossCovariance.gradients`.
 
     Returns
     -------
     ndarray of shape (n, D)
     """
-    if isinstance(kernel, Sum):
-        return input_gradient(kernel.k1, X, Y, weights) + input_gradient(
-            kernel.k2, X, Y, weights
-        )
-    if isinstance(kernel, Product):
-        return input_gradient(kernel.k1, X, Y, weights * kernel.k2(X, Y)) + (
-            input_gradient(kernel.k2, X, Y, weights * kernel.k1(X, Y))
-        )
-    if isinstance(kernel, ConstantKernel):
-        return np.zeros_like(X)
-    WK = weights * kernel(X, Y)
-    length_scale = np.asarray(kernel.length_scale, dtype=float)
-    return (WK @ Y - WK.sum(axis=1)[:, None] * X) / length_scale**2
+    return CrossCovariance(kernel, X, Y).gradients(weights)[1]

@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import GPClassifierMixin, batched_latent, default_kernel
+from ._threads import one_blas_thread
 from .approximations.online import SparseOnlineGP
 from .ep import EPGPClassifier
 from .kernels import split_white_noise
@@ -222,6 +223,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    @one_blas_thread
     def fit(self, X, y):
         """Learn from ``X``, ``y`` in ``n_passes`` passes, starting afresh.
 
@@ -240,6 +242,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
         self._report(self.state_, start)
         return self
 
+    @one_blas_thread
     def partial_fit(self, X, y):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
 
@@ -423,6 +426,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         ).fit(X_sub, y_sub)
         return gpc.kernel_, Probit(float(gpc.bias_))
 
+    @one_blas_thread
     def partial_fit(self, X, y, classes=None):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
 

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin, batched_latent
 from ._linalg import solve_lower
+from ._threads import one_blas_thread
 from .approximations.rvm_ssem import batch_em, subspace_em
 from .kernels import KernelBlocks
 from .likelihoods import Probit
@@ -235,6 +236,7 @@ class RVMRegressor(_RVMFitting, RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    @one_blas_thread
     def fit(self, X, y):
         """Grow the relevance vectors and learn α and σ² from ``X``, ``y``."""
         self._validate_params()

@@ -1,80 +1,148 @@
-"""Expectation propagation for a full GP prior (R&W Alg. 3.5/3.6; ALGORITHMS.md §6.1).
+"""Expectation propagation: one loop for every Gaussian prior (ALGORITHMS.md §5, §6.1).
 
-Pure numerics: a kernel matrix and labels in, sites / posterior / evidence / gradient out.
-Sites are kept in natural parameters ``τ̃`` (precision) and ``ν̃ = τ̃ m``; the posterior
-over the training latents is ``N(μ, Σ)`` with ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``, always
-recomputed through the stable ``B = I + S̃½ K S̃½`` (eigenvalues ≥ 1, no jitter needed).
+Pure numerics. Sites are kept in natural parameters ``τ̃`` (precision) and
+``ν̃ = τ̃ m``. The loop (:func:`run_ep`) sees the posterior ``N(μ, Σ)`` over the training
+latents only through a small interface, :class:`SitePosterior`: its marginals, its
+refresh from the sites, ``log|I + K T̃|`` and a sequential sweep. Two posteriors
+implement it: :class:`DensePosterior` for a full prior ``N(0, K)`` (R&W Alg. 3.5,
+in the stable ``B = I + S̃½ K S̃½`` form) and
+:class:`~sparsegp.approximations.fitc_ep.FITCPosterior` for the FITC prior (004).
+:class:`WarmStartedEP` starts each run from the previous run's sites, as an
+optimizer's evidence evaluations want.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
-from scipy.linalg import blas
+from scipy.linalg import blas, lapack
 
 from .._linalg import cholesky_jitter, log_det_from_cholesky, solve_lower
+from .._threads import large_product
 from ..likelihoods import site_from_cavity
 
 __all__ = [
+    "DensePosterior",
     "EPState",
+    "SitePosterior",
+    "WarmStartedEP",
     "ep_log_evidence_gradient",
     "parallel_site_update",
     "predict_latent",
     "run_ep",
     "single_site_update",
-    "site_evidence_terms",
     "sites_converged",
 ]
 
 
+class SitePosterior(Protocol):
+    """A Gaussian posterior ``N(μ, Σ)`` defined by a prior and sites ``(τ̃, ν̃)``."""
+
+    tau: np.ndarray
+    nu: np.ndarray
+
+    def refresh(self) -> None:
+        """Recompute the posterior from the sites from scratch."""
+
+    def marginals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior means ``μ`` and variances ``diag Σ`` (valid after a refresh)."""
+
+    def log_det(self) -> float:
+        """``log|I + K T̃|`` for the prior covariance ``K``."""
+
+    def sequential_sweep(self, order, site_update) -> None:
+        """Visit the sites in ``order``; ``site_update(i, mean_i, var_i, tau_i, nu_i)``
+        returns the new site ``(tau_i, nu_i)`` from the current marginal of ``i``."""
+
+
+class DensePosterior:
+    """EP posterior on a full prior ``N(0, K)``: ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``.
+
+    A refresh factors ``B = I + S̃½ K S̃½`` (eigenvalues ≥ 1, no jitter needed) and
+    forms ``V = L⁻¹ S̃½ K`` so that ``Σ = K − VᵀV``: O(n³) (R&W Alg. 3.5, lines 9-11).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    tau, nu : ndarray of shape (n,)
+    """
+
+    def __init__(self, K, tau, nu):
+        self.K = np.asarray(K, dtype=float)
+        self.tau = np.array(tau, dtype=float)
+        self.nu = np.array(nu, dtype=float)
+        self.refresh()
+
+    def refresh(self):
+        sqrt_tau = np.sqrt(self.tau)
+        B = sqrt_tau[:, None] * self.K * sqrt_tau[None, :]
+        B[np.diag_indices_from(B)] += 1.0
+        with large_product(len(B) ** 3):
+            self.chol_B = cholesky_jitter(B, what="B = I + S½KS½")
+            V = solve_lower(self.chol_B, sqrt_tau[:, None] * self.K)
+        self._var = np.diag(self.K) - np.einsum("ij,ij->j", V, V)
+        self._mean = self.K @ self.nu - V.T @ (V @ self.nu)
+
+    def marginals(self):
+        return self._mean, self._var
+
+    def log_det(self):
+        return log_det_from_cholesky(self.chol_B)
+
+    @property
+    def omega(self):
+        """``ω = K⁻¹μ = ν̃ − τ̃ ⊙ μ``: the predictive mean is ``k(x*)ᵀ ω``."""
+        return self.nu - self.tau * self._mean
+
+    def sequential_sweep(self, order, site_update):
+        """R&W Alg. 3.5: one rank-one change of ``Σ`` per site, O(n²) each."""
+        V = solve_lower(self.chol_B, np.sqrt(self.tau)[:, None] * self.K)
+        Sigma = np.asfortranarray(self.K - V.T @ V)
+        mean = self._mean.copy()
+        for i in order:
+            s_ii = Sigma[i, i]
+            new_tau, new_nu = site_update(i, mean[i], s_ii, self.tau[i], self.nu[i])
+            d_tau, d_nu = new_tau - self.tau[i], new_nu - self.nu[i]
+            self.tau[i], self.nu[i] = new_tau, new_nu
+            column = Sigma[:, i].copy()
+            denom = 1.0 + d_tau * s_ii
+            mean += column * ((d_nu - d_tau * mean[i]) / denom)
+            Sigma = blas.dger(-d_tau / denom, column, column, a=Sigma, overwrite_a=True)
+
+
 @dataclass(frozen=True)
 class EPState:
-    """An EP posterior over the training latents and what prediction needs.
+    """The outcome of :func:`run_ep`.
 
     Attributes
     ----------
-    tau, nu : ndarray of shape (n,)
-        Site natural parameters.
+    posterior : SitePosterior
+        Refreshed at the final sites (not to be changed afterwards).
     mean, var : ndarray of shape (n,)
-        Posterior marginals ``μ`` and ``diag Σ``.
-    chol_B : ndarray of shape (n, n)
-        Lower Cholesky factor of ``B = I + S̃½ K S̃½``.
-    omega : ndarray of shape (n,)
-        ``ω = K⁻¹μ = ν̃ − τ̃ ⊙ μ``; the predictive mean is ``k(x*)ᵀ ω``.
+        Posterior marginals.
     log_evidence : float
         EP approximation of ``log p(y | X)`` (ALGORITHMS.md §5.5).
     n_sweeps : int
-        Sweeps performed.
     converged : bool
         Whether the convergence test passed before ``max_sweeps``.
     """
 
-    tau: np.ndarray
-    nu: np.ndarray
+    posterior: SitePosterior
     mean: np.ndarray
     var: np.ndarray
-    chol_B: np.ndarray
-    omega: np.ndarray
     log_evidence: float
     n_sweeps: int
     converged: bool
 
+    @property
+    def tau(self):
+        return self.posterior.tau
 
-def _factor(K, tau):
-    """``L = chol(I + S̃½ K S̃½)`` and ``V = L⁻¹ S̃½ K``, so that ``Σ = K − VᵀV``."""
-    sqrt_tau = np.sqrt(tau)
-    B = np.eye(len(tau)) + sqrt_tau[:, None] * K * sqrt_tau[None, :]
-    L = cholesky_jitter(B, what="B = I + S½KS½")
-    return L, solve_lower(L, sqrt_tau[:, None] * K)
-
-
-def _refresh(K, tau, nu):
-    """Posterior marginals from the sites in O(n³) (R&W Alg. 3.5, lines 9-11)."""
-    L, V = _factor(K, tau)
-    var = np.diag(K) - np.einsum("ij,ij->j", V, V)
-    mean = K @ nu - V.T @ (V @ nu)
-    return mean, var, L
+    @property
+    def nu(self):
+        return self.posterior.nu
 
 
 def _cavities(mean, var, tau, nu):
@@ -82,12 +150,19 @@ def _cavities(mean, var, tau, nu):
     return 1.0 / var - tau, mean / var - nu
 
 
-def site_evidence_terms(likelihood, y, mean, var, tau, nu):
-    """The prior-independent part of the EP log evidence (ALGORITHMS.md §5.5).
+def cavity_gradient(state: EPState, y, likelihood):
+    """``∂ log Z_EP/∂b = Σ_i g_i`` at the cavities: the probit bias's gradient."""
+    tau_c, nu_c = _cavities(state.mean, state.var, state.tau, state.nu)
+    return float(np.sum(likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g))
 
-    ``log Z_EP = site_evidence_terms − ½ log|I + K T̃| + ½ ν̃ᵀμ`` for any prior
-    covariance ``K`` (R&W eq. 3.65 in natural parameters).
+
+def log_evidence(posterior: SitePosterior, likelihood, y, mean, var):
+    """EP log evidence for any prior (R&W eq. 3.65 in natural parameters, §5.5).
+
+    ``log Z_EP = Σ_i (log Ẑ_i + ½ log(1 + τ̃_i/τ_c,i) + ½ ν_c,i²/τ_c,i
+    − ½ (ν̃_i + ν_c,i)²/(τ̃_i + τ_c,i)) − ½ log|I + K T̃| + ½ ν̃ᵀμ``.
     """
+    tau, nu = posterior.tau, posterior.nu
     tau_c, nu_c = _cavities(mean, var, tau, nu)
     moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
     site_terms = (
@@ -96,13 +171,9 @@ def site_evidence_terms(likelihood, y, mean, var, tau, nu):
         + 0.5 * nu_c**2 / tau_c
         - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
     )
-    return float(np.sum(site_terms))
-
-
-def _log_evidence(likelihood, y, mean, var, tau, nu, L):
-    """EP log evidence with ``log|I + K T̃| = log|B|``."""
-    terms = site_evidence_terms(likelihood, y, mean, var, tau, nu)
-    return terms - 0.5 * log_det_from_cholesky(L) + 0.5 * float(nu @ mean)
+    return (
+        float(np.sum(site_terms)) - 0.5 * posterior.log_det() + 0.5 * float(nu @ mean)
+    )
 
 
 def sites_converged(tau, nu, old_tau, old_nu, log_z, old_log_z, tol):
@@ -119,13 +190,18 @@ def sites_converged(tau, nu, old_tau, old_nu, log_z, old_log_z, tol):
 
 
 def parallel_site_update(y, likelihood, tau, nu, mean, var, damping):
-    """New sites, all computed from the same marginals ``(mean, var)`` (damped)."""
+    """New sites, all computed from the same marginals ``(mean, var)`` (damped).
+
+    A site whose cavity is not a proper Gaussian keeps its value.
+    """
     tau_c, nu_c = _cavities(mean, var, tau, nu)
+    proper = tau_c > 0.0
+    tau_c = np.where(proper, tau_c, 1.0)
     mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
     new_tau, new_nu = site_from_cavity(mu_c, var_c, likelihood.moments(mu_c, var_c, y))
-    tau = (1.0 - damping) * tau + damping * np.maximum(new_tau, 0.0)
-    nu = (1.0 - damping) * nu + damping * new_nu
-    return tau, nu
+    new_tau = np.where(proper, np.maximum(new_tau, 0.0), tau)
+    new_nu = np.where(proper, new_nu, nu)
+    return tau + damping * (new_tau - tau), nu + damping * (new_nu - nu)
 
 
 def single_site_update(y_i, likelihood, tau_i, nu_i, mean_i, var_i, damping):
@@ -147,97 +223,139 @@ def single_site_update(y_i, likelihood, tau_i, nu_i, mean_i, var_i, damping):
     )
 
 
-def _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order):
-    """Update the sites one at a time with rank-one changes of Σ (O(n²) each)."""
-    tau, nu, mean = tau.copy(), nu.copy(), mean.copy()
-    V = _factor(K, tau)[1]
-    Sigma_f = np.asfortranarray(K - V.T @ V)
-    for i in order:
-        s_ii = Sigma_f[i, i]
-        new_tau, new_nu = single_site_update(
-            y[i], likelihood, tau[i], nu[i], mean[i], s_ii, damping
-        )
-        d_tau, d_nu = new_tau - tau[i], new_nu - nu[i]
-        tau[i], nu[i] = new_tau, new_nu
-        column = Sigma_f[:, i].copy()
-        denom = 1.0 + d_tau * s_ii
-        mean += column * ((d_nu - d_tau * mean[i]) / denom)
-        Sigma_f = blas.dger(-d_tau / denom, column, column, a=Sigma_f, overwrite_a=True)
-    return tau, nu
-
-
 def run_ep(
-    K,
+    posterior: SitePosterior,
     y,
     likelihood,
     *,
-    tau=None,
-    nu=None,
     mode="parallel",
     damping=0.5,
     tol=1e-6,
     max_sweeps=100,
     random_state=None,
 ) -> EPState:
-    """Run EP to convergence on the prior ``N(0, K)`` and the given likelihood.
+    """Run EP from the posterior's current sites to convergence.
 
     Parameters
     ----------
-    K : ndarray of shape (n, n)
-        Prior covariance of the training latents.
+    posterior : SitePosterior
+        A :class:`DensePosterior` or a FITC posterior, refreshed at the initial
+        sites; it is updated in place.
     y : ndarray of shape (n,)
         Labels in ``{-1, +1}`` (or targets for a Gaussian likelihood).
     likelihood : Probit or Gaussian
         Supplies ``moments(mu, var, y)``.
-    tau, nu : ndarray of shape (n,), optional
-        Initial sites (warm start); zeros by default.
     mode : {"parallel", "sequential"}
-        Parallel updates all sites from the same marginals (one O(n³) refresh per
-        sweep); sequential is R&W Alg. 3.5 (rank-one update per site, random order).
+        Parallel updates all sites from the same marginals, then refreshes the
+        posterior (BLAS-3 work only); sequential visits the sites one by one in
+        random order (R&W Alg. 3.5, 004 §3), then refreshes.
     damping : float in (0, 1]
         Fraction of the moment-matched change applied to each site.
     tol : float
-        Converged when the largest change of a site parameter, relative to
-        ``1 + |value|``, and the change of the log evidence are both below ``tol``.
+        Tolerance of :func:`sites_converged`.
     max_sweeps : int
         Upper bound on sweeps.
     random_state : int, Generator or None
         Visiting order of the sequential sweeps.
     """
-    K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
-    n = len(y)
     rng = np.random.default_rng(random_state)
-    tau = np.zeros(n) if tau is None else np.array(tau, dtype=float)
-    nu = np.zeros(n) if nu is None else np.array(nu, dtype=float)
-    mean, var, L = _refresh(K, tau, nu)
-    log_z = _log_evidence(likelihood, y, mean, var, tau, nu, L)
+
+    def site_update(i, mean_i, var_i, tau_i, nu_i):
+        return single_site_update(y[i], likelihood, tau_i, nu_i, mean_i, var_i, damping)
+
+    mean, var = posterior.marginals()
+    log_z = log_evidence(posterior, likelihood, y, mean, var)
     converged = False
     n_sweeps = 0
     for sweep in range(1, max_sweeps + 1):
         n_sweeps = sweep
-        old_tau, old_nu, old_log_z = tau, nu, log_z
+        old_tau, old_nu, old_log_z = posterior.tau.copy(), posterior.nu.copy(), log_z
         if mode == "parallel":
-            tau, nu = parallel_site_update(y, likelihood, tau, nu, mean, var, damping)
+            posterior.tau, posterior.nu = parallel_site_update(
+                y, likelihood, posterior.tau, posterior.nu, mean, var, damping
+            )
         else:
-            order = rng.permutation(n)
-            tau, nu = _sequential_sweep(K, y, likelihood, tau, nu, mean, damping, order)
-        mean, var, L = _refresh(K, tau, nu)
-        log_z = _log_evidence(likelihood, y, mean, var, tau, nu, L)
-        if sites_converged(tau, nu, old_tau, old_nu, log_z, old_log_z, tol):
+            posterior.sequential_sweep(rng.permutation(len(y)), site_update)
+        posterior.refresh()
+        mean, var = posterior.marginals()
+        log_z = log_evidence(posterior, likelihood, y, mean, var)
+        if sites_converged(
+            posterior.tau, posterior.nu, old_tau, old_nu, log_z, old_log_z, tol
+        ):
             converged = True
             break
     return EPState(
-        tau=tau,
-        nu=nu,
+        posterior=posterior,
         mean=mean,
         var=var,
-        chol_B=L,
-        omega=nu - tau * mean,
         log_evidence=log_z,
         n_sweeps=n_sweeps,
         converged=converged,
     )
+
+
+@dataclass
+class WarmStartedEP:
+    """EP runs that start from the sites of the previous converged run.
+
+    An optimizer evaluates the evidence at nearby hyperparameters one after another;
+    the previous fixed point is a close start. When a warm-started run does not
+    converge, EP is run again from zero sites and the better-converged run kept.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+    options : dict
+        Keyword arguments of :func:`run_ep`.
+
+    Attributes
+    ----------
+    n_runs, n_sweeps, n_cold_restarts : int
+        Runs, sweeps and cold restarts after a warm start that did not converge.
+    """
+
+    y: np.ndarray
+    options: dict
+    n_runs: int = 0
+    n_sweeps: int = 0
+    n_cold_restarts: int = 0
+    _sites: tuple | None = field(default=None, repr=False)
+
+    def __call__(self, make_posterior, likelihood, tol_factor=1.0) -> EPState:
+        """Run EP on ``make_posterior(tau, nu)`` with ``likelihood``.
+
+        ``tol_factor`` scales the tolerance: the fitted model's final run uses
+        ``0.01`` so that its predictions do not depend, beyond that tolerance, on
+        the path the optimizer took to its point.
+        """
+        n = len(self.y)
+        options = self.options | {"tol": self.options["tol"] * tol_factor}
+        state = None
+        if self._sites is not None:
+            state = self._run(make_posterior(*self._sites), likelihood, options)
+            if not state.converged:
+                self.n_cold_restarts += 1
+        if state is None or not state.converged:
+            zeros = np.zeros(n), np.zeros(n)
+            state = self._run(make_posterior(*zeros), likelihood, options)
+        if state.converged:
+            self._sites = (state.tau.copy(), state.nu.copy())
+        return state
+
+    def _run(self, posterior, likelihood, options):
+        state = run_ep(posterior, self.y, likelihood, **options)
+        self.n_runs += 1
+        self.n_sweeps += state.n_sweeps
+        return state
+
+
+def _inverse_from_cholesky(L):
+    """``(L Lᵀ)⁻¹`` from the lower factor by LAPACK ``potri`` (O(n³/3) after ``L``)."""
+    inverse, info = lapack.dpotri(L, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dpotri failed with info={info}")
+    return np.tril(inverse) + np.tril(inverse, -1).T
 
 
 def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
@@ -249,7 +367,8 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
     Parameters
     ----------
     state : EPState
-        A converged EP state (the formula holds at the fixed point only).
+        A converged EP state on a :class:`DensePosterior` (the formula holds at
+        the fixed point only).
     K_gradient : ndarray of shape (n, n, p)
         ``∂K/∂θ_j`` for each kernel hyperparameter (scikit-learn's layout).
     y : ndarray of shape (n,)
@@ -262,15 +381,14 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
     grad_kernel : ndarray of shape (p,)
     grad_bias : float
     """
+    posterior = state.posterior
     sqrt_tau = np.sqrt(state.tau)
-    C = solve_lower(state.chol_B, np.diag(sqrt_tau))
-    R = C.T @ C
-    omega = state.omega
+    with large_product(len(sqrt_tau) ** 3 / 3):
+        R = sqrt_tau[:, None] * _inverse_from_cholesky(posterior.chol_B) * sqrt_tau
+    omega = posterior.omega
     data_fit = np.einsum("i,ijk,j->k", omega, K_gradient, omega)
     trace = np.tensordot(R, K_gradient, axes=([0, 1], [0, 1]))
-    tau_c, nu_c = _cavities(state.mean, state.var, state.tau, state.nu)
-    g = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g
-    return 0.5 * (data_fit - trace), float(np.sum(g))
+    return 0.5 * (data_fit - trace), cavity_gradient(state, y, likelihood)
 
 
 def predict_latent(state: EPState, K_cross, k_diag):
@@ -279,12 +397,14 @@ def predict_latent(state: EPState, K_cross, k_diag):
     Parameters
     ----------
     state : EPState
+        On a :class:`DensePosterior`.
     K_cross : ndarray of shape (n, m)
         ``k(X_train, X_test)``.
     k_diag : ndarray of shape (m,)
         Prior variances ``k(x*, x*)``.
     """
-    mean = K_cross.T @ state.omega
-    v = solve_lower(state.chol_B, np.sqrt(state.tau)[:, None] * K_cross)
+    posterior = state.posterior
+    mean = K_cross.T @ posterior.omega
+    v = solve_lower(posterior.chol_B, np.sqrt(state.tau)[:, None] * K_cross)
     var = k_diag - np.einsum("ij,ij->j", v, v)
     return mean, np.maximum(var, 0.0)

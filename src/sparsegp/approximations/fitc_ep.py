@@ -1,17 +1,18 @@
 """EP on the FITC prior with M pseudo-inputs (seed 004; ALGORITHMS.md §5).
 
-Pure numerics: kernel blocks ``K_uu``, ``K_uf``, ``diag K_ff`` and labels in; sites,
-evidence, evidence sensitivities and predictions out, all in O(n·M²) time and O(n·M)
-memory. The prior is ``K_FITC = VᵀV + diag(d₀)`` with ``V = L_u⁻¹ K_uf``.
+Pure numerics: kernel blocks ``K_uu``, ``K_uf``, ``diag K_ff`` and labels in; the
+posterior EP runs on (:class:`FITCPosterior`, driven by
+:func:`~sparsegp.approximations.ep.run_ep`), the evidence gradient and predictions out,
+all in O(n·M²) time and O(n·M) memory. The prior is ``K_FITC = VᵀV + diag(d₀)`` with
+``V = L_u⁻¹ K_uf``.
 
-The posterior keeps 004's structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ``,
-written in the whitened coordinates of ``V`` (``P = diag(t) Vᵀ`` instead of
-``diag(t) K_fu``), so that after a refresh ``F = L_B⁻ᵀ`` with
-``L_B L_Bᵀ = I + V diag(G) Vᵀ`` — the matrix the evidence and the predictions need
-too. 004 keeps ``F`` lower-triangular and changes it by a Cholesky rank-one
-update/downdate; any square root will do (ALGORITHMS.md §5.2), and here a site update
-multiplies ``F`` by a symmetric rank-one square root, ``F ← F (I − β a aᵀ)``: one BLAS
-``dger``, O(M²), positive definite by construction.
+A parallel sweep refreshes the posterior by BLAS-3 products. A sequential sweep (004's
+EP) keeps 004's structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ``, written in
+the whitened coordinates of ``V`` so that after a rebuild ``F = L_B⁻ᵀ`` with
+``L_B L_Bᵀ = I + V diag(G) Vᵀ``. 004 keeps ``F`` lower-triangular and changes it by a
+Cholesky rank-one update/downdate; any square root will do (ALGORITHMS.md §5.2), and
+here a site update multiplies ``F`` by a symmetric rank-one square root,
+``F ← F (I − β a aᵀ)``: one BLAS ``dger``, O(M²), positive definite by construction.
 """
 
 from __future__ import annotations
@@ -28,22 +29,19 @@ from .._linalg import (
     solve_lower,
     solve_lower_transpose,
 )
-from .ep import (
-    parallel_site_update,
-    single_site_update,
-    site_evidence_terms,
-    sites_converged,
-)
+from ..kernels import CrossCovariance
+from .ep import EPState, cavity_gradient
 
 __all__ = [
     "EvidenceSensitivities",
-    "FITCEPState",
+    "FITCKernelBlocks",
     "FITCPosterior",
     "FITCPrior",
+    "StructuredFITCPosterior",
+    "fitc_ep_gradient",
     "fitc_ep_sensitivities",
     "predict_latent_fitc",
     "predictive_weights",
-    "run_fitc_ep",
 ]
 
 
@@ -84,11 +82,13 @@ class FITCPrior:
 
 
 class FITCPosterior:
-    """The EP posterior ``N(h, A)`` on the FITC prior, kept in 004's structured form.
+    """The EP posterior ``N(h, A)`` on the FITC prior, refreshed by BLAS-3 products.
 
-    ``A = D + P F Fᵀ Pᵀ`` and ``h = ν_D + P γ`` (ALGORITHMS.md §5.2). Marginals of one
-    point and a site update cost O(M²) (:meth:`visit_site`), a refresh from the
-    sites O(n·M²) (:meth:`refresh`).
+    With ``t = 1/(1 + τ̃ d₀)``, ``G = τ̃ t`` and ``L_B L_Bᵀ = I + V diag(G) Vᵀ``,
+    ``A = diag(d₀ t) + diag(t) Eᵀ E diag(t)`` and ``h = d₀ t ν̃ + t ⊙ Eᵀ E (t ν̃)``
+    with ``E = L_B⁻¹ V`` (ALGORITHMS.md §5.3): a refresh is one ``syrk`` and one
+    triangular solve with n right-hand sides, O(n·M²). A sequential sweep works on
+    004's structured form (:class:`StructuredFITCPosterior`).
 
     Parameters
     ----------
@@ -103,39 +103,81 @@ class FITCPosterior:
         self.nu = np.array(nu, dtype=float)
         self.refresh()
 
+    @property
+    def G(self):
+        """``τ̃ / (1 + τ̃ d₀)``: the site precisions seen through the FITC residual."""
+        return self.tau / (1.0 + self.tau * self.prior.d0)
+
     def refresh(self):
-        """Recompute the structure from the sites (ALGORITHMS.md §5.3), O(n·M²)."""
         prior = self.prior
         t = 1.0 / (1.0 + self.tau * prior.d0)
-        G = self.tau * t
-        self.d = prior.d0 * t
-        self.P = np.asfortranarray(t[:, None] * prior.V.T)
-        self.chol_B = cholesky_jitter(
-            np.eye(prior.n_inducing) + (prior.V * G) @ prior.V.T,
-            what="I + V G Vᵀ",
-        )
-        self.F = np.asfortranarray(
-            solve_lower_transpose(self.chol_B, np.eye(prior.n_inducing))
-        )
-        self.nu_D = self.d * self.nu
-        self.gamma = self.F @ (self.F.T @ (self.P.T @ self.nu))
+        lower = blas.dsyrk(1.0, prior.V * np.sqrt(self.tau * t), lower=1)
+        B = np.tril(lower) + np.tril(lower, -1).T
+        B[np.diag_indices_from(B)] += 1.0
+        self.chol_B = cholesky_jitter(B, what="I + V G Vᵀ")
+        self.E = solve_lower(self.chol_B, prior.V)
+        self._var = prior.d0 * t + t**2 * np.einsum("ij,ij->j", self.E, self.E)
+        self._mean = t * (prior.d0 * self.nu + self.E.T @ (self.E @ (t * self.nu)))
 
     def marginals(self):
-        """Posterior means ``h`` and variances ``diag A`` of all points, O(n·M²)."""
-        PF = self.P @ self.F
-        return self.nu_D + self.P @ self.gamma, self.d + np.einsum("ij,ij->i", PF, PF)
+        return self._mean, self._var
 
-    def visit_site(self, i, new_site):
-        """Replace site ``i`` by ``new_site(mean_i, var_i, tau_i, nu_i)``, O(M²).
+    def log_det(self):
+        """``log|I + K_FITC T̃| = Σ log(1 + τ̃ d₀) + log|B|`` (§5.5)."""
+        return float(np.sum(np.log1p(self.tau * self.prior.d0))) + (
+            log_det_from_cholesky(self.chol_B)
+        )
 
-        The marginal handed to ``new_site`` and the update share one product
+    def sequential_sweep(self, order, site_update):
+        """004's EP: each site an O(M²) update of the structured posterior."""
+        structured = StructuredFITCPosterior(self.prior, self.tau, self.nu)
+        for i in order:
+            structured.visit_site(i, site_update)
+        self.tau, self.nu = structured.tau, structured.nu
+
+
+class StructuredFITCPosterior:
+    """004's structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ`` (§5.2).
+
+    Written in the whitened coordinates of ``V`` (``P = diag(t) Vᵀ``), so that after
+    a rebuild ``F = L_B⁻ᵀ``. The marginal of one point and a site update cost O(M²).
+
+    Parameters
+    ----------
+    prior : FITCPrior
+    tau, nu : ndarray of shape (n,)
+    """
+
+    def __init__(self, prior: FITCPrior, tau, nu):
+        self.prior = prior
+        self.tau = np.array(tau, dtype=float)
+        self.nu = np.array(nu, dtype=float)
+        self.rebuild()
+
+    def rebuild(self):
+        """Recompute the structure from the sites (ALGORITHMS.md §5.3), O(n·M²)."""
+        posterior = FITCPosterior(self.prior, self.tau, self.nu)
+        t = 1.0 / (1.0 + self.tau * self.prior.d0)
+        self.d = self.prior.d0 * t
+        self.P = np.asfortranarray(t[:, None] * self.prior.V.T)
+        eye = np.eye(self.prior.n_inducing)
+        self.F = np.asfortranarray(solve_lower_transpose(posterior.chol_B, eye))
+        self.nu_D = self.d * self.nu
+        self.gamma = self.F @ (posterior.E @ (t * self.nu))
+
+    def visit_site(self, i, site_update):
+        """Replace site ``i`` by ``site_update(i, mean_i, var_i, tau_i, nu_i)``, O(M²).
+
+        The marginal handed to ``site_update`` and the update share one product
         ``Fᵀ p_i``: sequential EP's inner step.
         """
         p = self.P[i]
         a = self.F.T @ p
         mean_i = float(self.nu_D[i] + p @ self.gamma)
         var_i = float(self.d[i] + a @ a)
-        tau_i, nu_i = new_site(mean_i, var_i, float(self.tau[i]), float(self.nu[i]))
+        tau_i, nu_i = site_update(
+            i, mean_i, var_i, float(self.tau[i]), float(self.nu[i])
+        )
         self._apply_site(i, a, mean_i, tau_i, nu_i)
 
     def update_site(self, i, tau_i, nu_i):
@@ -148,7 +190,7 @@ class FITCPosterior:
 
         ``F Fᵀ − c x xᵀ`` with ``x = F a`` equals ``F (I − c a aᵀ) Fᵀ``, and
         ``I − c a aᵀ = (I − β a aᵀ)²`` for ``β = c / (1 + √(1 − c‖a‖²))``. Falls back
-        to a full refresh if round-off makes a denominator non-positive.
+        to a full rebuild if round-off makes a denominator non-positive.
         """
         x = self.F @ a
         s = float(a @ a)
@@ -160,7 +202,7 @@ class FITCPosterior:
         c = pi / precision_ratio
         shrink = 1.0 - c * s
         if precision_ratio <= 0.0 or tau_1 <= 0.0 or shrink <= 0.0:
-            self.refresh()
+            self.rebuild()
             return
         beta = c / (1.0 + math.sqrt(shrink))
         self.F = blas.dger(-beta, x, a, a=self.F, overwrite_a=True)
@@ -168,134 +210,6 @@ class FITCPosterior:
         self.d[i] = d_i / tau_1
         self.P[i] /= tau_1
         self.nu_D[i] = d_i / tau_1 * nu_i
-
-
-@dataclass(frozen=True)
-class FITCEPState:
-    """Converged EP on the FITC prior and what the gradient and predictions need.
-
-    Attributes
-    ----------
-    prior : FITCPrior
-    tau, nu : ndarray of shape (n,)
-        Site natural parameters.
-    mean, var : ndarray of shape (n,)
-        Posterior marginals ``h`` and ``diag A``.
-    chol_B : ndarray of shape (M, M)
-        ``chol(I + V diag(G) Vᵀ)``, ``G = τ̃ / (1 + τ̃ d₀)``.
-    log_evidence : float
-    n_sweeps : int
-    converged : bool
-    """
-
-    prior: FITCPrior
-    tau: np.ndarray
-    nu: np.ndarray
-    mean: np.ndarray
-    var: np.ndarray
-    chol_B: np.ndarray
-    log_evidence: float
-    n_sweeps: int
-    converged: bool
-
-    @property
-    def G(self):
-        """``τ̃ / (1 + τ̃ d₀)``: the site precisions seen through the FITC residual."""
-        return self.tau / (1.0 + self.tau * self.prior.d0)
-
-
-def _log_evidence(posterior: FITCPosterior, likelihood, y, mean, var):
-    """``log Z_EP`` with ``log|I + K_FITC T̃| = Σ log(1 + τ̃ d₀) + log|B|`` (§5.5)."""
-    tau, nu = posterior.tau, posterior.nu
-    log_det = np.sum(np.log1p(tau * posterior.prior.d0)) + log_det_from_cholesky(
-        posterior.chol_B
-    )
-    terms = site_evidence_terms(likelihood, y, mean, var, tau, nu)
-    return terms - 0.5 * log_det + 0.5 * float(nu @ mean)
-
-
-def run_fitc_ep(
-    prior: FITCPrior,
-    y,
-    likelihood,
-    *,
-    tau=None,
-    nu=None,
-    mode="sequential",
-    damping=1.0,
-    tol=1e-6,
-    max_sweeps=100,
-    random_state=None,
-) -> FITCEPState:
-    """Run EP on the FITC prior to convergence (ALGORITHMS.md §5.5).
-
-    Parameters
-    ----------
-    prior : FITCPrior
-    y : ndarray of shape (n,)
-        Labels in ``{-1, +1}`` (targets for a Gaussian likelihood).
-    likelihood : Probit or Gaussian
-    tau, nu : ndarray of shape (n,), optional
-        Initial sites (warm start); zeros by default.
-    mode : {"sequential", "parallel"}
-        Sequential is 004's EP: sites in a random order, each an O(M²) update of the
-        structured posterior, then an O(n·M²) refresh. Parallel updates all sites from
-        the same marginals, then refreshes.
-    damping : float in (0, 1]
-    tol : float
-        Convergence test of :func:`~sparsegp.approximations.ep.sites_converged`.
-    max_sweeps : int
-    random_state : int, Generator or None
-        Visiting order (the same orders as :func:`~.ep.run_ep` for the same seed).
-    """
-    y = np.asarray(y, dtype=float)
-    n = len(y)
-    rng = np.random.default_rng(random_state)
-    posterior = FITCPosterior(
-        prior,
-        np.zeros(n) if tau is None else tau,
-        np.zeros(n) if nu is None else nu,
-    )
-    mean, var = posterior.marginals()
-    log_z = _log_evidence(posterior, likelihood, y, mean, var)
-    converged = False
-    n_sweeps = 0
-    for sweep in range(1, max_sweeps + 1):
-        n_sweeps = sweep
-        old_tau, old_nu, old_log_z = posterior.tau.copy(), posterior.nu.copy(), log_z
-        if mode == "parallel":
-            tau, nu = parallel_site_update(
-                y, likelihood, posterior.tau, posterior.nu, mean, var, damping
-            )
-            posterior.tau, posterior.nu = tau, nu
-        else:
-            for i in rng.permutation(n):
-
-                def new_site(mean_i, var_i, tau_i, nu_i, y_i=y[i]):
-                    return single_site_update(
-                        y_i, likelihood, tau_i, nu_i, mean_i, var_i, damping
-                    )
-
-                posterior.visit_site(i, new_site)
-        posterior.refresh()
-        mean, var = posterior.marginals()
-        log_z = _log_evidence(posterior, likelihood, y, mean, var)
-        if sites_converged(
-            posterior.tau, posterior.nu, old_tau, old_nu, log_z, old_log_z, tol
-        ):
-            converged = True
-            break
-    return FITCEPState(
-        prior=prior,
-        tau=posterior.tau,
-        nu=posterior.nu,
-        mean=mean,
-        var=var,
-        chol_B=posterior.chol_B,
-        log_evidence=log_z,
-        n_sweeps=n_sweeps,
-        converged=converged,
-    )
 
 
 @dataclass(frozen=True)
@@ -313,48 +227,109 @@ class EvidenceSensitivities:
     bias: float
 
 
-def fitc_ep_sensitivities(state: FITCEPState, y, likelihood) -> EvidenceSensitivities:
+def fitc_ep_sensitivities(state: EPState, y, likelihood) -> EvidenceSensitivities:
     """The matrices ``F′``, ``H′`` and ``c`` of ALGORITHMS.md §5.6, in O(n·M²).
 
     Generic form ``∂log Z = ½ ωᵀ ∂K ω − ½ tr(B ∂K)`` (R&W eq. 5.27) with
     ``K = K_FITC``, ``ω = ν̃ − T̃ h``, ``B = (K_FITC + T̃⁻¹)⁻¹``, pushed through
     ``K_FITC = Wᵀ K_uf + diag(k − diag Q_ff)``-style chain rules with
-    ``W = K_uu⁻¹ K_uf``. The sites are held fixed (EP fixed point).
+    ``W = K_uu⁻¹ K_uf``. The sites are held fixed (EP fixed point). With
+    ``E_G = L_B⁻¹ V diag(G)``: ``B = diag(G) − E_Gᵀ E_G`` in the chain rule, so
+    ``W B Wᵀ = W diag(G) Wᵀ − (W E_Gᵀ)(W E_Gᵀ)ᵀ``: three O(n·M²) products in all.
     """
-    prior = state.prior
-    G = state.G
-    W = solve_lower_transpose(prior.chol_uu, prior.V)
-    E = solve_lower(state.chol_B, prior.V * G)
+    posterior = state.posterior
+    G = posterior.G
+    W = solve_lower_transpose(posterior.prior.chol_uu, posterior.prior.V)
+    E = posterior.E * G
     omega = state.nu - state.tau * state.mean
     WE = W @ E.T
-    WB = W * G - WE @ E
     c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E, E)))
     w_omega = W @ omega
-    Wc = W * c
-    kernel_uf = np.outer(w_omega, omega) - WB - 2.0 * Wc
-    kernel_uu = 0.5 * np.outer(w_omega, w_omega) - 0.5 * (WB @ W.T) - Wc @ W.T
-    tau_c = 1.0 / state.var - state.tau
-    nu_c = state.mean / state.var - state.nu
-    g = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g
+    kernel_uf = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
+    kernel_uu = (
+        0.5 * np.outer(w_omega, w_omega) - (W * (0.5 * G + c)) @ W.T + 0.5 * (WE @ WE.T)
+    )
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
         kernel_uu=0.5 * (kernel_uu + kernel_uu.T),
         kernel_diag=c,
-        bias=float(np.sum(g)),
+        bias=cavity_gradient(state, y, likelihood),
     )
 
 
-def predictive_weights(state: FITCEPState):
+@dataclass(frozen=True)
+class FITCKernelBlocks:
+    """``K_uu``, ``K_uf`` and ``k(x, x)`` of a stationary kernel, kept for the gradient.
+
+    Attributes
+    ----------
+    inducing : CrossCovariance
+        ``K(X̄, X̄)``.
+    cross : CrossCovariance
+        ``K(X̄, X)``.
+    diagonal : CrossCovariance
+        ``k(x, x)`` (one value: the kernel is stationary).
+    n : int
+        Number of training inputs.
+    """
+
+    inducing: CrossCovariance
+    cross: CrossCovariance
+    diagonal: CrossCovariance
+    n: int
+
+    @classmethod
+    def from_kernel(cls, kernel, Z, X):
+        """Evaluate the blocks at pseudo-inputs ``Z`` and training inputs ``X``."""
+        return cls(
+            inducing=CrossCovariance(kernel, Z),
+            cross=CrossCovariance(kernel, Z, X),
+            diagonal=CrossCovariance(kernel, X[:1]),
+            n=len(X),
+        )
+
+    def prior(self, jitter) -> FITCPrior:
+        """The FITC prior of these blocks with ``ε_u = jitter``."""
+        k_diag = np.full(self.n, self.diagonal.value[0, 0])
+        return FITCPrior.from_kernel(
+            self.inducing.value, self.cross.value, k_diag, jitter
+        )
+
+
+def fitc_ep_gradient(state: EPState, y, likelihood, blocks: FITCKernelBlocks):
+    """Gradient of the FITC-EP ``log Z`` in ``(θ, b, X̄)`` (ALGORITHMS.md §5.6).
+
+    The sensitivities contracted with the kernel blocks' derivatives: O(n·M² + n·M·D),
+    no ``(n, M, D)`` array.
+
+    Returns
+    -------
+    grad_theta : ndarray of shape (len(kernel.theta),)
+    grad_bias : float
+    grad_inducing : ndarray of shape (M, D)
+    """
+    sens = fitc_ep_sensitivities(state, y, likelihood)
+    theta_uf, inducing_uf = blocks.cross.gradients(sens.kernel_uf)
+    theta_uu, inducing_uu = blocks.inducing.gradients(sens.kernel_uu)
+    theta_diag, _ = blocks.diagonal.gradients(np.array([[np.sum(sens.kernel_diag)]]))
+    return (
+        theta_uf - theta_uu + theta_diag,
+        sens.bias,
+        inducing_uf - 2.0 * inducing_uu,
+    )
+
+
+def predictive_weights(state: EPState):
     """``ŵ = L_u⁻ᵀ L_B⁻ᵀ L_B⁻¹ V (ν̃ ⊙ t)``: the predictive mean is ``k_u(x)ᵀ ŵ``."""
-    prior = state.prior
-    t = 1.0 / (1.0 + state.tau * prior.d0)
-    inner = solve_lower(state.chol_B, prior.V @ (state.nu * t))
+    posterior = state.posterior
+    t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
+    inner = posterior.E @ (state.nu * t)
     return solve_lower_transpose(
-        prior.chol_uu, solve_lower_transpose(state.chol_B, inner)
+        posterior.prior.chol_uu, solve_lower_transpose(posterior.chol_B, inner)
     )
 
 
-def predict_latent_fitc(state: FITCEPState, weights, K_u_star, k_diag):
+def predict_latent_fitc(state: EPState, weights, K_u_star, k_diag):
     """Latent predictive mean and variance at test points (004 §3.1; §5.7).
 
     ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with
@@ -362,14 +337,16 @@ def predict_latent_fitc(state: FITCEPState, weights, K_u_star, k_diag):
 
     Parameters
     ----------
-    state : FITCEPState
+    state : EPState
+        On a :class:`FITCPosterior`.
     weights : ndarray of shape (M,)
         From :func:`predictive_weights`.
     K_u_star : ndarray of shape (M, m)
         ``k(X̄, X*)``.
     k_diag : ndarray of shape (m,)
     """
-    a = solve_lower(state.prior.chol_uu, K_u_star)
-    b = solve_lower(state.chol_B, a)
+    posterior = state.posterior
+    a = solve_lower(posterior.prior.chol_uu, K_u_star)
+    b = solve_lower(posterior.chol_B, a)
     var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
     return K_u_star.T @ weights, np.maximum(var, 0.0)
