@@ -30,7 +30,9 @@ from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import evaluate, format_table, save_run
 
 ESTIMATORS = {
-    "fitc": lambda M: FITCGPClassifier(n_inducing=M, random_state=0),
+    "fitc": lambda M: FITCGPClassifier(
+        n_inducing=M, n_restarts_optimizer=2, random_state=0
+    ),
     "fitc_100it": lambda M: FITCGPClassifier(
         n_inducing=M, n_restarts_optimizer=0, max_iter_optimizer=100, random_state=0
     ),

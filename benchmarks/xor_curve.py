@@ -54,7 +54,9 @@ SPARSITY_GRID = (
 )
 
 MODELS = {
-    "fitc": lambda m, seed: FITCGPClassifier(n_inducing=m, random_state=seed),
+    "fitc": lambda m, seed: FITCGPClassifier(
+        n_inducing=m, n_restarts_optimizer=2, random_state=seed
+    ),
     "fitc_on_ivm_set": lambda m, seed: FITCGPClassifier(
         n_inducing=m, inducing_init="ivm", optimize_inducing=False, random_state=seed
     ),

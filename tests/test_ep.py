@@ -6,7 +6,12 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import log_ndtr
 from scipy.stats import norm
 
-from sparsegp.approximations.ep import ep_log_evidence_gradient, predict_latent
+from sparsegp.approximations.ep import (
+    DensePosterior,
+    WarmStartedEP,
+    ep_log_evidence_gradient,
+    predict_latent,
+)
 from sparsegp.likelihoods import Probit
 
 from .conftest import dense_ep, small_problem
@@ -153,3 +158,28 @@ def test_predictions_equal_dense_joint_posterior():
     )
     np.testing.assert_allclose(mean, expected_mean, rtol=1e-8)
     np.testing.assert_allclose(var, expected_var, rtol=1e-8)
+
+
+def test_warm_started_ep_reaches_the_cold_fixed_point():
+    X, y, kernel = small_problem(n=40)
+    ep = WarmStartedEP(y, dict(tol=1e-10, max_sweeps=1000))
+    likelihood = Probit(0.1)
+    first = ep(lambda t, n: DensePosterior(kernel(X), t, n), likelihood)
+    K = kernel.clone_with_theta(kernel.theta + 0.05)(X)
+    warm = ep(lambda t, n: DensePosterior(K, t, n), likelihood)
+    cold = dense_ep(K, y, likelihood, tol=1e-10, max_sweeps=1000)
+    assert ep.n_runs == 2 and ep.n_cold_restarts == 0
+    assert first.converged and warm.n_sweeps < cold.n_sweeps
+    np.testing.assert_allclose(warm.tau, cold.tau, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(warm.log_evidence, cold.log_evidence, rtol=1e-10)
+
+
+def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():
+    X, y, kernel = small_problem(n=30)
+    K = kernel(X)
+    ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
+    ep(lambda t, n: DensePosterior(K, t, n), Probit(0.0))
+    ep._sites = (np.full(30, 1e6), np.full(30, -1e6))  # a start EP cannot leave
+    ep.options["max_sweeps"] = 3
+    ep(lambda t, n: DensePosterior(K, t, n), Probit(0.0))
+    assert ep.n_cold_restarts == 1 and ep.n_runs == 3

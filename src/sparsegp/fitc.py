@@ -96,24 +96,30 @@ default="kmeans"
         kernel and bias, the compromise 004 suggests for high-dimensional inputs.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps kernel, bias and pseudo-inputs at their initial values.
-    n_restarts_optimizer : int, default=2
+    n_restarts_optimizer : int, default=0
         Extra initialisations (new initial pseudo-inputs drawn by ``inducing_init``);
-        the one with the highest evidence wins (004: best of 3-5). Not used for an
-        array ``inducing_init``.
+        the one with the highest evidence wins. 004 took the best of 3-5; each costs
+        a whole fit, and from k-means centres one start is usually enough. Not used
+        for an array ``inducing_init``.
     max_iter_optimizer : int, default=20
         L-BFGS-B iterations per initialisation (004: 20 CG iterations).
     learn_bias : bool, default=True
         Learn the probit bias ``b``.
     bias : float, default=0.0
         Initial (or fixed) bias.
-    ep_mode : {"sequential", "parallel"}, default="sequential"
-        Sequential is 004's EP: one O(M²) update of the structured posterior per
-        site, in random order; parallel updates all sites from the same marginals.
+    ep_mode : {"parallel", "sequential"}, default="parallel"
+        Parallel EP updates all sites from the same marginals, then refreshes the
+        posterior by two O(N·M²) matrix products (BLAS-3, near the machine's peak);
+        sequential is 004's EP, one O(M²) update of the structured posterior per
+        site in random order. Both reach the same fixed point; parallel takes more
+        sweeps but each is 10-20× cheaper (BENCHMARKS.md, FITC cost).
     damping : float in (0, 1] or "auto", default="auto"
         Fraction of each moment-matched site change applied; ``"auto"`` is 1 for
-        sequential and 0.5 for parallel EP.
-    tol : float, default=1e-4
-        EP convergence tolerance (relative change of sites and log evidence).
+        sequential and 0.8 for parallel EP.
+    tol : float, default=1e-3
+        EP convergence tolerance (relative change of sites and log evidence) at
+        each evidence evaluation of the optimizer; the fitted model's final EP run
+        uses ``tol / 100``.
     max_sweeps : int, default=100
         Maximum EP sweeps per evidence evaluation.
     jitter : float, default=1e-6
@@ -178,13 +184,13 @@ default="kmeans"
         inducing_init="kmeans",
         optimize_inducing=True,
         optimizer="fmin_l_bfgs_b",
-        n_restarts_optimizer=2,
+        n_restarts_optimizer=0,
         max_iter_optimizer=20,
         learn_bias=True,
         bias=0.0,
-        ep_mode="sequential",
+        ep_mode="parallel",
         damping="auto",
-        tol=1e-4,
+        tol=1e-3,
         max_sweeps=100,
         jitter=1e-6,
         n_jobs=None,
@@ -259,7 +265,7 @@ default="kmeans"
     def _ep_options(self, random_state):
         damping = self.damping
         if damping == "auto":
-            damping = 1.0 if self.ep_mode == "sequential" else 0.5
+            damping = 1.0 if self.ep_mode == "sequential" else 0.8
         return dict(
             mode=self.ep_mode,
             damping=damping,

@@ -29,6 +29,7 @@ from .._linalg import (
     solve_lower,
     solve_lower_transpose,
 )
+from .._threads import large_product
 from ..kernels import CrossCovariance
 from .ep import EPState, cavity_gradient
 
@@ -111,11 +112,15 @@ class FITCPosterior:
     def refresh(self):
         prior = self.prior
         t = 1.0 / (1.0 + self.tau * prior.d0)
-        lower = blas.dsyrk(1.0, prior.V * np.sqrt(self.tau * t), lower=1)
-        B = np.tril(lower) + np.tril(lower, -1).T
-        B[np.diag_indices_from(B)] += 1.0
-        self.chol_B = cholesky_jitter(B, what="I + V G Vᵀ")
-        self.E = solve_lower(self.chol_B, prior.V)
+        M, n = prior.V.shape
+        scaled = prior.V * np.sqrt(self.tau * t)
+        with large_product(3.0 * n * M * M):
+            B = scaled @ scaled.T  # numpy's syrk
+            B[np.diag_indices_from(B)] += 1.0
+            self.chol_B = cholesky_jitter(B, what="I + V G Vᵀ")
+            # L_B⁻¹ by an M×M solve, then one product: a GEMM runs 2-3× faster
+            # than a triangular solve with n right-hand sides.
+            self.E = solve_lower(self.chol_B, np.eye(M)) @ prior.V
         self._var = prior.d0 * t + t**2 * np.einsum("ij,ij->j", self.E, self.E)
         self._mean = t * (prior.d0 * self.nu + self.E.T @ (self.E @ (t * self.nu)))
 
@@ -238,17 +243,22 @@ def fitc_ep_sensitivities(state: EPState, y, likelihood) -> EvidenceSensitivitie
     ``W B Wᵀ = W diag(G) Wᵀ − (W E_Gᵀ)(W E_Gᵀ)ᵀ``: three O(n·M²) products in all.
     """
     posterior = state.posterior
+    prior = posterior.prior
+    M, n = prior.V.shape
     G = posterior.G
-    W = solve_lower_transpose(posterior.prior.chol_uu, posterior.prior.V)
     E = posterior.E * G
     omega = state.nu - state.tau * state.mean
-    WE = W @ E.T
     c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E, E)))
-    w_omega = W @ omega
-    kernel_uf = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
-    kernel_uu = (
-        0.5 * np.outer(w_omega, w_omega) - (W * (0.5 * G + c)) @ W.T + 0.5 * (WE @ WE.T)
-    )
+    with large_product(7.0 * n * M * M):
+        W = solve_lower_transpose(prior.chol_uu, np.eye(M)) @ prior.V
+        WE = W @ E.T
+        w_omega = W @ omega
+        kernel_uf = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
+        kernel_uu = (
+            0.5 * np.outer(w_omega, w_omega)
+            - (W * (0.5 * G + c)) @ W.T
+            + 0.5 * (WE @ WE.T)
+        )
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
         kernel_uu=0.5 * (kernel_uu + kernel_uu.T),

@@ -1,0 +1,56 @@
+"""BLAS thread policy: one thread inside a fit, the caller's count for large products."""
+
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from sparsegp import EPGPClassifier
+from sparsegp._threads import LARGE_PRODUCT_FLOPS, fit_threads, large_product
+
+
+def blas_threads():
+    return {
+        lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
+    }
+
+
+def test_a_fit_runs_single_threaded_and_large_products_get_the_callers_threads():
+    with threadpool_limits(2, user_api="blas"):
+        with fit_threads():
+            assert blas_threads() == {1}
+            with large_product(LARGE_PRODUCT_FLOPS / 10):
+                assert blas_threads() == {1}
+            with large_product(LARGE_PRODUCT_FLOPS):
+                assert blas_threads() == {2}
+            with fit_threads():  # a fit inside a fit keeps the outer setting
+                with large_product(LARGE_PRODUCT_FLOPS):
+                    assert blas_threads() == {2}
+            assert blas_threads() == {1}
+        assert blas_threads() == {2}
+
+
+def test_a_caller_limit_of_one_thread_is_kept():
+    with threadpool_limits(1, user_api="blas"), fit_threads():
+        with large_product(10 * LARGE_PRODUCT_FLOPS):
+            assert blas_threads() == {1}
+
+
+def test_outside_a_fit_nothing_changes():
+    with threadpool_limits(2, user_api="blas"), large_product(LARGE_PRODUCT_FLOPS):
+        assert blas_threads() == {2}
+
+
+def test_estimator_fit_restores_the_callers_threads(monkeypatch):
+    seen = []
+    original = EPGPClassifier._fit_binary
+
+    def spy(self, X, y, random_state):
+        seen.append(blas_threads())
+        return original(self, X, y, random_state)
+
+    monkeypatch.setattr(EPGPClassifier, "_fit_binary", spy)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with threadpool_limits(2, user_api="blas"):
+        EPGPClassifier(optimizer=None).fit(X, y)
+        assert seen == [{1}] and blas_threads() == {2}
