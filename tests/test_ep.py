@@ -7,6 +7,7 @@ from scipy.special import log_ndtr
 from scipy.stats import norm
 
 from sparsegp.approximations.ep import (
+    AndersonMixing,
     DensePosterior,
     WarmStartedEP,
     ep_log_evidence_gradient,
@@ -183,3 +184,36 @@ def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():
     ep.options["max_sweeps"] = 3
     ep(lambda t, n: DensePosterior(K, t, n), Probit(0.0))
     assert ep.n_cold_restarts == 1 and ep.n_runs == 3
+
+
+def test_anderson_mixing_solves_a_linear_fixed_point_faster():
+    rng = np.random.default_rng(0)
+    n = 20
+    Q = np.linalg.qr(rng.standard_normal((2 * n, 2 * n)))[0]
+    A = Q @ np.diag(np.linspace(0.5, 0.95, 2 * n)) @ Q.T  # contraction, rate 0.95
+    fixed_point = rng.uniform(5.0, 6.0, 2 * n)
+    b = fixed_point - A @ fixed_point
+
+    def iterations(mixing):
+        x = fixed_point + rng.uniform(-1.0, 1.0, 2 * n)  # precisions stay positive
+        for k in range(1, 2000):
+            g = A @ x + b
+            x_new = np.concatenate(mixing.step(x[:n], x[n:], g[:n], g[n:]))
+            if np.max(np.abs(x_new - fixed_point)) < 1e-8:
+                return k
+            x = x_new
+        return 2000
+
+    class Plain:
+        def step(self, tau, nu, new_tau, new_nu):
+            return new_tau, new_nu
+
+    assert iterations(AndersonMixing()) < iterations(Plain()) / 4
+
+
+def test_anderson_mixing_never_proposes_a_negative_precision():
+    mixing = AndersonMixing()
+    mixing.step(np.ones(2), np.zeros(2), np.full(2, 0.5), np.zeros(2))
+    # the secant through the residuals -1/3 and -1/4 crosses zero at τ < 0
+    tau, _ = mixing.step(np.full(2, 0.5), np.zeros(2), np.full(2, 0.2), np.zeros(2))
+    np.testing.assert_array_equal(tau, [0.2, 0.2])

@@ -15,6 +15,7 @@ __all__ = [
     "log_det_from_cholesky",
     "solve_lower",
     "solve_lower_transpose",
+    "solve_lower_wide",
 ]
 
 
@@ -60,6 +61,21 @@ def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel ma
 def solve_lower(L, B):
     """``L⁻¹ B`` for lower-triangular ``L``."""
     return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def solve_lower_wide(L, B, trans=False):
+    """``L⁻¹ B`` (``L⁻ᵀ B`` if ``trans``) for a wide ``B`` of shape (M, n), n ≫ M.
+
+    Inverts the M×M triangle once (O(M³)) and multiplies: a GEMM runs 2-3× faster
+    than a triangular solve with n right-hand sides on OpenBLAS, for the same
+    O(n·M²) flops. The triangular inverse's product is as accurate as forward
+    substitution for the well-conditioned factors used here (``I + V G Vᵀ`` has
+    eigenvalues ≥ 1; ``K_uu`` carries a jitter).
+    """
+    inverse = solve_triangular(
+        L, np.eye(len(L)), lower=True, trans="T" if trans else "N", check_finite=False
+    )
+    return inverse @ B
 
 
 def solve_lower_transpose(L, B):

@@ -85,8 +85,14 @@ def maximize(
     n_restarts: int = 0,
     random_state=None,
     max_iter: int = 100,
+    ftol: float | None = None,
 ) -> OptimizationResult:
     """Maximise ``objective`` by L-BFGS-B from ``x0`` and ``n_restarts`` random starts.
+
+    ``ftol`` stops a run when an iteration improves the objective by less than
+    ``ftol · max(1, |value|)``: an objective computed to a relative accuracy (EP run
+    to a tolerance) should pass that accuracy here, so that the optimizer does not
+    chase changes below it. ``None`` keeps scipy's default (2.2e-9).
 
     Random starts are drawn uniformly inside ``bounds`` (log-uniformly for kernel
     hyperparameters, since their bounds are in log-space), as scikit-learn's
@@ -121,7 +127,7 @@ def maximize(
             jac=True,
             method="L-BFGS-B",
             bounds=bounds,
-            options={"maxiter": max_iter},
+            options={"maxiter": max_iter} | ({} if ftol is None else {"ftol": ftol}),
         )
         if best is None or res.fun < best.fun:
             best = res

@@ -208,6 +208,7 @@ class EPGPClassifier(GPClassifierMixin):
                 n_restarts=self.n_restarts_optimizer,
                 random_state=random_state,
                 max_iter=self.max_iter_optimizer,
+                ftol=self.tol,
             ).x
         kernel_, bias_ = space.unpack(x, self.bias)
         likelihood = Probit(bias_)
