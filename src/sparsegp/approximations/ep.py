@@ -361,8 +361,10 @@ class WarmStartedEP:
     """EP runs that start from the sites of the previous converged run.
 
     An optimizer evaluates the evidence at nearby hyperparameters one after another;
-    the previous fixed point is a close start. When a warm-started run does not
-    converge, EP is run again from zero sites and the better-converged run kept.
+    the previous fixed point is a close start. A line search also tries far points,
+    where the old sites can be a worse start than zero sites: a warm-started run
+    gets a quarter of ``max_sweeps`` (at least 10), and if it has not converged by
+    then EP starts again from zero sites.
 
     Parameters
     ----------
@@ -394,7 +396,8 @@ class WarmStartedEP:
         options = self.options | {"tol": self.options["tol"] * tol_factor}
         state = None
         if self._sites is not None:
-            state = self._run(make_posterior(*self._sites), likelihood, options)
+            warm_options = options | {"max_sweeps": max(10, options["max_sweeps"] // 4)}
+            state = self._run(make_posterior(*self._sites), likelihood, warm_options)
             if not state.converged:
                 self.n_cold_restarts += 1
         if state is None or not state.converged:
