@@ -3,7 +3,13 @@
 import numpy as np
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-from sparsegp._optimize import ParameterSpace, maximize
+from sparsegp._optimize import (
+    ParameterSpace,
+    bias_block,
+    inputs_block,
+    kernel_block,
+    maximize,
+)
 from sparsegp.exceptions import NotPSDError
 
 
@@ -46,12 +52,19 @@ def test_failed_evaluations_are_avoided_not_fatal():
 
 def test_parameter_space_round_trip():
     kernel = ConstantKernel(2.0) * RBF(0.5)
-    space = ParameterSpace(kernel, learn_bias=True, bias_bounds=(-3, 3))
-    x = space.pack(kernel, 0.7)
-    np.testing.assert_allclose(x, [np.log(2.0), np.log(0.5), 0.7])
-    kernel2, bias = space.unpack(x + [0, 0, 0.1], bias=0.0)
-    assert np.isclose(bias, 0.8) and np.allclose(kernel2.theta, kernel.theta)
-    assert space.bounds().shape == (3, 2)
-    fixed = ParameterSpace(kernel, learn_bias=False)
-    assert fixed.unpack(fixed.pack(kernel, 0.7), bias=0.7)[1] == 0.7
-    assert len(fixed.pack_gradient([1.0, 2.0], 5.0)) == 2
+    Z = np.arange(6.0).reshape(3, 2)
+    space = ParameterSpace(
+        [kernel_block(kernel), bias_block((-3, 3)), None, inputs_block(Z)]
+    )
+    x = space.pack({"theta": kernel.theta, "bias": 0.7, "inducing": Z, "other": 1})
+    np.testing.assert_allclose(x[:3], [np.log(2.0), np.log(0.5), 0.7])
+    values = space.unpack(x + 0.1)
+    assert np.isclose(values["bias"], 0.8) and isinstance(values["bias"], float)
+    np.testing.assert_allclose(values["theta"], kernel.theta + 0.1)
+    np.testing.assert_allclose(values["inducing"], Z + 0.1)
+    assert len(space) == 9 and space.bounds().shape == (9, 2)
+    np.testing.assert_array_equal(space.bounds()[2], [-3, 3])
+    assert "bias" in space and "log_slope" not in space
+    fixed = ParameterSpace([kernel_block(ConstantKernel(1.0, "fixed"))])
+    assert len(fixed) == 0 and fixed.bounds().shape == (0, 2)
+    assert fixed.pack({"theta": np.zeros(0)}).shape == (0,)

@@ -117,6 +117,10 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _fit_binary_one_blas_thread(self, X, y, random_state):
         return self._fit_binary(X, y, random_state)
 
+    def _kernel_and_bias(self, kernel, values):
+        """``kernel`` at ``values["theta"]``, and the bias (``self.bias`` if not learnt)."""
+        return kernel.clone_with_theta(values["theta"]), values.get("bias", self.bias)
+
     def _check_training_size(self, X):
         """Hook for estimators that need a minimum number of samples."""
 

@@ -1,8 +1,8 @@
 """One hyperparameter driver for every estimator: L-BFGS-B with random restarts.
 
-Parameters live in one vector: the kernel's ``theta`` (log-space, as scikit-learn's
-kernels store it) followed by the likelihood parameters an estimator learns (the probit
-bias, on a linear scale). Objectives return ``(value, gradient)`` to be *maximised*.
+Parameters live in one vector of named blocks (:class:`ParameterSpace`): the kernel's
+``theta`` (log-space, as scikit-learn's kernels store it), the probit bias, the log
+slope, pseudo-inputs. Objectives return ``(value, gradient)`` to be *maximised*.
 """
 
 from __future__ import annotations
@@ -22,49 +22,91 @@ _FAILED_VALUE = -1e10
 
 
 @dataclass(frozen=True)
+class Block:
+    """One named part of the optimizer's vector.
+
+    Attributes
+    ----------
+    name : str
+    shape : tuple of int
+        ``()`` for a scalar.
+    bounds : ndarray of shape (size, 2)
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    bounds: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=int))
+
+
+def kernel_block(kernel) -> Block:
+    """The kernel's free hyperparameters ``θ`` (log-space, scikit-learn's bounds)."""
+    bounds = (
+        np.reshape(kernel.bounds, (-1, 2)) if len(kernel.theta) else np.zeros((0, 2))
+    )
+    return Block("theta", (len(kernel.theta),), bounds)
+
+
+def bias_block(bounds=(-1e3, 1e3)) -> Block:
+    """The probit bias ``b`` (linear scale)."""
+    return Block("bias", (), np.array([bounds], dtype=float))
+
+
+def log_slope_block(bounds) -> Block:
+    """The log of the probit slope ``λ``."""
+    return Block("log_slope", (), np.array([bounds], dtype=float))
+
+
+def inputs_block(Z) -> Block:
+    """Input locations such as pseudo-inputs, unbounded."""
+    Z = np.asarray(Z)
+    return Block("inducing", Z.shape, np.tile([-np.inf, np.inf], (Z.size, 1)))
+
+
 class ParameterSpace:
-    """Packs a scikit-learn kernel and an optional probit bias into one vector.
+    """The optimizer's vector made of named blocks, in the order given.
+
+    ``pack({"theta": ..., "bias": ...})`` and ``unpack(x)["theta"]`` convert between
+    the vector and the blocks; the same ``pack`` lays out a gradient. ``None``
+    entries in ``blocks`` are skipped, so a block an estimator does not learn is
+    simply left out.
 
     Parameters
     ----------
-    kernel : sklearn.gaussian_process.kernels.Kernel
-        Its free hyperparameters (``kernel.theta``, log-space) come first.
-    learn_bias : bool
-        Whether the bias is a free parameter (appended last).
-    bias_bounds : tuple of float
-        Bounds of the bias.
+    blocks : sequence of Block or None
     """
 
-    kernel: object
-    learn_bias: bool = True
-    bias_bounds: tuple[float, float] = (-1e3, 1e3)
+    def __init__(self, blocks):
+        self.blocks = tuple(block for block in blocks if block is not None)
 
-    @property
-    def n_kernel(self) -> int:
-        """Number of free kernel hyperparameters."""
-        return len(self.kernel.theta)
+    def __contains__(self, name) -> bool:
+        return any(block.name == name for block in self.blocks)
 
-    def pack(self, kernel, bias: float) -> np.ndarray:
-        """Vector of the free parameters of ``kernel`` and ``bias``."""
-        tail = [bias] if self.learn_bias else []
-        return np.concatenate([kernel.theta, tail])
+    def __len__(self) -> int:
+        return sum(block.size for block in self.blocks)
 
-    def pack_gradient(self, grad_kernel, grad_bias: float) -> np.ndarray:
-        """Gradient vector in the layout of :meth:`pack`."""
-        tail = [grad_bias] if self.learn_bias else []
-        return np.concatenate([np.asarray(grad_kernel, dtype=float), tail])
+    def pack(self, values) -> np.ndarray:
+        """The vector of ``values[name]`` for every block (other keys ignored)."""
+        parts = [np.ravel(np.asarray(values[b.name], dtype=float)) for b in self.blocks]
+        return np.concatenate(parts) if parts else np.zeros(0)
 
-    def unpack(self, x, bias: float):
-        """``(kernel, bias)`` at parameter vector ``x`` (``bias`` used if not learnt)."""
-        kernel = self.kernel.clone_with_theta(np.asarray(x[: self.n_kernel]))
-        return kernel, (float(x[self.n_kernel]) if self.learn_bias else bias)
+    def unpack(self, x) -> dict:
+        """``{name: value}`` of vector ``x``; a scalar block gives a float."""
+        values, start = {}, 0
+        for block in self.blocks:
+            part = np.asarray(x[start : start + block.size], dtype=float)
+            values[block.name] = (
+                float(part[0]) if block.shape == () else part.reshape(block.shape)
+            )
+            start += block.size
+        return values
 
     def bounds(self) -> np.ndarray:
-        """``(n_params, 2)`` array of bounds, log-space for the kernel part."""
-        rows = [np.reshape(self.kernel.bounds, (-1, 2))]
-        if self.learn_bias:
-            rows.append(np.array([self.bias_bounds], dtype=float))
-        return np.vstack(rows)
+        """``(len(self), 2)`` array of bounds."""
+        return np.vstack([block.bounds for block in self.blocks] + [np.zeros((0, 2))])
 
 
 @dataclass(frozen=True)

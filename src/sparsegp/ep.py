@@ -16,7 +16,7 @@ from ._base import (
     batched_latent,
     default_kernel,
 )
-from ._optimize import ParameterSpace, maximize
+from ._optimize import ParameterSpace, bias_block, kernel_block, maximize
 from .approximations.ep import (
     DensePosterior,
     EPState,
@@ -173,7 +173,9 @@ class EPGPClassifier(GPClassifierMixin):
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
         kernel = default_kernel(X.shape[1]) if self.kernel is None else self.kernel
-        space = ParameterSpace(kernel, learn_bias=self.learn_bias)
+        space = ParameterSpace(
+            [kernel_block(kernel), bias_block() if self.learn_bias else None]
+        )
         ep = WarmStartedEP(
             y,
             dict(
@@ -186,7 +188,7 @@ class EPGPClassifier(GPClassifierMixin):
         )
 
         def evidence(x):
-            kernel_x, bias = space.unpack(x, self.bias)
+            kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
             K, K_gradient = kernel_x(X, eval_gradient=True)
             likelihood = Probit(bias)
             state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood)
@@ -197,9 +199,10 @@ class EPGPClassifier(GPClassifierMixin):
                 print(
                     f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
                 )
-            return state.log_evidence, space.pack_gradient(grad_kernel, grad_bias)
+            gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
+            return state.log_evidence, gradient
 
-        x = space.pack(kernel, self.bias)
+        x = space.pack({"theta": kernel.theta, "bias": self.bias})
         if self.optimizer is not None and len(x) > 0:
             x = maximize(
                 evidence,
@@ -210,7 +213,7 @@ class EPGPClassifier(GPClassifierMixin):
                 max_iter=self.max_iter_optimizer,
                 ftol=self.tol,
             ).x
-        kernel_, bias_ = space.unpack(x, self.bias)
+        kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)
         K = kernel_(X)
         state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)

@@ -18,7 +18,13 @@ from ._base import (
     batched_latent,
     default_kernel,
 )
-from ._optimize import ParameterSpace, maximize
+from ._optimize import (
+    ParameterSpace,
+    bias_block,
+    inputs_block,
+    kernel_block,
+    maximize,
+)
 from .approximations.ep import EPState, WarmStartedEP
 from .approximations.fitc_ep import (
     FITCKernelBlocks,
@@ -282,60 +288,17 @@ default="kmeans"
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = default_kernel(X.shape[1]) if self.kernel is None else self.kernel
-        learn = self.optimizer is not None
-        if learn:
+        if self.optimizer is not None:
             check_input_differentiable(kernel)
-        space = ParameterSpace(kernel, learn_bias=self.learn_bias)
-        n_space = len(space.pack(kernel, self.bias))
-        n_starts = (
-            1
-            if self._given_inducing_points() is not None
-            else (1 + self.n_restarts_optimizer)
-        )
-        best = None
-        n_evaluations = n_sweeps = 0  # over all starts, for the cost benchmarks
-        for _ in range(n_starts):
-            Z0 = self._initial_inducing(X, y, kernel, rng)
-            ep = WarmStartedEP(y, self._ep_options(random_state))
-
-            def unpack(x, Z0=Z0):
-                kernel_x, bias = space.unpack(x[:n_space], self.bias)
-                Z = x[n_space:].reshape(Z0.shape) if self.optimize_inducing else Z0
-                return kernel_x, bias, Z
-
-            def evidence(x, unpack=unpack, ep=ep):
-                kernel_x, bias, Z = unpack(x)
-                likelihood = Probit(bias)
-                blocks = FITCKernelBlocks.from_kernel(kernel_x, Z, X)
-                prior = blocks.prior(self.jitter)
-                state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood)
-                grad_kernel, grad_bias, grad_Z = fitc_ep_gradient(
-                    state, y, likelihood, blocks
-                )
-                if self.verbose >= 2:
-                    print(
-                        f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
-                    )
-                gradient = space.pack_gradient(grad_kernel, grad_bias)
-                if self.optimize_inducing:
-                    gradient = np.concatenate([gradient, grad_Z.ravel()])
-                return state.log_evidence, gradient
-
-            x = space.pack(kernel, self.bias)
-            bounds = space.bounds()
-            if self.optimize_inducing:
-                x = np.concatenate([x, Z0.ravel()])
-                bounds = np.vstack([bounds, np.tile([-np.inf, np.inf], (Z0.size, 1))])
-            if learn and len(x) > 0:
-                result = maximize(evidence, x, bounds, max_iter=self.max_iter_optimizer)
-                x, n_evaluations = result.x, n_evaluations + result.n_evaluations
-            model = self._binary_model(X, y, *unpack(x), ep)
-            n_sweeps += ep.n_sweeps
-            if (
-                best is None
-                or model.log_marginal_likelihood > best.log_marginal_likelihood
-            ):
-                best = model
+        given = self._given_inducing_points() is not None
+        n_starts = 1 if given else 1 + self.n_restarts_optimizer
+        fits = [
+            self._fit_start(
+                X, y, kernel, self._initial_inducing(X, y, kernel, rng), random_state
+            )
+            for _ in range(n_starts)
+        ]
+        best = max(fits, key=lambda model: model.log_marginal_likelihood)
         if self.verbose:
             print(
                 f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
@@ -343,7 +306,53 @@ default="kmeans"
                 f"bias={best.likelihood.bias:.3f} "
                 f"({time.perf_counter() - start_time:.1f} s)"
             )
-        return replace(best, n_evaluations=n_evaluations, n_sweeps=n_sweeps)
+        return replace(
+            best,
+            n_evaluations=sum(model.n_evaluations for model in fits),
+            n_sweeps=sum(model.n_sweeps for model in fits),
+        )
+
+    def _fit_start(self, X, y, kernel, Z0, random_state):
+        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``."""
+        ep = WarmStartedEP(y, self._ep_options(random_state))
+        space = ParameterSpace(
+            [
+                kernel_block(kernel),
+                bias_block() if self.learn_bias else None,
+                inputs_block(Z0) if self.optimize_inducing else None,
+            ]
+        )
+
+        def unpack(x):
+            values = space.unpack(x)
+            kernel_x, bias = self._kernel_and_bias(kernel, values)
+            return kernel_x, bias, values.get("inducing", Z0)
+
+        def evidence(x):
+            kernel_x, bias, Z = unpack(x)
+            likelihood = Probit(bias)
+            blocks = FITCKernelBlocks.from_kernel(kernel_x, Z, X)
+            prior = blocks.prior(self.jitter)
+            state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood)
+            grad_kernel, grad_bias, grad_Z = fitc_ep_gradient(
+                state, y, likelihood, blocks
+            )
+            if self.verbose >= 2:
+                print(
+                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+                )
+            gradient = {"theta": grad_kernel, "bias": grad_bias, "inducing": grad_Z}
+            return state.log_evidence, space.pack(gradient)
+
+        x = space.pack({"theta": kernel.theta, "bias": self.bias, "inducing": Z0})
+        n_evaluations = 0
+        if self.optimizer is not None and len(x) > 0:
+            result = maximize(
+                evidence, x, space.bounds(), max_iter=self.max_iter_optimizer
+            )
+            x, n_evaluations = result.x, result.n_evaluations
+        model = self._binary_model(X, y, *unpack(x), ep)
+        return replace(model, n_evaluations=n_evaluations, n_sweeps=ep.n_sweeps)
 
     def _binary_model(self, X, y, kernel, bias, Z, ep):
         likelihood = Probit(bias)

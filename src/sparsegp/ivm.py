@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import GPClassifierMixin, batched_latent, default_kernel
-from ._optimize import ParameterSpace, maximize
+from ._optimize import ParameterSpace, kernel_block, maximize
 from ._threads import one_blas_thread
 from .approximations.ivm import (
     IVMPosterior,
@@ -113,8 +113,8 @@ class _IVMFitting:
         """
         start = time.perf_counter()
         d = self._active_set_size(len(y))
-        space = ParameterSpace(kernel, learn_bias=False)
-        rounds = self.n_outer_iterations if self.optimizer and space.n_kernel else 0
+        space, template = ParameterSpace([kernel_block(kernel)]), kernel
+        rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
         state = self._select(X, y, kernel, d, rng)
         best = self._freeze(X, y, kernel, state)
         best_nlp = self._held_out_nlp(state, rng) if rounds else 0.0
@@ -123,7 +123,7 @@ class _IVMFitting:
             sites = (state.p[active], state.m[active])
 
             def evidence(x, X_I=X[active], y_I=y[active], sites=sites):
-                return self._evidence(space.unpack(x, 0.0)[0], X_I, y_I, sites)
+                return self._evidence(template.clone_with_theta(x), X_I, y_I, sites)
 
             x = maximize(
                 evidence,

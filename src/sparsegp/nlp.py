@@ -13,7 +13,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin
-from ._optimize import ParameterSpace, maximize
+from ._optimize import (
+    ParameterSpace,
+    bias_block,
+    kernel_block,
+    log_slope_block,
+    maximize,
+)
 from .approximations.adf_active_set import ADFActiveSet
 from .approximations.ivm import IVMPosterior, ivm_log_marginal_likelihood
 from .approximations.nlp_selection import nlp_loss, select_by_nlp, validation_loss
@@ -46,36 +52,6 @@ class NLPModel(ActiveSetModel):
 
     training_nlp: float = np.nan
     n_outer_iterations: int = 0
-
-
-class _LossParameters:
-    """Kernel θ, bias b and (optionally) log λ packed into one vector."""
-
-    def __init__(self, kernel, learn_slope):
-        self.space = ParameterSpace(kernel, learn_bias=True)
-        self.learn_slope = learn_slope
-
-    def pack(self, kernel, likelihood):
-        tail = [np.log(likelihood.slope)] if self.learn_slope else []
-        return np.concatenate([self.space.pack(kernel, likelihood.bias), tail])
-
-    def unpack(self, x, likelihood):
-        kernel, bias = self.space.unpack(x, 0.0)
-        slope = float(np.exp(x[-1])) if self.learn_slope else likelihood.slope
-        return kernel, Probit(bias, slope)
-
-    def bounds(self):
-        rows = [self.space.bounds()]
-        if self.learn_slope:
-            rows.append(np.array([_LOG_SLOPE_BOUNDS]))
-        return np.vstack(rows)
-
-    def gradient(self, loss, likelihood):
-        """Gradient of ``NLP`` in the packed layout (chain rule for log λ)."""
-        grad = self.space.pack_gradient(loss.kernel_gradient, loss.bias_gradient)
-        if self.learn_slope:
-            grad = np.append(grad, loss.slope_gradient * likelihood.slope)
-        return grad
 
 
 class NLPSparseGPClassifier(GPClassifierMixin):
@@ -226,7 +202,6 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         learn = self.optimizer is not None
         if learn:
             check_input_differentiable(kernel)
-        parameters = _LossParameters(kernel, self.learn_slope)
         likelihood = Probit(self.bias, self.slope)
         d = self._basis_size(len(y))
         best, best_nlp, stalled, outer = None, np.inf, 0, 0
@@ -253,7 +228,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             ):
                 break
             kernel, likelihood = self._hyperparameter_step(
-                X, y, kernel, likelihood, state, outside, parameters, rng
+                X, y, kernel, likelihood, state, outside, rng
             )
         if self.verbose:
             print(
@@ -262,15 +237,27 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             )
         return replace(best, training_nlp=best_nlp, n_outer_iterations=outer)
 
-    def _hyperparameter_step(
-        self, X, y, kernel, likelihood, state, outside, parameters, rng
-    ):
+    def _hyperparameter_step(self, X, y, kernel, likelihood, state, outside, rng):
         """A few L-BFGS-B steps on ``NLP(u)`` with the basis and its sites fixed."""
         active = np.asarray(state.active)
         sites = (state.p[active], state.m[active])
+        space = ParameterSpace(
+            [
+                kernel_block(kernel),
+                bias_block(),
+                log_slope_block(_LOG_SLOPE_BOUNDS) if self.learn_slope else None,
+            ]
+        )
+
+        def unpack(x):
+            values = space.unpack(x)
+            slope = np.exp(values.get("log_slope", np.log(likelihood.slope)))
+            return kernel.clone_with_theta(values["theta"]), Probit(
+                values["bias"], float(slope)
+            )
 
         def negative_loss(x):
-            trial_kernel, trial_likelihood = parameters.unpack(x, likelihood)
+            trial_kernel, trial_likelihood = unpack(x)
             loss = validation_loss(
                 trial_kernel,
                 trial_likelihood,
@@ -279,16 +266,26 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 X[outside],
                 y[outside],
             )
-            return -loss.value, -parameters.gradient(loss, trial_likelihood)
+            gradient = {
+                "theta": loss.kernel_gradient,
+                "bias": loss.bias_gradient,
+                "log_slope": loss.slope_gradient * trial_likelihood.slope,  # chain rule
+            }
+            return -loss.value, -space.pack(gradient)
 
+        x0 = {
+            "theta": kernel.theta,
+            "bias": likelihood.bias,
+            "log_slope": np.log(likelihood.slope),
+        }
         x = maximize(
             negative_loss,
-            parameters.pack(kernel, likelihood),
-            parameters.bounds(),
+            space.pack(x0),
+            space.bounds(),
             max_iter=self.max_iter_optimizer,
             random_state=rng,
         ).x
-        return parameters.unpack(x, likelihood)
+        return unpack(x)
 
     @staticmethod
     def _freeze(X, kernel, state):
