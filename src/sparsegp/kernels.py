@@ -85,20 +85,20 @@ class KernelBlocks:
 
     def __call__(self, rows, cols=None):
         """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
-        return self._block(self.kernel, np.asarray(rows), cols)
+        rows = np.asarray(rows)
+        shape = (len(rows), len(self.X) if cols is None else len(cols))
+        block = self._block(self.kernel, rows, cols)
+        return np.broadcast_to(block, shape).copy() if np.ndim(block) == 0 else block
 
     def _block(self, node, rows, cols):
-        n_cols = len(self.X) if cols is None else len(cols)
         if isinstance(node, Sum):
             return self._block(node.k1, rows, cols) + self._block(node.k2, rows, cols)
         if isinstance(node, Product):
             return self._block(node.k1, rows, cols) * self._block(node.k2, rows, cols)
-        if isinstance(node, ConstantKernel):
-            return np.full((len(rows), n_cols), node.constant_value)
-        if isinstance(
-            node, WhiteKernel
-        ):  # zero between distinct evaluations, as sklearn
-            return np.zeros((len(rows), n_cols))
+        if isinstance(node, ConstantKernel):  # a scalar: sums and products broadcast
+            return float(node.constant_value)
+        if isinstance(node, WhiteKernel):  # zero between distinct evaluations
+            return 0.0
         if type(node) is RBF:
             Z, norms = self._scaled_inputs(node)
             Zc, nc = (Z, norms) if cols is None else (Z[cols], norms[cols])

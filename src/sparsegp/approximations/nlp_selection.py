@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from .._linalg import cho_solve_lower, cholesky_jitter, solve_lower
-from ..kernels import hyperparameter_gradient
+from ..kernels import CrossCovariance, hyperparameter_gradient
 from ..likelihoods import inverse_mills_ratio
 from .adf_active_set import ADFActiveSet
 
@@ -148,8 +148,9 @@ def validation_loss(kernel, likelihood, X_active, p, m, X_outside, y_outside):
     ValidationLoss
     """
     sqrt_p = np.sqrt(p)
-    K_u = kernel(X_active)
-    K_cu = kernel(X_outside, X_active)
+    active_block = CrossCovariance(kernel, X_active)
+    cross_block = CrossCovariance(kernel, X_outside, X_active)
+    K_u, K_cu = active_block.value, cross_block.value
     B = cholesky_jitter(
         np.eye(len(p)) + sqrt_p[:, None] * K_u * sqrt_p, what="B = I + Π½KΠ½"
     )
@@ -173,8 +174,8 @@ def validation_loss(kernel, likelihood, X_active, p, m, X_outside, y_outside):
     weights_active = -np.outer(Z.T @ G_h, beta) + (Z.T * G_a) @ Z
     one = X_outside[:1]
     kernel_gradient = (
-        hyperparameter_gradient(kernel, X_outside, X_active, weights_cross)
-        + hyperparameter_gradient(kernel, X_active, X_active, weights_active)
+        cross_block.gradients(weights_cross)[0]
+        + active_block.gradients(weights_active)[0]
         + hyperparameter_gradient(kernel, one, one, np.array([[G_a.sum()]]))
     )
     return ValidationLoss(
