@@ -85,10 +85,14 @@ class EPGPClassifier(GPClassifierMixin):
         posterior in O(n³); sequential EP (R&W Alg. 3.5) updates sites one by one with
         rank-one changes in random order.
     damping : float in (0, 1], default=0.5
-        Fraction of each moment-matched site change applied. Parallel EP oscillates
-        without damping on some problems.
+        Fraction of each moment-matched site change applied at first; halved when
+        the sites stop changing less from sweep to sweep (parallel EP oscillates
+        without damping on some problems). Parallel sweeps are Anderson-accelerated.
     tol : float, default=1e-4
-        EP convergence tolerance on the relative change of the sites and log evidence.
+        EP convergence tolerance on the relative change of the sites and log
+        evidence. The optimizer stops when an iteration improves the evidence by
+        less than this fraction, the accuracy EP computes it to; the fitted model's
+        final EP run uses ``tol / 100``.
     max_sweeps : int, default=200
         Maximum EP sweeps per evidence evaluation.
     n_jobs : int, default=None
