@@ -38,6 +38,11 @@ from .approximations.ivm import select_active_set
 from .kernels import KernelBlocks, check_input_differentiable
 from .likelihoods import Probit
 
+#: Training points k-means sees per pseudo-input: the initial centres only need to
+#: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per
+#: Lloyd iteration.
+_KMEANS_POINTS_PER_CENTRE = 20
+
 
 @dataclass(frozen=True)
 class FITCBinaryModel:
@@ -97,8 +102,9 @@ class FITCGPClassifier(GPClassifierMixin):
         Ignored when ``inducing_init`` is an array.
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
-        Initial pseudo-inputs: k-means centres, a random subset of the training
-        inputs (004), the active set of an IVM with the initial kernel, or given.
+        Initial pseudo-inputs: k-means centres (fitted on at most 20 random
+        training points per centre), a random subset of the training inputs (004),
+        the active set of an IVM with the initial kernel, or given.
     optimize_inducing : bool, default=True
         Learn the pseudo-inputs with the hyperparameters. ``False`` learns only the
         kernel and bias, the compromise 004 suggests for high-dimensional inputs.
@@ -269,7 +275,11 @@ default="kmeans"
                 strategy="greedy",
             )
             return X[active_set.active].copy()
-        kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng).fit(X)
+        sample = X
+        if len(X) > _KMEANS_POINTS_PER_CENTRE * M:
+            rows = rng.choice(len(X), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
+            sample = X[rows]
+        kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng).fit(sample)
         return kmeans.cluster_centers_
 
     def _ep_options(self, random_state):
