@@ -282,3 +282,33 @@ def test_bad_input_gets_clear_errors():
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_a_long_stream_with_a_large_amplitude_stays_finite_and_keeps_learning():
+    # A GPR's ARD kernel for Friedman #1 (amplitude 135², noise 0.93). With Csató's
+    # α, C, Q recursions the posterior variance k** + kᵀCk cancelled to garbage
+    # (cond K_BV ≈ 1e9) and predictions were NaN before 10 000 examples.
+    from sklearn.datasets import make_friedman1
+
+    kernel = ConstantKernel(135.0**2) * RBF(
+        [1.42, 1.42, 3.59, 28.4, 52.7, 1e5, 910, 1e5, 2.29e4, 882]
+    ) + WhiteKernel(0.927)
+    X, y = make_friedman1(100_000, noise=1.0, random_state=1)
+    X_test, y_test = make_friedman1(2000, noise=0.0, random_state=2)
+    model = SparseOnlineGPRegressor(kernel, max_basis_vectors=100, optimizer=None)
+    model.partial_fit(X[:5000], y[:5000])
+    early = np.mean((model.predict(X_test) - y_test) ** 2)
+    model.partial_fit(X[5000:], y[5000:])
+    late = model.predict(X_test)
+    assert np.all(np.isfinite(late))
+    assert np.mean((late - y_test) ** 2) < early
+
+
+def test_whitened_covariance_stays_between_zero_and_the_prior_with_deletions():
+    X, y = regression_data(3000, seed=6)
+    kernel = ConstantKernel(50.0**2) * RBF(0.3)
+    state = SparseOnlineGP(kernel, Gaussian(0.01), 30, 1e-8, "approximate").update(X, y)
+    assert state.n_deleted > 100
+    eigenvalues = np.linalg.eigvalsh(state.W)
+    assert eigenvalues.min() > -1e-8 and eigenvalues.max() < 1.0 + 1e-8
+    np.testing.assert_allclose(state.L @ state.L.T, state.K, rtol=1e-9, atol=1e-6)

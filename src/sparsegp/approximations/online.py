@@ -3,14 +3,21 @@
 The posterior process after the examples seen so far is represented on a basis-vector
 (BV) set of size ``t ≤ d`` (``ALGORITHMS.md`` §3.1, Csató 2002, ch. 3):
 
-    mean  ⟨f(x)⟩ = k_BV(x)ᵀ α,       cov  k(x, x′) + k_BV(x)ᵀ C k_BV(x′),
+    mean  ⟨f(x)⟩ = k_BV(x)ᵀ α,       cov  k(x, x′) + k_BV(x)ᵀ C k_BV(x′).
 
-with ``Q = K_BV⁻¹`` carried along as an explicit inverse (its conditioning is kept by
-admitting only inputs whose feature-space residual γ is at least ``tol·k(x, x)``).
-Each example costs O(t²): a full update that grows the BV set (eqs. 57, 64) or a
-projected update that does not (eq. 88); when the set exceeds ``d`` the element whose
-removal loses least (score eq. 85, or eq. 83 in O(t³)) is deleted by the KL-optimal
-projection (eqs. 78, 80, 81).
+Csató propagates ``α``, ``C`` and ``Q = K_BV⁻¹`` by rank-one recursions. When the
+kernel's amplitude is large beside the noise, ``K_BV`` is ill-conditioned, ``C`` and
+``Q`` have entries of order ``cond(K_BV)``, and the posterior variance
+``k(x, x) + kᵀ C k`` is a difference of numbers ~10⁹ times larger than itself: on a long
+stream it went negative and the updates overflowed. Here the same posterior is kept in
+the whitened coordinates of ``K_BV = L Lᵀ``: ``a = Lᵀ α`` and ``W = I + Lᵀ C L``, the
+posterior covariance of the BV latents divided by the prior's, with eigenvalues in
+``[0, 1]``. With ``u = L⁻¹ k(x)`` the marginal is ``μ = uᵀ a`` and
+``σ² = γ + uᵀ W u``, ``γ = k(x, x) − uᵀu``: a sum of non-negative terms. Every update of
+Csató's is a small change of ``(L, a, W)``: the projected update (eq. 88) a rank-one
+change of ``W``; a new BV one row of ``L``; the KL-optimal deletion (eqs. 78, 80, 81)
+Givens rotations that move the deleted element's direction last, then the Gaussian
+conditional of the other coordinates given that one at zero. O(t²) per example.
 
 Kernel values are computed once per chunk of examples (chunk against BV set and chunk
 against itself), so the per-example work is a handful of O(t²) vector operations.
@@ -18,9 +25,13 @@ against itself), so the per-example work is a handful of O(t²) vector operation
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import blas
 from threadpoolctl import threadpool_limits
+
+from .._linalg import cho_solve_lower, solve_lower
 
 #: Examples whose kernel rows are evaluated in one call.
 _CHUNK = 256
@@ -41,18 +52,22 @@ class SparseOnlineGP:
         ``ε_tol``: an example whose residual ``γ < tol·k(x, x)`` gets the projected
         update (eq. 88) and never enters the BV set.
     score : {"approximate", "exact"}
-        Deletion score: eq. 85 (mean term only, O(t)) or eq. 83 (the KL divergence,
-        O(t³)).
+        Deletion score: eq. 85 (mean term only) or eq. 83 (the KL divergence).
 
     Attributes
     ----------
     basis_vectors : ndarray of shape (t, n_features)
-    alpha : ndarray of shape (t,)
-    C : ndarray of shape (t, t)
-    Q : ndarray of shape (t, t)
-        ``K_BV⁻¹``.
+    L : ndarray of shape (t, t)
+        Lower Cholesky factor of ``K_BV``.
+    a : ndarray of shape (t,)
+        Whitened posterior mean ``Lᵀ α``.
+    W : ndarray of shape (t, t)
+        Whitened posterior covariance ``I + Lᵀ C L``.
     K : ndarray of shape (t, t)
         ``K_BV`` (used by the exact score and by tests).
+    diag_q_plus_c : ndarray of shape (t,)
+        ``diag(Q + C)``, the denominators of the deletion scores (eq. 85), kept by
+        O(t) updates and recomputed every ``t`` changes of the BV set.
     n_seen, n_deleted, n_projected : int
         Examples processed; BV elements deleted; examples given the projected update.
     """
@@ -64,10 +79,12 @@ class SparseOnlineGP:
         self.tol = tol
         self.score = score
         self.basis_vectors = None
-        self.alpha = np.zeros(0)
-        self.C = np.zeros((0, 0))
-        self.Q = np.zeros((0, 0))
+        self.L = np.zeros((0, 0))
+        self.a = np.zeros(0)
+        self.W = np.zeros((0, 0))
         self.K = np.zeros((0, 0))
+        self.diag_q_plus_c = np.zeros(0)
+        self._changes = 0
         self.n_seen = 0
         self.n_deleted = 0
         self.n_projected = 0
@@ -77,7 +94,7 @@ class SparseOnlineGP:
     def with_basis(
         cls, kernel, likelihood, basis_vectors, max_basis_vectors, tol, score
     ):
-        """A predefined BV set, held fixed: ``α = 0``, ``C = 0``, ``Q = K_BV⁻¹`` (003 §3.6).
+        """A predefined BV set, held fixed: ``α = 0``, ``C = 0`` (003 §3.6).
 
         Every example is then projected onto the basis (eq. 88). Elements whose
         residual against the ones before them is below ``tol`` are dropped, so ``K_BV``
@@ -89,20 +106,43 @@ class SparseOnlineGP:
         K_all = kernel(basis_vectors)
         for i in range(len(basis_vectors)):
             k_star = K_all[i, i]
-            k = K_all[keep, i]
-            e_hat = state.Q @ k
-            gamma = k_star - k @ e_hat
+            u = state._whiten(K_all[keep, i])
+            gamma = k_star - float(u @ u)
             if gamma >= tol * k_star:
-                state._grow(basis_vectors[i], k, k_star, e_hat, gamma)
+                state._grow(basis_vectors[i], K_all[keep, i], k_star, u, gamma)
                 keep.append(i)
-        state.alpha = np.zeros(state.size)
+        state.a = np.zeros(state.size)
+        state.W = np.eye(state.size)
+        state.diag_q_plus_c = state._exact_diag_q_plus_c()
         state.fixed_basis = True
         return state
 
     @property
     def size(self) -> int:
         """Current number of basis vectors ``t``."""
-        return len(self.Q)
+        return len(self.L)
+
+    @property
+    def alpha(self):
+        """Csató's ``α = L⁻ᵀ a``: the posterior mean is ``k_BV(x)ᵀ α``."""
+        return self._unwhiten(self.a)
+
+    @property
+    def Q(self):
+        """``K_BV⁻¹``."""
+        return cho_solve_lower(self.L, np.eye(self.size))
+
+    @property
+    def C(self):
+        """Csató's ``C = L⁻ᵀ (W − I) L⁻¹``."""
+        L_inv = solve_lower(self.L, np.eye(self.size))
+        return L_inv.T @ (self.W - np.eye(self.size)) @ L_inv
+
+    def _whiten(self, k):
+        """``L⁻¹ k`` by BLAS ``trsv`` (``L`` is C-ordered, so ``Lᵀ`` is Fortran's)."""
+        if not self.size:
+            return np.zeros(0)
+        return blas.dtrsv(self.L.T, np.asarray(k, dtype=float), lower=0, trans=1)
 
     def update(self, X, y):
         """Process the examples ``(X[i], y[i])`` in order (003 §3.6, one pass).
@@ -140,103 +180,166 @@ class SparseOnlineGP:
 
         Returns whether the BV set grew by ``x`` and which element, if any, was deleted.
         """
-        Ck = self.C @ k
-        mu = float(k @ self.alpha)
-        var = max(k_star + float(k @ Ck), 0.0)
-        moments = self.likelihood.scalar_moments(mu, var, y)
+        u = self._whiten(k)
+        gamma = max(k_star - float(u @ u), 0.0)
+        v = self.W @ u
+        var = gamma + max(float(u @ v), 0.0)
+        moments = self.likelihood.scalar_moments(float(u @ self.a), var, y)
         q, r = float(moments.g), -float(moments.w)
-        e_hat = self.Q @ k
-        gamma = max(k_star - float(k @ e_hat), 0.0)
-        if (
-            self.fixed_basis
-            or gamma < self.tol * k_star
-            or self._newcomer_would_be_deleted(Ck, e_hat, q, r, gamma)
-        ):
-            self._projected_update(Ck + e_hat, q, r, gamma)
+        s_hat = self._unwhiten(v)  # Csató's ŝ = Ck + ê
+        if self.fixed_basis or gamma < self.tol * k_star:
+            self._projected_update(v, s_hat, q, r, gamma)
             return False, None
-        self.alpha = np.append(self.alpha + q * Ck, q)
-        s = np.append(Ck, 1.0)
-        self._grow(x, k, k_star, e_hat, gamma)
-        self.C = blas.dger(r, s, s, a=self.C, overwrite_a=True)
+        e_hat = self._unwhiten(u)
+        Ck = s_hat - e_hat
+        diag_after = self.diag_q_plus_c + e_hat**2 / gamma + r * Ck**2
+        if self._newcomer_would_be_deleted(Ck, diag_after, q, r, gamma):
+            self._projected_update(v, s_hat, q, r, gamma)
+            return False, None
+        self._grow(x, k, k_star, u, gamma)
+        root = math.sqrt(gamma)
+        self.a = np.append(self.a + q * v, q * root)
+        self.W[-1, -1] = 1.0
+        self._add_outer(r, np.append(v, root))
+        self.diag_q_plus_c = np.append(diag_after, 1.0 / gamma + r)
+        self._count_change()
         if self.size <= self.max_basis_vectors:
             return True, None
         deleted = int(np.argmin(self.scores()))
         self.delete(deleted)
         return True, deleted
 
-    def _newcomer_would_be_deleted(self, Ck, e_hat, q, r, gamma):
+    def _unwhiten(self, w):
+        """``L⁻ᵀ w``: whitened coordinates back to Csató's."""
+        if not self.size:
+            return np.zeros(0)
+        return blas.dtrsv(self.L.T, np.asarray(w, dtype=float), lower=0, trans=0)
+
+    def _newcomer_would_be_deleted(self, Ck, diag_after, q, r, gamma):
         """Whether a full update would be followed by deleting the newcomer itself.
 
         Only for the approximate score and a full BV set. The scores after the full
-        update follow from the vectors at hand in O(t): ``α′ = α + q·Ck``,
-        ``C′_ii = C_ii + r·(Ck)_i²``, ``Q′_ii = Q_ii + ê_i²/γ``, and the newcomer's is
-        ``q²γ/(1 + γr)`` (§3.4). When it is the smallest, the projected update (eq. 88)
-        *is* full update plus deletion of the newcomer (§3.2), at O(t²) less cost:
-        003 §3.6's speed-up, here exact.
+        update follow from ``α′ = α + q·Ck`` and ``diag(Q′ + C′)`` (``diag_after``)
+        in O(t²), and the newcomer's is ``q²γ/(1 + γr)`` (§3.4). When it is the
+        smallest, the projected update (eq. 88) *is* full update plus deletion of
+        the newcomer (§3.2), at less cost: 003 §3.6's speed-up, here exact.
         """
         if self.score != "approximate" or self.size < self.max_basis_vectors:
             return False
         alpha = self.alpha + q * Ck
-        denominator = np.diag(self.Q) + e_hat**2 / gamma + np.diag(self.C) + r * Ck**2
         newcomer = q * q * gamma / (1.0 + gamma * r)
-        return newcomer < np.min(alpha**2 / denominator)
+        return newcomer < np.min(alpha**2 / diag_after)
 
-    def _projected_update(self, s_hat, q, r, gamma):
-        """Eq. 88: ``α += qη ŝ``, ``C += rη ŝŝᵀ`` with ``η = 1/(1 + γr)``."""
+    def _add_outer(self, scale, v):
+        """``W += scale · v vᵀ`` in place (BLAS ``dger`` on the Fortran view ``Wᵀ``)."""
+        blas.dger(scale, v, v, a=self.W.T, overwrite_a=True)
+
+    def _exact_diag_q_plus_c(self):
+        """``diag(Q + C) = diag(L⁻ᵀ W L⁻¹)``, O(t³)."""
+        L_inv = solve_lower(self.L, np.eye(self.size))
+        return np.einsum("ij,ij->j", L_inv, self.W @ L_inv)
+
+    def _count_change(self):
+        """Recompute ``diag(Q + C)`` once per ``t`` changes of the BV set."""
+        self._changes += 1
+        if self._changes >= max(self.size, 10):
+            self._changes = 0
+            self.diag_q_plus_c = self._exact_diag_q_plus_c()
+
+    def _projected_update(self, v, s_hat, q, r, gamma):
+        """Eq. 88 whitened: ``a += qη v``, ``W += rη v vᵀ``, ``v = W u``, ``η = 1/(1 + γr)``."""
         eta = 1.0 / (1.0 + gamma * r)
-        self.alpha = self.alpha + q * eta * s_hat
         if self.size:
-            self.C = blas.dger(r * eta, s_hat, s_hat, a=self.C, overwrite_a=True)
+            self.a = self.a + q * eta * v
+            self._add_outer(r * eta, v)
+            self.diag_q_plus_c = self.diag_q_plus_c + (r * eta) * s_hat**2
         self.n_projected += 1
 
-    def _grow(self, x, k, k_star, e_hat, gamma):
-        """Append ``x`` to the BV set: zero-padded ``C``, ``Q`` by eq. 64, ``K_BV``.
+    def _grow(self, x, k, k_star, u, gamma):
+        """Append ``x``: a row ``[uᵀ, √γ]`` of ``L`` (eq. 64), ``K_BV``, a zero row of ``W``.
 
-        ``α`` is the caller's to extend.
+        ``a`` and the new diagonal entry of ``W`` are the caller's.
         """
         t = self.size
         self.basis_vectors = np.vstack([self.basis_vectors, x[None, :]])
-        self.C = _pad(self.C)
+        self.L = _pad(self.L)
+        self.L[t, :t] = u
+        self.L[t, t] = math.sqrt(gamma)
         self.K = _pad(self.K)
         self.K[t, :t] = k
         self.K[:t, t] = k
         self.K[t, t] = k_star
-        v = np.append(e_hat, -1.0)
-        self.Q = blas.dger(1.0 / gamma, v, v, a=_pad(self.Q), overwrite_a=True)
+        self.W = _pad(self.W)
 
     def scores(self):
         """Importance of each BV element: eq. 85, or eq. 83 for ``score="exact"``."""
-        q_diag, c_diag = np.diag(self.Q), np.diag(self.C)
-        mean_term = self.alpha**2 / (q_diag + c_diag)
         if self.score == "approximate":
-            return mean_term
-        S = np.linalg.solve(np.eye(self.size) + self.C @ self.K, self.C)
+            return self.alpha**2 / self.diag_q_plus_c
+        C, Q = self.C, self.Q
+        q_diag, c_diag = np.diag(Q), np.diag(C)
+        mean_term = self.alpha**2 / (q_diag + c_diag)
+        S = np.linalg.solve(np.eye(self.size) + C @ self.K, C)
         return mean_term - np.diag(S) / q_diag + np.log1p(c_diag / q_diag)
 
     def delete(self, j):
-        """Remove BV element ``j`` by the KL-optimal projection, eqs. 78, 80 and 81."""
+        """Remove BV element ``j`` by the KL-optimal projection (eqs. 78, 80, 81).
+
+        Rows of ``L`` without row ``j`` are lower triangular but for one
+        superdiagonal from column ``j`` on; Givens rotations of columns ``(i, i+1)``,
+        applied alike to the whitened coordinates of ``a`` and ``W``, clear it. The
+        last coordinate is then the part of ``f(x_j)`` the other elements do not
+        explain, and eqs. 78-81 are the Gaussian conditional of the others given it
+        at zero: ``a′ = a_r − W_rλ a_λ / W_λλ``, ``W′ = W_rr − W_rλ W_λr / W_λλ``.
+        """
         keep = np.arange(self.size) != j
-        a_star, c_star, q_star = self.alpha[j], self.C[j, j], self.Q[j, j]
-        Q_star = self.Q[keep, j]
-        QC_star = Q_star + self.C[keep, j]
-        scale = c_star + q_star
-        self.alpha = self.alpha[keep] - (a_star / scale) * QC_star
-        C = np.ascontiguousarray(self.C[np.ix_(keep, keep)])
-        C = blas.dger(1.0 / q_star, Q_star, Q_star, a=C, overwrite_a=True)
-        C = blas.dger(-1.0 / scale, QC_star, QC_star, a=C, overwrite_a=True)
-        Q = np.ascontiguousarray(self.Q[np.ix_(keep, keep)])
-        Q = blas.dger(-1.0 / q_star, Q_star, Q_star, a=Q, overwrite_a=True)
-        # dger rounds (βx_i)x_j and (βx_j)x_i differently: restore exact symmetry.
-        self.C, self.Q = 0.5 * (C + C.T), 0.5 * (Q + Q.T)
+        column_j = self._unwhiten(self.W @ solve_lower(self.L, np.eye(self.size)[:, j]))
+        self.diag_q_plus_c = (
+            self.diag_q_plus_c[keep] - column_j[keep] ** 2 / column_j[j]
+        )  # eqs. 80-81 on the diagonal: −(Q* + C*)²/(q* + c*)
+        R = self.L[keep]
+        a, W = self.a.copy(), self.W.copy()
+        for i in range(j, self.size - 1):
+            c, s = _givens(R[i, i], R[i, i + 1])
+            _rotate(R[i:, i], R[i:, i + 1], c, s)
+            _rotate(a[i : i + 1], a[i + 1 : i + 2], c, s)
+            _rotate(W[:, i], W[:, i + 1], c, s)
+            _rotate(W[i], W[i + 1], c, s)
+        w_last = max(W[-1, -1], np.finfo(float).tiny)
+        column = W[:-1, -1]
+        self.a = a[:-1] - column * (a[-1] / w_last)
+        self.W = W[:-1, :-1] - np.outer(column, column) / w_last
+        self.L = np.ascontiguousarray(R[:, :-1])
         self.K = self.K[np.ix_(keep, keep)]
         self.basis_vectors = self.basis_vectors[keep]
         self.n_deleted += 1
+        self._count_change()
 
     def latent_mean_and_variance(self, K_cross, k_diag):
-        """``μ* = k_BVᵀα`` and ``σ*² = k** + k_BVᵀ C k_BV`` (§3.6); ``K_cross`` is t×m."""
-        mean = K_cross.T @ self.alpha
-        var = k_diag + np.einsum("im,im->m", K_cross, self.C @ K_cross)
+        """``μ* = uᵀa`` and ``σ*² = k** − ‖u‖² + uᵀ W u``, ``u = L⁻¹ k_BV`` (§3.6).
+
+        ``K_cross`` is t×m.
+        """
+        U = solve_lower(self.L, K_cross) if self.size else np.zeros_like(K_cross)
+        mean = U.T @ self.a
+        var = (
+            k_diag - np.einsum("im,im->m", U, U) + np.einsum("im,im->m", U, self.W @ U)
+        )
         return mean, np.maximum(var, 0.0)
+
+
+def _givens(x, y):
+    """``(c, s)`` with ``c x + s y = ρ`` and ``−s x + c y = 0``."""
+    rho = math.hypot(x, y)
+    if rho == 0.0:
+        return 1.0, 0.0
+    return x / rho, y / rho
+
+
+def _rotate(first, second, c, s):
+    """In place: ``first ← c·first + s·second``, ``second ← c·second − s·first``."""
+    new_first = c * first + s * second
+    second[:] = c * second - s * first
+    first[:] = new_first
 
 
 def _pad(A):
