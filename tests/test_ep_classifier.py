@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -118,3 +119,19 @@ def test_bad_parameter_gets_a_clear_error(xor_data):
     X, y, _, _ = xor_data
     with pytest.raises(ValueError, match="damping"):
         EPGPClassifier(damping=0.0).fit(X, y)
+
+
+def test_a_hyperparameter_on_its_bound_is_reported():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)  # a straight boundary: long length-scales fit best
+    kernel = ConstantKernel(1.0) * RBF(0.3, length_scale_bounds=(1e-2, 0.5))
+    with pytest.warns(ConvergenceWarning, match="length_scale ended on its upper"):
+        EPGPClassifier(kernel, random_state=0).fit(X, y)
+
+
+def test_ep_that_does_not_converge_is_reported():
+    X, y = load_iris(return_X_y=True)
+    y = np.where(y == 0, 1, -1)
+    with pytest.warns(ConvergenceWarning, match="EP did not converge in 1 sweeps"):
+        EPGPClassifier(optimizer=None, max_sweeps=1).fit(X, y)

@@ -8,6 +8,7 @@ predictions into ``predict``, ``predict_proba`` and ``decision_function``.
 
 from __future__ import annotations
 
+import warnings
 from abc import abstractmethod
 from numbers import Integral
 from typing import Protocol
@@ -16,6 +17,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, CompoundKernel, ConstantKernel
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -30,6 +32,9 @@ CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
     "random_state": ["random_state"],
     "verbose": ["verbose"],
 }
+
+#: Distance in log-space below which a learnt hyperparameter counts as on its bound.
+_BOUND_TOLERANCE = 1e-6
 
 #: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
 _BATCH_ENTRIES = 2**25
@@ -54,6 +59,42 @@ def batched_latent(predict, X, n_train):
     size = max(1, _BATCH_ENTRIES // max(n_train, 1))
     parts = [predict(X[start : start + size]) for start in range(0, len(X), size)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def warn_if_ep_did_not_converge(state, estimator):
+    """``ConvergenceWarning`` when the fitted model's EP run hit ``max_sweeps``."""
+    if not state.converged:
+        warnings.warn(
+            f"{type(estimator).__name__}: EP did not converge in {state.n_sweeps} "
+            f"sweeps (tol={estimator.tol}); the fitted posterior may be inaccurate. "
+            "Increase max_sweeps, or lower damping.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def warn_at_bounds(kernel, estimator):
+    """``ConvergenceWarning`` for each learnt hyperparameter that ended on a bound.
+
+    A length-scale or amplitude on its bound usually means inputs in units the
+    default kernel does not suit (standardise ``X``) or bounds to widen.
+    """
+    theta, start = kernel.theta, 0
+    for hyperparameter in kernel.hyperparameters:
+        if hyperparameter.fixed:
+            continue
+        size = hyperparameter.n_elements
+        values, bounds = theta[start : start + size], np.log(hyperparameter.bounds)
+        start += size
+        for side, limit in (("lower", bounds[:, 0]), ("upper", bounds[:, 1])):
+            if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
+                warnings.warn(
+                    f"{type(estimator).__name__}: the learnt {hyperparameter.name} "
+                    f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
+                    "standardise X, or widen the kernel's bounds.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
 
 
 def default_kernel(n_features, constant=None):
@@ -111,6 +152,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             for c, seed in zip(positives, seeds, strict=True)
         )
         self._set_fitted_summaries()
+        if getattr(self, "optimizer", None) is not None:
+            for model in self.estimators_:
+                warn_at_bounds(model.kernel, self)
         return self
 
     @one_blas_thread

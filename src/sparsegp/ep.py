@@ -15,6 +15,7 @@ from ._base import (
     GPClassifierMixin,
     batched_latent,
     default_kernel,
+    warn_if_ep_did_not_converge,
 )
 from ._optimize import ParameterSpace, bias_block, kernel_block, maximize
 from .approximations.ep import (
@@ -221,6 +222,7 @@ class EPGPClassifier(GPClassifierMixin):
         likelihood = Probit(bias_)
         K = kernel_(X)
         state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)
+        warn_if_ep_did_not_converge(state, self)
         if self.verbose:
             print(
                 f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "

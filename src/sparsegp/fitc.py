@@ -17,6 +17,7 @@ from ._base import (
     GPClassifierMixin,
     batched_latent,
     default_kernel,
+    warn_if_ep_did_not_converge,
 )
 from ._optimize import (
     ParameterSpace,
@@ -370,6 +371,7 @@ default="kmeans"
             kernel(Z), kernel(Z, X), kernel.diag(X), self.jitter
         )
         state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood, 0.01)
+        warn_if_ep_did_not_converge(state, self)
         return FITCBinaryModel(
             kernel=kernel,
             likelihood=likelihood,
