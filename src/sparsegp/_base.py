@@ -90,8 +90,9 @@ def warn_at_bounds(kernel, estimator):
             if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
                 warnings.warn(
                     f"{type(estimator).__name__}: the learnt {hyperparameter.name} "
-                    f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
-                    "standardise X, or widen the kernel's bounds.",
+                    f"ended on its {side} bound ({np.exp(limit).min():.3g}). Harmless "
+                    "for a term the data do not need (e.g. a constant offset at its "
+                    "lower bound); otherwise standardise X or widen the kernel's bounds.",
                     ConvergenceWarning,
                     stacklevel=3,
                 )
