@@ -167,13 +167,15 @@ def test_prediction_equals_dense_joint_posterior():
     )
 
 
-def test_regressor_with_all_points_equals_exact_gp_regression():
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_regressor_with_all_points_equals_exact_gp_regression(normalize_y):
     rng = np.random.default_rng(0)
     X = rng.uniform(-3, 3, (40, 1))
-    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(40)
+    y = 3.0 + 2.0 * np.sin(X[:, 0]) + 0.1 * rng.standard_normal(40)
     kernel = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(0.05)
-    ivm = IVMRegressor(kernel, active_set_size=40, optimizer=None).fit(X, y)
-    gpr = GaussianProcessRegressor(kernel, optimizer=None).fit(X, y)
+    options = dict(optimizer=None, normalize_y=normalize_y)
+    ivm = IVMRegressor(kernel, active_set_size=40, **options).fit(X, y)
+    gpr = GaussianProcessRegressor(kernel, **options).fit(X, y)
     X_test = np.linspace(-4, 4, 9)[:, None]
     m1, s1 = ivm.predict(X_test, return_std=True)
     m2, s2 = gpr.predict(X_test, return_std=True)

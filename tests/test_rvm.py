@@ -38,18 +38,20 @@ def test_regressor_is_sparse_and_accurate_on_sinc(method):
     assert np.all(std >= np.sqrt(rvm.noise_))
 
 
-def test_regressor_prediction_is_the_weight_posterior():
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_regressor_prediction_is_the_weight_posterior(normalize_y):
     X, y = sinc(80, 1)
-    rvm = RVMRegressor(RBF(1.5)).fit(X, y)
+    y = 5.0 + 3.0 * y  # targets far from zero
+    rvm = RVMRegressor(RBF(1.5), normalize_y=normalize_y).fit(X, y)
+    shift, scale = (np.mean(y), np.std(y)) if normalize_y else (0.0, 1.0)
     model = rvm.model_
     X_test = np.array([[-3.0], [0.5], [7.0]])
     Psi = model.design(X_test)
     Sigma = np.linalg.inv(model.chol @ model.chol.T)
     mean, std = rvm.predict(X_test, return_std=True)
-    np.testing.assert_allclose(mean, Psi @ model.mean, rtol=1e-10)
-    np.testing.assert_allclose(
-        std**2, rvm.noise_ + np.einsum("ij,jk,ik->i", Psi, Sigma, Psi), rtol=1e-8
-    )
+    np.testing.assert_allclose(mean, shift + scale * (Psi @ model.mean), rtol=1e-10)
+    latent = scale**2 * np.einsum("ij,jk,ik->i", Psi, Sigma, Psi)
+    np.testing.assert_allclose(std**2, rvm.noise_ + latent, rtol=1e-8)
 
 
 @pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])

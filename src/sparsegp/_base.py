@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.special import ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, CompoundKernel, ConstantKernel
 from sklearn.utils import check_random_state
@@ -106,6 +106,40 @@ def default_kernel(n_features, constant=None):
     """
     kernel = ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
     return kernel if constant is None else kernel + ConstantKernel(constant)
+
+
+class GPRegressorMixin(RegressorMixin, BaseEstimator):
+    """Target normalisation and ``predict(X, return_std)`` shared by the GP regressors.
+
+    Subclasses have a ``normalize_y`` parameter, call :meth:`_normalize_targets` in
+    ``fit`` and implement ``_latent_and_noise(X) -> (mean, var, noise)`` in the
+    normalised units.
+    """
+
+    def _normalize_targets(self, y):
+        """Record the targets' mean and scale (identity without ``normalize_y``)."""
+        self.y_mean_, self.y_std_ = 0.0, 1.0
+        if self.normalize_y:
+            self.y_mean_ = float(np.mean(y))
+            self.y_std_ = float(np.std(y)) or 1.0
+        return (y - self.y_mean_) / self.y_std_
+
+    def predict(self, X, return_std=False):
+        """Predictive mean, and with ``return_std`` the standard deviation of ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the predictive standard deviation (noise included).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        mean, var, noise = self._latent_and_noise(X)
+        mean = self.y_mean_ + self.y_std_ * mean
+        if return_std:
+            return mean, self.y_std_ * np.sqrt(var + noise)
+        return mean
 
 
 class GPClassifierMixin(ClassifierMixin, BaseEstimator):

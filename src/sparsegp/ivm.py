@@ -8,13 +8,17 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
-from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from ._base import GPClassifierMixin, batched_latent, default_kernel
+from ._base import (
+    GPClassifierMixin,
+    GPRegressorMixin,
+    batched_latent,
+    default_kernel,
+)
 from ._optimize import ParameterSpace, kernel_block, maximize
 from ._threads import one_blas_thread
 from .approximations.ivm import (
@@ -315,7 +319,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.active_set_ = sets[0] if len(sets) == 1 else sets
 
 
-class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
+class IVMRegressor(_IVMFitting, GPRegressorMixin):
     """Informative Vector Machine for regression: greedy subset of the data.
 
     With a Gaussian likelihood the ADF sites are exact, and the entropy score picks the
@@ -332,16 +336,23 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
     optimizer, n_outer_iterations, max_iter_optimizer, random_state, verbose
         As for :class:`IVMClassifier`; the evidence is the exact GP regression evidence
         of the active subset, noise level included.
+    normalize_y : bool, default=True
+        Centre and scale the targets by their mean and standard deviation, as
+        ``GaussianProcessRegressor(normalize_y=True)``; ``kernel_`` is then in those
+        units. Without it a zero-mean GP on targets far from zero (Friedman #1, mean
+        14) explains them as noise.
 
     Attributes
     ----------
     active_set_ : ndarray of shape (d,)
     kernel_ : Kernel
-        Learnt kernel, ``WhiteKernel`` term included.
+        Learnt kernel, ``WhiteKernel`` term included (in normalised units).
     log_marginal_likelihood_value_ : float
+    y_mean_, y_std_ : float
+        The target normalisation (0 and 1 without ``normalize_y``).
     """
 
-    _parameter_constraints: dict = dict(_SHARED_CONSTRAINTS)
+    _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}
 
     def __init__(
         self,
@@ -356,6 +367,7 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
         optimizer="fmin_l_bfgs_b",
         n_outer_iterations=3,
         max_iter_optimizer=20,
+        normalize_y=True,
         random_state=None,
         verbose=0,
     ):
@@ -369,6 +381,7 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
         self.optimizer = optimizer
         self.n_outer_iterations = n_outer_iterations
         self.max_iter_optimizer = max_iter_optimizer
+        self.normalize_y = normalize_y
         self.random_state = random_state
         self.verbose = verbose
 
@@ -385,6 +398,7 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        y = self._normalize_targets(y)
         if self.kernel is None:
             kernel = default_kernel(X.shape[1]) + WhiteKernel(0.1)
         else:
@@ -397,11 +411,6 @@ class IVMRegressor(_IVMFitting, RegressorMixin, BaseEstimator):
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         return self
 
-    def predict(self, X, return_std=False):
-        """Predictive mean (and standard deviation of ``y``, noise included)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+    def _latent_and_noise(self, X):
         mean, var = self.model_.latent_mean_and_variance(X)
-        if return_std:
-            return mean, np.sqrt(var + self.model_.likelihood.noise)
-        return mean
+        return mean, var, self.model_.likelihood.noise

@@ -14,7 +14,6 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import CompoundKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
@@ -22,7 +21,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import GPClassifierMixin, batched_latent, default_kernel
+from ._base import (
+    GPClassifierMixin,
+    GPRegressorMixin,
+    batched_latent,
+    default_kernel,
+)
 from ._threads import one_blas_thread
 from .approximations.online import SparseOnlineGP
 from .ep import EPGPClassifier
@@ -115,7 +119,7 @@ class OnlineBinaryModel:
         return batched_latent(predict, X, max(state.size, 1))
 
 
-class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
+class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     """GP regression learnt online on a bounded set of basis vectors (Csató 2002, ch. 3).
 
     Each example is absorbed in O(d²) by the exact online update of the posterior
@@ -235,7 +239,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         rng = check_random_state(self.random_state)
-        y = self._set_normalization(y)
+        y = self._normalize_targets(y)
         self.kernel_ = self._hyperparameters(X, y, rng)
         latent, likelihood = _split_noise(self.kernel_)
         self.state_ = self._run_passes(X, y, latent, likelihood, rng)
@@ -260,7 +264,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
             self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
         if first:
-            y = self._set_normalization(y)
+            y = self._normalize_targets(y)
             self.kernel_ = self._hyperparameters(
                 X, y, check_random_state(self.random_state)
             )
@@ -270,14 +274,6 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
         self.state_.update(X, y)
         self._report(self.state_, start)
         return self
-
-    def _set_normalization(self, y):
-        """Record the target mean and scale (identity without ``normalize_y``)."""
-        self.y_mean_, self.y_std_ = 0.0, 1.0
-        if self.normalize_y:
-            self.y_mean_ = float(np.mean(y))
-            self.y_std_ = float(np.std(y)) or 1.0
-        return (y - self.y_mean_) / self.y_std_
 
     def _hyperparameters(self, X, y, rng):
         kernel = self.kernel
@@ -300,15 +296,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         return self.state_.basis_vectors
 
-    def predict(self, X, return_std=False):
-        """Predictive mean, and with ``return_std`` the standard deviation of ``y``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+    def _latent_and_noise(self, X):
         mean, var = OnlineBinaryModel(self.state_).latent_mean_and_variance(X)
-        mean = self.y_mean_ + self.y_std_ * mean
-        if return_std:
-            return mean, self.y_std_ * np.sqrt(var + self.state_.likelihood.noise)
-        return mean
+        return mean, var, self.state_.likelihood.noise
 
 
 class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
