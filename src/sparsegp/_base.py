@@ -98,13 +98,29 @@ def warn_at_bounds(kernel, estimator):
                 )
 
 
-def default_kernel(n_features, constant=None):
-    """``ConstantKernel(1) * RBF(sqrt(n_features))``: unit scale for standardised data.
+def default_length_scale(X):
+    """``ℓ₀ = √(Σ_d var x_d)``: ``√D`` for standardised inputs, in the inputs' units.
 
-    With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
-    prior variance of a random offset of the latent function.
+    Two inputs lie ``√2·ℓ₀`` apart on average. A length-scale started far from that
+    (inputs in units of 10⁻³ or 10³ with ``√D``) gives a kernel matrix of all ones or
+    the identity, whose evidence gradient vanishes: the fit never leaves the start.
     """
-    kernel = ConstantKernel(1.0) * RBF(length_scale=np.sqrt(n_features))
+    total = float(np.sum(np.var(X, axis=0)))
+    return float(np.sqrt(total)) if total > 0 else 1.0
+
+
+def default_kernel(X, constant=None):
+    """``ConstantKernel(1) * RBF(ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`.
+
+    The length-scale bounds are ``ℓ₀·(10⁻⁵, 10⁵)``, scikit-learn's default range around
+    the data's scale. With ``constant``, a learnable ``ConstantKernel(constant)``
+    summand is added: the prior variance of a random offset of the latent function.
+    """
+    length_scale = default_length_scale(X)
+    rbf = RBF(
+        length_scale, length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale)
+    )
+    kernel = ConstantKernel(1.0) * rbf
     return kernel if constant is None else kernel + ConstantKernel(constant)
 
 

@@ -67,8 +67,9 @@ class EPGPClassifier(GPClassifierMixin):
     Parameters
     ----------
     kernel : sklearn kernel, default=None
-        Prior covariance. ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features))``
-        with both hyperparameters learnt.
+        Prior covariance. ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)`` with both
+        hyperparameters learnt; ``ℓ₀ = √(Σ_d var x_d)`` is ``√D`` for standardised
+        inputs and follows inputs in any units.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.
     n_restarts_optimizer : int, default=0
@@ -177,7 +178,7 @@ class EPGPClassifier(GPClassifierMixin):
 
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
-        kernel = default_kernel(X.shape[1]) if self.kernel is None else self.kernel
+        kernel = default_kernel(X) if self.kernel is None else self.kernel
         space = ParameterSpace(
             [kernel_block(kernel), bias_block() if self.learn_bias else None]
         )

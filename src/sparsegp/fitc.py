@@ -17,6 +17,7 @@ from ._base import (
     GPClassifierMixin,
     batched_latent,
     default_kernel,
+    default_length_scale,
     warn_if_ep_did_not_converge,
 )
 from ._optimize import (
@@ -94,10 +95,11 @@ class FITCGPClassifier(GPClassifierMixin):
     Parameters
     ----------
     kernel : sklearn kernel, default=None
-        ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features))``, the isotropic
-        kernel of 004. Learning hyperparameters or pseudo-inputs needs sums and
-        products of ``ConstantKernel`` and ``RBF`` (scalar or ARD length-scales);
-        with ``optimizer=None`` any kernel works.
+        ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)``, the isotropic kernel of
+        004, with ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised inputs).
+        Learning hyperparameters or pseudo-inputs needs sums and products of
+        ``ConstantKernel`` and ``RBF`` (scalar or ARD length-scales); with
+        ``optimizer=None`` any kernel works.
     n_inducing : int, default=10
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         Ignored when ``inducing_init`` is an array.
@@ -298,7 +300,7 @@ default="kmeans"
     def _fit_binary(self, X, y, random_state):
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
-        kernel = default_kernel(X.shape[1]) if self.kernel is None else self.kernel
+        kernel = default_kernel(X) if self.kernel is None else self.kernel
         if self.optimizer is not None:
             check_input_differentiable(kernel)
         given = self._given_inducing_points() is not None
@@ -324,7 +326,13 @@ default="kmeans"
         )
 
     def _fit_start(self, X, y, kernel, Z0, random_state):
-        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``."""
+        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``.
+
+        The optimizer moves the pseudo-inputs in units of the inputs' RMS spread
+        (``unit``; 1 for standardised inputs), so its steps do not depend on the units
+        of ``X``.
+        """
+        unit = default_length_scale(X) / np.sqrt(X.shape[1])
         ep = WarmStartedEP(y, self._ep_options(random_state))
         space = ParameterSpace(
             [
@@ -337,7 +345,7 @@ default="kmeans"
         def unpack(x):
             values = space.unpack(x)
             kernel_x, bias = self._kernel_and_bias(kernel, values)
-            return kernel_x, bias, values.get("inducing", Z0)
+            return kernel_x, bias, unit * values.get("inducing", Z0 / unit)
 
         def evidence(x):
             kernel_x, bias, Z = unpack(x)
@@ -352,10 +360,16 @@ default="kmeans"
                 print(
                     f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
                 )
-            gradient = {"theta": grad_kernel, "bias": grad_bias, "inducing": grad_Z}
+            gradient = {
+                "theta": grad_kernel,
+                "bias": grad_bias,
+                "inducing": unit * grad_Z,
+            }
             return state.log_evidence, space.pack(gradient)
 
-        x = space.pack({"theta": kernel.theta, "bias": self.bias, "inducing": Z0})
+        x = space.pack(
+            {"theta": kernel.theta, "bias": self.bias, "inducing": Z0 / unit}
+        )
         n_evaluations = 0
         if self.optimizer is not None and len(x) > 0:
             result = maximize(

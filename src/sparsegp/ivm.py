@@ -194,8 +194,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     Parameters
     ----------
     kernel : sklearn kernel, default=None
-        ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + ConstantKernel(1.0)``:
-        a learnt prior variance of a random offset (the paper fixes it at 0.1). Without
+        ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + ConstantKernel(1.0)`` with
+        ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised inputs) and a learnt prior
+        variance of a random offset (the paper fixes it at 0.1). Without
         it, greedy selection on ringnorm picks mostly points of the broad class and the
         model predicts one class; started at 0.1, the first L_IVM step collapses the
         length-scale there (42 % error), started at 1.0 it reaches 1.9 %
@@ -306,7 +307,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _fit_binary(self, X, y, random_state):
         if self.kernel is None:
-            kernel = default_kernel(X.shape[1], constant=1.0)
+            kernel = default_kernel(X, constant=1.0)
         else:
             kernel = self.kernel
         if self.bias_variance is not None:
@@ -330,7 +331,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     Parameters
     ----------
     kernel : sklearn kernel with a WhiteKernel summand, default=None
-        ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + WhiteKernel(0.1)``.
+        ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
     active_set_size, selection, selection_size, retain, n_random_start, n_full_greedy
         As for :class:`IVMClassifier`.
     optimizer, n_outer_iterations, max_iter_optimizer, random_state, verbose
@@ -400,7 +401,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         y = self._normalize_targets(y)
         if self.kernel is None:
-            kernel = default_kernel(X.shape[1]) + WhiteKernel(0.1)
+            kernel = default_kernel(X) + WhiteKernel(0.1)
         else:
             kernel = self.kernel
         self._likelihood(kernel, y)  # validates the noise term before any work

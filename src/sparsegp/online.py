@@ -133,7 +133,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         The ``WhiteKernel`` level is the observation noise, as in
         ``GaussianProcessRegressor`` (a fitted ``GaussianProcessRegressor().kernel_``
         can be passed as is). ``None`` means
-        ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + WhiteKernel(0.1)``.
+        ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
     max_basis_vectors : int, default=100
         The cap ``d`` on the BV set.
     tol : float, default=1e-6
@@ -278,7 +278,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     def _hyperparameters(self, X, y, rng):
         kernel = self.kernel
         if kernel is None:
-            kernel = default_kernel(X.shape[1], constant=1.0) + WhiteKernel(0.1)
+            kernel = default_kernel(X, constant=1.0) + WhiteKernel(0.1)
         _split_noise(kernel)  # a clear error before any work
         if self.optimizer is None:
             return kernel
@@ -311,7 +311,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     Parameters
     ----------
     kernel : sklearn kernel, default=None
-        ``None`` means ``ConstantKernel(1.0) * RBF(sqrt(n_features)) + ConstantKernel(1.0)``
+        ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + ConstantKernel(1.0)``
         (a learnt variance of a random offset, as for the IVM).
     max_basis_vectors, tol, deletion_score, n_passes, shuffle
         As for :class:`SparseOnlineGPRegressor`.
@@ -397,7 +397,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     def _hyperparameters(self, X, y, rng):
         kernel = self.kernel
         if kernel is None:
-            kernel = default_kernel(X.shape[1], constant=1.0)
+            kernel = default_kernel(X, constant=1.0)
         if self.optimizer is None:
             return kernel, Probit(float(self.bias))
         X_sub, y_sub = self._subsample(X, y, rng)

@@ -17,6 +17,7 @@ from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     batched_latent,
+    default_length_scale,
 )
 from ._linalg import solve_lower
 from ._threads import one_blas_thread
@@ -79,7 +80,10 @@ class _RVMFitting:
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`RVMModel` and the fit."""
         start = time.perf_counter()
-        kernel = RBF(np.sqrt(X.shape[1])) if self.kernel is None else self.kernel
+        if self.kernel is None:
+            kernel = RBF(default_length_scale(X))
+        else:
+            kernel = self.kernel
         centres = self._centres(X, rng)
         offset = 1 if self.bias else 0
         n_basis = len(centres) + offset
@@ -154,7 +158,8 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     ----------
     kernel : sklearn kernel, default=None
         Basis functions ``ψ_j(x) = k(x, x_j)``; fixed (not learnt), as in the paper.
-        ``None`` means ``RBF(sqrt(n_features))``.
+        ``None`` means ``RBF(ℓ₀)``, ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised
+        inputs).
     method : {"ssem", "batch"}, default="ssem"
         Subspace EM, or batch EM with every basis function active from the start.
     update : {"mackay", "em"}, default="mackay"
