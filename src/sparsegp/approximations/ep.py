@@ -30,11 +30,14 @@ MIN_DAMPING = 0.05
 _STALL_SWEEPS = 3
 
 __all__ = [
+    "AndersonMixing",
     "DensePosterior",
     "EPState",
     "SitePosterior",
     "WarmStartedEP",
+    "cavity_gradient",
     "ep_log_evidence_gradient",
+    "log_evidence",
     "parallel_site_update",
     "predict_latent",
     "run_ep",
@@ -132,6 +135,7 @@ class EPState:
     log_evidence : float
         EP approximation of ``log p(y | X)`` (ALGORITHMS.md §5.5).
     n_sweeps : int
+        Sweeps performed.
     converged : bool
         Whether the convergence test passed before ``max_sweeps``.
     """

@@ -89,8 +89,8 @@ class FITCPosterior:
     With ``t = 1/(1 + τ̃ d₀)``, ``G = τ̃ t`` and ``L_B L_Bᵀ = I + V diag(G) Vᵀ``,
     ``A = diag(d₀ t) + diag(t) Eᵀ E diag(t)`` and ``h = d₀ t ν̃ + t ⊙ Eᵀ E (t ν̃)``
     with ``E = L_B⁻¹ V`` (ALGORITHMS.md §5.3): a refresh is one ``syrk`` and one
-    triangular solve with n right-hand sides, O(n·M²). A sequential sweep works on
-    004's structured form (:class:`StructuredFITCPosterior`).
+    product of ``V`` with the M×M triangle ``L_B⁻¹``, 3·n·M² flops. A sequential
+    sweep works on 004's structured form (:class:`StructuredFITCPosterior`).
 
     Parameters
     ----------
