@@ -345,7 +345,8 @@ default="kmeans"
         def unpack(x):
             values = space.unpack(x)
             kernel_x, bias = self._kernel_and_bias(kernel, values)
-            return kernel_x, bias, unit * values.get("inducing", Z0 / unit)
+            Z = unit * values["inducing"] if "inducing" in values else Z0
+            return kernel_x, bias, Z
 
         def evidence(x):
             kernel_x, bias, Z = unpack(x)
