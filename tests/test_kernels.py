@@ -11,6 +11,7 @@ from sklearn.gaussian_process.kernels import (
 )
 
 from sparsegp.kernels import (
+    CrossCovariance,
     KernelBlocks,
     check_input_differentiable,
     hyperparameter_gradient,
@@ -103,3 +104,12 @@ def test_unsupported_kernel_is_named_in_the_error():
     with pytest.raises(ValueError, match="Matern"):
         check_input_differentiable(ConstantKernel() * Matern())
     check_input_differentiable(GRADIENT_KERNELS[1])
+
+
+@pytest.mark.parametrize("kernel", GRADIENT_KERNELS)
+def test_cross_covariance_value_equals_sklearn(kernel, rng):
+    X, Y = 3.0 * rng.standard_normal((7, 2)), rng.standard_normal((5, 2))
+    np.testing.assert_allclose(
+        CrossCovariance(kernel, X, Y).value, kernel(X, Y), rtol=1e-12, atol=1e-14
+    )
+    np.testing.assert_allclose(CrossCovariance(kernel, X).value, kernel(X), atol=1e-14)
