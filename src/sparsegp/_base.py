@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 from joblib import Parallel, delayed
+from scipy.sparse import issparse
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -59,6 +60,30 @@ def batched_latent(predict, X, n_train):
     size = max(1, _BATCH_ENTRIES // max(n_train, 1))
     parts = [predict(X[start : start + size]) for start in range(0, len(X), size)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def validate_dense(estimator, X, y="no_validation", **options):
+    """scikit-learn's ``validate_data`` in float64, ``scipy.sparse`` input made dense.
+
+    The kernels and engines work on dense arrays; a LIBSVM file loads as CSR, so
+    sparse input is accepted and converted (n × D doubles) rather than rejected.
+    ``y`` as in ``validate_data``: omitted for ``X`` alone.
+    """
+    if isinstance(y, str) and y == "no_validation":
+        X = validate_data(
+            estimator, X, dtype=np.float64, accept_sparse="csr", **options
+        )
+        return X.toarray() if issparse(X) else X
+    X, y = validate_data(
+        estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
+    )
+    return (X.toarray() if issparse(X) else X), y
+
+
+def accept_sparse_tags(tags):
+    """Estimator tags saying that ``scipy.sparse`` input is accepted."""
+    tags.input_tags.sparse = True
+    return tags
 
 
 def warn_if_ep_did_not_converge(state, estimator):
@@ -132,6 +157,9 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
     normalised units.
     """
 
+    def __sklearn_tags__(self):
+        return accept_sparse_tags(super().__sklearn_tags__())
+
     def _normalize_targets(self, y):
         """Record the targets' mean and scale (identity without ``normalize_y``)."""
         self.y_mean_, self.y_std_ = 0.0, 1.0
@@ -150,7 +178,7 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
             Also return the predictive standard deviation (noise included).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_dense(self, X, reset=False)
         mean, var, noise = self._latent_and_noise(X)
         mean = self.y_mean_ + self.y_std_ * mean
         if return_std:
@@ -163,6 +191,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     Subclasses define ``n_jobs`` and ``random_state`` parameters and ``_fit_binary``.
     """
+
+    def __sklearn_tags__(self):
+        return accept_sparse_tags(super().__sklearn_tags__())
 
     @abstractmethod
     def _fit_binary(self, X, y, random_state) -> BinaryModel:
@@ -183,7 +214,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         self : object
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        X, y = validate_dense(self, X, y, y_numeric=False)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
@@ -234,7 +265,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_dense(self, X, reset=False)
 
     def latent_mean_and_variance(self, X):
         """Mean and variance of the latent function at ``X`` (the error bars).

@@ -11,13 +11,13 @@ from scipy.stats import norm
 from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     batched_latent,
     default_kernel,
+    validate_dense,
 )
 from ._optimize import ParameterSpace, kernel_block, maximize
 from ._threads import one_blas_thread
@@ -398,7 +398,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     def fit(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_dense(self, X, y, y_numeric=True)
         y = self._normalize_targets(y)
         if self.kernel is None:
             kernel = default_kernel(X) + WhiteKernel(0.1)

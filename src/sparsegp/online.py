@@ -19,13 +19,14 @@ from sklearn.gaussian_process.kernels import CompoundKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     batched_latent,
     default_kernel,
+    validate_dense,
 )
 from ._threads import one_blas_thread
 from .approximations.online import SparseOnlineGP
@@ -237,7 +238,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         """
         start = time.perf_counter()
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_dense(self, X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         y = self._normalize_targets(y)
         self.kernel_ = self._hyperparameters(X, y, rng)
@@ -262,7 +263,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         first = not hasattr(self, "state_")
         if first:
             self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
+        X, y = validate_dense(self, X, y, y_numeric=True, reset=first)
         if first:
             y = self._normalize_targets(y)
             self.kernel_ = self._hyperparameters(
@@ -444,7 +445,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 raise ValueError(
                     f"{type(self).__name__} needs at least two classes; got {classes!r}."
                 )
-        X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
+        X, y = validate_dense(self, X, y, reset=first)
         check_classification_targets(y)
         if first:
             self.classes_ = classes

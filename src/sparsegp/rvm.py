@@ -10,7 +10,6 @@ import numpy as np
 from sklearn.gaussian_process.kernels import RBF, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
@@ -18,6 +17,7 @@ from ._base import (
     GPRegressorMixin,
     batched_latent,
     default_length_scale,
+    validate_dense,
 )
 from ._linalg import solve_lower
 from ._threads import one_blas_thread
@@ -260,7 +260,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     def fit(self, X, y):
         """Grow the relevance vectors and learn α and σ² from ``X``, ``y``."""
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_dense(self, X, y, y_numeric=True)
         if len(y) < 2:
             raise ValueError(
                 f"RVMRegressor needs at least two samples; got n_samples = {len(y)}."
