@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 from scipy.linalg import blas
-from threadpoolctl import threadpool_limits
 
 from .._linalg import cho_solve_lower, solve_lower
+from .._threads import fit_threads
 
 #: Examples whose kernel rows are evaluated in one call.
 _CHUNK = 256
@@ -147,10 +147,12 @@ class SparseOnlineGP:
     def update(self, X, y):
         """Process the examples ``(X[i], y[i])`` in order (003 §3.6, one pass).
 
-        BLAS runs on one thread here: the O(t²) operations are too small to share, and
-        threads that spin between them slow a busy machine by an order of magnitude.
+        BLAS runs on one thread here (:func:`~sparsegp._threads.fit_threads`, the
+        estimators' own policy; a no-op inside a fit): the O(t²) operations are too
+        small to share, and threads that spin between them slow a busy machine by an
+        order of magnitude.
         """
-        with threadpool_limits(1, user_api="blas"):
+        with fit_threads():
             for start in range(0, len(X), _CHUNK):
                 self._update_chunk(X[start : start + _CHUNK], y[start : start + _CHUNK])
         return self
