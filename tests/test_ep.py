@@ -5,12 +5,15 @@ import pytest
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import log_ndtr
 from scipy.stats import norm
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
+from sparsegp.approximations import ep as ep_module
 from sparsegp.approximations.ep import (
     AndersonMixing,
     DensePosterior,
     WarmStartedEP,
     ep_log_evidence_gradient,
+    parallel_site_update,
     predict_latent,
 )
 from sparsegp.likelihoods import Probit
@@ -217,3 +220,44 @@ def test_anderson_mixing_never_proposes_a_negative_precision():
     # the secant through the residuals -1/3 and -1/4 crosses zero at τ < 0
     tau, _ = mixing.step(np.full(2, 0.5), np.zeros(2), np.full(2, 0.2), np.zeros(2))
     np.testing.assert_array_equal(tau, [0.2, 0.2])
+
+
+class _PlainIteration:
+    """No Anderson mixing: the plain damped parallel update."""
+
+    def step(self, tau, nu, new_tau, new_nu):
+        return new_tau, new_nu
+
+
+def oscillating_problem():
+    """Undamped parallel EP on this strongly coupled prior does not settle."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    return (ConstantKernel(1000.0) * RBF(1.0))(X), y
+
+
+def test_stalled_sweeps_halve_the_damping_until_ep_converges(monkeypatch):
+    K, y = oscillating_problem()
+    monkeypatch.setattr(ep_module, "AndersonMixing", _PlainIteration)
+    options = dict(mode="parallel", damping=1.0, tol=1e-8, max_sweeps=300)
+    monkeypatch.setattr(ep_module, "_STALL_SWEEPS", 10**9)  # the rule switched off
+    assert not dense_ep(K, y, Probit(0.5), **options).converged
+    monkeypatch.setattr(ep_module, "_STALL_SWEEPS", 3)
+    state = dense_ep(K, y, Probit(0.5), **options)
+    sequential = dense_ep(
+        K, y, Probit(0.5), mode="sequential", damping=0.5, tol=1e-10, max_sweeps=500
+    )
+    assert state.converged and sequential.converged
+    np.testing.assert_allclose(state.log_evidence, sequential.log_evidence, rtol=1e-6)
+    np.testing.assert_allclose(state.mean, sequential.mean, rtol=1e-4, atol=1e-6)
+
+
+def test_a_site_with_an_improper_cavity_keeps_its_value():
+    tau, nu = np.array([0.5, 3.0]), np.array([0.1, 0.2])
+    mean, var = np.zeros(2), np.array([1.0, 0.5])  # site 2: 1/var − τ̃ = −1 < 0
+    new_tau, new_nu = parallel_site_update(
+        np.ones(2), Probit(), tau, nu, mean, var, 1.0
+    )
+    assert new_tau[1] == 3.0 and new_nu[1] == 0.2
+    assert new_tau[0] != 0.5 and np.all(np.isfinite(new_tau))

@@ -2,11 +2,13 @@
 
 import numpy as np
 import pytest
+from scipy.linalg import solve_triangular
 
 from sparsegp._linalg import (
     cho_solve_lower,
     cholesky_jitter,
     log_det_from_cholesky,
+    solve_lower_wide,
 )
 from sparsegp.exceptions import NotPSDError, NumericalWarning
 
@@ -38,4 +40,16 @@ def test_solve_and_log_det(rng):
     np.testing.assert_allclose(cho_solve_lower(L, b), np.linalg.solve(A, b), rtol=1e-10)
     np.testing.assert_allclose(
         log_det_from_cholesky(L), np.linalg.slogdet(A)[1], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_wide_solve_equals_the_triangular_solve(trans):
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((6, 6))
+    L = np.linalg.cholesky(A @ A.T + 6 * np.eye(6))
+    B = rng.standard_normal((6, 50))
+    expected = solve_triangular(L, B, lower=True, trans="T" if trans else "N")
+    np.testing.assert_allclose(
+        solve_lower_wide(L, B, trans=trans), expected, rtol=1e-12
     )

@@ -312,3 +312,15 @@ def test_whitened_covariance_stays_between_zero_and_the_prior_with_deletions():
     eigenvalues = np.linalg.eigvalsh(state.W)
     assert eigenvalues.min() > -1e-8 and eigenvalues.max() < 1.0 + 1e-8
     np.testing.assert_allclose(state.L @ state.L.T, state.K, rtol=1e-9, atol=1e-6)
+
+
+@pytest.mark.parametrize("likelihood", [Gaussian(NOISE), Probit(0.2)])
+def test_kept_score_denominators_equal_the_dense_diagonal(likelihood):
+    X, y = regression_data(800, seed=7)
+    if isinstance(likelihood, Probit):
+        y = np.where(y > 0, 1.0, -1.0)
+    state = SparseOnlineGP(KERNEL, likelihood, 12, 1e-6, "approximate").update(X, y)
+    assert state.n_deleted > 20 and state.n_projected > 100
+    np.testing.assert_allclose(
+        state.diag_q_plus_c, np.diag(state.Q + state.C), rtol=1e-6, atol=1e-10
+    )
