@@ -1,6 +1,7 @@
 """BLAS thread policy: one thread inside a fit, the caller's count for large products."""
 
 import numpy as np
+import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sparsegp import EPGPClassifier
@@ -54,3 +55,20 @@ def test_estimator_fit_restores_the_callers_threads(monkeypatch):
     with threadpool_limits(2, user_api="blas"):
         EPGPClassifier(optimizer=None).fit(X, y)
         assert seen == [{1}] and blas_threads() == {2}
+
+
+def test_a_fit_runs_openmp_code_single_threaded_too():
+    # scikit-learn's k-means (FITC's initial pseudo-inputs) uses OpenMP threads.
+    def openmp_threads():
+        return {
+            lib["num_threads"]
+            for lib in threadpool_info()
+            if lib["user_api"] == "openmp"
+        }
+
+    if not openmp_threads():
+        pytest.skip("no OpenMP runtime loaded")
+    with threadpool_limits(2), fit_threads():
+        assert openmp_threads() == {1}
+        with large_product(LARGE_PRODUCT_FLOPS):
+            assert openmp_threads() == {1} and blas_threads() == {2}

@@ -29,20 +29,29 @@ _caller_threads: ContextVar[int | None] = ContextVar("caller_threads", default=N
 
 @functools.cache
 def _controller() -> ThreadpoolController:
-    """The BLAS libraries loaded by numpy and scipy (inspected once, ~0.1 ms)."""
-    return ThreadpoolController().select(user_api="blas")
+    """The BLAS and OpenMP libraries loaded by numpy, scipy and scikit-learn.
+
+    Inspected once (~0.1 ms), after those imports.
+    """
+    return ThreadpoolController()
+
+
+def _blas():
+    return _controller().select(user_api="blas")
 
 
 def _current_threads() -> int:
-    info = _controller().info()
-    return max((lib["num_threads"] for lib in info), default=1)
+    return max((lib["num_threads"] for lib in _blas().info()), default=1)
 
 
 @contextlib.contextmanager
 def fit_threads():
-    """Run a fit with one BLAS thread; :func:`large_product` may use the caller's.
+    """Run a fit with one BLAS and one OpenMP thread.
 
-    A fit inside a fit (e.g. the online classifier's hyperparameters by
+    :func:`large_product` may give the BLAS the caller's threads back. OpenMP is
+    limited too: scikit-learn's k-means (FITC's initial pseudo-inputs) runs its small
+    Lloyd steps on OpenMP threads, which spin like the BLAS's on a busy machine. A
+    fit inside a fit (e.g. the online classifier's hyperparameters by
     ``EPGPClassifier``) keeps the outer fit's setting.
     """
     if _caller_threads.get() is not None:
@@ -76,4 +85,4 @@ def large_product(flops: float):
     caller = _caller_threads.get()
     if caller is None or caller == 1 or flops < LARGE_PRODUCT_FLOPS:
         return contextlib.nullcontext()
-    return _controller().limit(limits=caller)
+    return _blas().limit(limits=caller)
