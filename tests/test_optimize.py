@@ -68,3 +68,13 @@ def test_parameter_space_round_trip():
     fixed = ParameterSpace([kernel_block(ConstantKernel(1.0, "fixed"))])
     assert len(fixed) == 0 and fixed.bounds().shape == (0, 2)
     assert fixed.pack({"theta": np.zeros(0)}).shape == (0,)
+
+
+def test_progress_bar_reports_iterations_and_changes_nothing(capsys):
+    def objective(x):
+        return -np.sum((x - 2.0) ** 2), -2.0 * (x - 2.0)
+
+    quiet = maximize(objective, np.zeros(2), [(-5, 5), (-5, 5)])
+    shown = maximize(objective, np.zeros(2), [(-5, 5), (-5, 5)], progress="test fit")
+    np.testing.assert_array_equal(quiet.x, shown.x)
+    assert "test fit" in capsys.readouterr().err

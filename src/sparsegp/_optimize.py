@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 from sklearn.utils import check_random_state
+from tqdm.auto import tqdm
 
 from .exceptions import NotPSDError, NumericalWarning
 
@@ -128,13 +129,16 @@ def maximize(
     random_state=None,
     max_iter: int = 100,
     ftol: float | None = None,
+    progress: str | None = None,
 ) -> OptimizationResult:
     """Maximise ``objective`` by L-BFGS-B from ``x0`` and ``n_restarts`` random starts.
 
     ``ftol`` stops a run when an iteration improves the objective by less than
     ``ftol · max(1, |value|)``: an objective computed to a relative accuracy (EP run
     to a tolerance) should pass that accuracy here, so that the optimizer does not
-    chase changes below it. ``None`` keeps scipy's default (2.2e-9).
+    chase changes below it. ``None`` keeps scipy's default (2.2e-9). ``progress``, a
+    label, shows a progress bar over the L-BFGS-B iterations (``max_iter`` per start)
+    with the best value so far, for fits that take more than a few seconds.
 
     Random starts are drawn uniformly inside ``bounds`` (log-uniformly for kernel
     hyperparameters, since their bounds are in log-space), as scikit-learn's
@@ -162,17 +166,31 @@ def maximize(
     for _ in range(n_restarts):
         starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
     best = None
-    for start in starts:
-        res = minimize(
-            negated,
-            start,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"maxiter": max_iter} | ({} if ftol is None else {"ftol": ftol}),
-        )
-        if best is None or res.fun < best.fun:
-            best = res
+    bar = tqdm(
+        total=max_iter * len(starts),
+        desc=progress,
+        disable=progress is None,
+        leave=False,
+    )
+
+    def report(intermediate_result):
+        bar.update()
+        bar.set_postfix(value=f"{-intermediate_result.fun:.4g}", refresh=False)
+
+    with bar:
+        for start in starts:
+            res = minimize(
+                negated,
+                start,
+                jac=True,
+                method="L-BFGS-B",
+                bounds=bounds,
+                callback=report,
+                options={"maxiter": max_iter}
+                | ({} if ftol is None else {"ftol": ftol}),
+            )
+            if best is None or res.fun < best.fun:
+                best = res
     return OptimizationResult(
         x=np.asarray(best.x),
         value=-float(best.fun),

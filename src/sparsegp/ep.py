@@ -218,6 +218,7 @@ class EPGPClassifier(GPClassifierMixin):
                 random_state=random_state,
                 max_iter=self.max_iter_optimizer,
                 ftol=self.tol,
+                progress="EPGPClassifier: EP evidence" if self.verbose else None,
             ).x
         kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)

@@ -374,7 +374,11 @@ default="kmeans"
         n_evaluations = 0
         if self.optimizer is not None and len(x) > 0:
             result = maximize(
-                evidence, x, space.bounds(), max_iter=self.max_iter_optimizer
+                evidence,
+                x,
+                space.bounds(),
+                max_iter=self.max_iter_optimizer,
+                progress="FITCGPClassifier: EP evidence" if self.verbose else None,
             )
             x, n_evaluations = result.x, result.n_evaluations
         model = self._binary_model(X, y, *unpack(x), ep)
