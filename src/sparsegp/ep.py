@@ -102,7 +102,8 @@ class EPGPClassifier(GPClassifierMixin):
     random_state : int, RandomState instance or None, default=None
         Seeds optimizer restarts and sequential visiting orders.
     verbose : int, default=0
-        1 reports each fitted problem, 2 each evidence evaluation.
+        1 shows a progress bar over the optimizer's iterations and reports each
+        fitted problem, 2 also each evidence evaluation.
 
     Attributes
     ----------
