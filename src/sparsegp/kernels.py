@@ -235,35 +235,3 @@ class CrossCovariance:
         )
         per_dimension = squared_distance * inverse_squares
         return per_dimension if node.anisotropic else np.array([per_dimension.sum()])
-
-
-def hyperparameter_gradient(kernel, X, Y, weights):
-    """``Σ_ij W_ij ∂k(x_i, y_j)/∂θ`` for the free hyperparameters ``θ`` (log-space).
-
-    One-off form of :meth:`CrossCovariance.gradients` (which keeps the kernel values
-    for several contractions).
-
-    Parameters
-    ----------
-    kernel : Kernel
-        Accepted by :func:`check_input_differentiable`.
-    X, Y : ndarray of shape (n, D) and (m, D)
-    weights : ndarray of shape (n, m)
-
-    Returns
-    -------
-    ndarray of shape (len(kernel.theta),)
-    """
-    return CrossCovariance(kernel, X, Y).gradients(weights)[0]
-
-
-def input_gradient(kernel, X, Y, weights):
-    """``G_id = Σ_j W_ij ∂k(x_i, y_j)/∂x_id``: the gradient in the first argument.
-
-    One-off form of :meth:`CrossCovariance.gradients`.
-
-    Returns
-    -------
-    ndarray of shape (n, D)
-    """
-    return CrossCovariance(kernel, X, Y).gradients(weights)[1]
