@@ -9,11 +9,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparsegp import EPGPClassifier, FITCGPClassifier
 from sparsegp.approximations.fitc_ep import (
     FITCKernelBlocks,
+    FITCPredictor,
     FITCPrior,
     StructuredFITCPosterior,
     fitc_ep_gradient,
-    predict_latent_fitc,
-    predictive_weights,
 )
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
@@ -125,8 +124,8 @@ def test_prediction_equals_the_dense_joint_fitc_prior():
     X, y, Z, kernel, prior = fitc_problem()
     state = fitc_ep(prior, y, Probit(0.2), tol=1e-12)
     X_test = np.random.default_rng(7).standard_normal((7, 2))
-    mean, var = predict_latent_fitc(
-        state, predictive_weights(state), kernel(Z, X_test), kernel.diag(X_test)
+    mean, var = FITCPredictor.from_state(state).latent_mean_and_variance(
+        kernel(Z, X_test), kernel.diag(X_test)
     )
     K_uu = kernel(Z) + 1e-6 * np.eye(len(Z))
     Q_sf = kernel(X_test, Z) @ np.linalg.solve(K_uu, kernel(Z, X))
@@ -248,3 +247,15 @@ def test_any_kernel_works_with_fixed_hyperparameters():
     X, y, _ = small_problem(n=30)
     clf = FITCGPClassifier(Matern(nu=1.5), n_inducing=5, optimizer=None, random_state=0)
     assert clf.fit(X, y).score(X, y) > 0.7
+
+
+def test_a_fitted_model_keeps_o_m_squared_memory_not_o_n_m():
+    import pickle
+
+    sizes = []
+    for n in (300, 3000):
+        X = np.random.default_rng(0).standard_normal((n, 3))
+        y = np.where(X[:, 0] > 0, 1, -1)
+        clf = FITCGPClassifier(n_inducing=10, optimizer=None, random_state=0)
+        sizes.append(len(pickle.dumps(clf.fit(X, y))))
+    assert sizes[1] < 1.1 * sizes[0]

@@ -27,14 +27,13 @@ from ._optimize import (
     kernel_block,
     maximize,
 )
-from .approximations.ep import EPState, WarmStartedEP
+from .approximations.ep import WarmStartedEP
 from .approximations.fitc_ep import (
     FITCKernelBlocks,
     FITCPosterior,
+    FITCPredictor,
     FITCPrior,
     fitc_ep_gradient,
-    predict_latent_fitc,
-    predictive_weights,
 )
 from .approximations.ivm import select_active_set
 from .kernels import KernelBlocks, check_input_differentiable
@@ -48,28 +47,23 @@ _KMEANS_POINTS_PER_CENTRE = 20
 
 @dataclass(frozen=True)
 class FITCBinaryModel:
-    """A fitted ±1 FITC-EP problem."""
+    """A fitted ±1 FITC-EP problem: kernel, likelihood, pseudo-inputs, predictor."""
 
     kernel: Kernel
     likelihood: Probit
     inducing_points: np.ndarray
-    state: EPState
-    weights: np.ndarray
+    predictor: FITCPredictor
+    log_marginal_likelihood: float
     n_evaluations: int = 0
     n_sweeps: int = 0
-
-    @property
-    def log_marginal_likelihood(self) -> float:
-        """EP approximation of the log evidence under the FITC prior."""
-        return self.state.log_evidence
 
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance (004 §3.1): O(M) and O(M²) per point."""
 
         def predict(X_batch):
             K_u_star = self.kernel(self.inducing_points, X_batch)
-            return predict_latent_fitc(
-                self.state, self.weights, K_u_star, self.kernel.diag(X_batch)
+            return self.predictor.latent_mean_and_variance(
+                K_u_star, self.kernel.diag(X_batch)
             )
 
         return batched_latent(predict, X, len(self.inducing_points))
@@ -396,6 +390,6 @@ default="kmeans"
             kernel=kernel,
             likelihood=likelihood,
             inducing_points=np.array(Z),
-            state=state,
-            weights=predictive_weights(state),
+            predictor=FITCPredictor.from_state(state),
+            log_marginal_likelihood=state.log_evidence,
         )

@@ -38,12 +38,11 @@ __all__ = [
     "EvidenceSensitivities",
     "FITCKernelBlocks",
     "FITCPosterior",
+    "FITCPredictor",
     "FITCPrior",
     "StructuredFITCPosterior",
     "fitc_ep_gradient",
     "fitc_ep_sensitivities",
-    "predict_latent_fitc",
-    "predictive_weights",
 ]
 
 
@@ -336,34 +335,52 @@ def fitc_ep_gradient(state: EPState, y, likelihood, blocks: FITCKernelBlocks):
     )
 
 
-def predictive_weights(state: EPState):
-    """``ŵ = L_u⁻ᵀ L_B⁻ᵀ L_B⁻¹ V (ν̃ ⊙ t)``: the predictive mean is ``k_u(x)ᵀ ŵ``."""
-    posterior = state.posterior
-    t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
-    inner = posterior.E @ (state.nu * t)
-    return solve_lower_transpose(
-        posterior.prior.chol_uu, solve_lower_transpose(posterior.chol_B, inner)
-    )
+@dataclass(frozen=True)
+class FITCPredictor:
+    """What FITC prediction needs from a fitted posterior: O(M²) memory (004 §3.1).
 
+    The EP state holds ``V`` and ``L_B⁻¹ V`` (M × n each); a fitted model keeps only
+    these M-sized factors.
 
-def predict_latent_fitc(state: EPState, weights, K_u_star, k_diag):
-    """Latent predictive mean and variance at test points (004 §3.1; §5.7).
-
-    ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with
-    ``a* = L_u⁻¹ k_u`` (O(M²)).
-
-    Parameters
+    Attributes
     ----------
-    state : EPState
-        On a :class:`FITCPosterior`.
+    chol_uu : ndarray of shape (M, M)
+        ``L_u``.
+    chol_B : ndarray of shape (M, M)
+        ``L_B``.
     weights : ndarray of shape (M,)
-        From :func:`predictive_weights`.
-    K_u_star : ndarray of shape (M, m)
-        ``k(X̄, X*)``.
-    k_diag : ndarray of shape (m,)
+        ``ŵ = L_u⁻ᵀ L_B⁻ᵀ L_B⁻¹ V (ν̃ ⊙ t)``: the predictive mean is ``k_u(x)ᵀ ŵ``.
     """
-    posterior = state.posterior
-    a = solve_lower(posterior.prior.chol_uu, K_u_star)
-    b = solve_lower(posterior.chol_B, a)
-    var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
-    return K_u_star.T @ weights, np.maximum(var, 0.0)
+
+    chol_uu: np.ndarray
+    chol_B: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def from_state(cls, state: EPState):
+        """The predictor of an EP state on a :class:`FITCPosterior`."""
+        posterior = state.posterior
+        t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
+        inner = posterior.E @ (state.nu * t)
+        chol_uu = posterior.prior.chol_uu
+        weights = solve_lower_transpose(
+            chol_uu, solve_lower_transpose(posterior.chol_B, inner)
+        )
+        return cls(chol_uu=chol_uu, chol_B=posterior.chol_B, weights=weights)
+
+    def latent_mean_and_variance(self, K_u_star, k_diag):
+        """Latent predictive mean and variance at test points (004 §3.1; §5.7).
+
+        ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with
+        ``a* = L_u⁻¹ k_u`` (O(M²)).
+
+        Parameters
+        ----------
+        K_u_star : ndarray of shape (M, m)
+            ``k(X̄, X*)``.
+        k_diag : ndarray of shape (m,)
+        """
+        a = solve_lower(self.chol_uu, K_u_star)
+        b = solve_lower(self.chol_B, a)
+        var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
+        return K_u_star.T @ self.weights, np.maximum(var, 0.0)
