@@ -11,10 +11,10 @@ from sparsegp.approximations import ep as ep_module
 from sparsegp.approximations.ep import (
     AndersonMixing,
     DensePosterior,
+    DensePredictor,
     WarmStartedEP,
     ep_log_evidence_gradient,
     parallel_site_update,
-    predict_latent,
 )
 from sparsegp.likelihoods import Probit
 
@@ -153,7 +153,9 @@ def test_predictions_equal_dense_joint_posterior():
     X_star = np.random.default_rng(1).standard_normal((4, X.shape[1]))
     K = kernel(X)
     state = dense_ep(K, y, Probit(0.0), **TIGHT)
-    mean, var = predict_latent(state, kernel(X, X_star), kernel.diag(X_star))
+    mean, var = DensePredictor.from_state(state).latent_mean_and_variance(
+        kernel(X, X_star), kernel.diag(X_star)
+    )
     K_s = kernel(X, X_star)
     site_cov = K + np.diag(1 / state.tau)
     expected_mean = K_s.T @ np.linalg.solve(site_cov, state.nu / state.tau)

@@ -20,34 +20,31 @@ from ._base import (
 from ._optimize import ParameterSpace, bias_block, kernel_block, maximize
 from .approximations.ep import (
     DensePosterior,
-    EPState,
+    DensePredictor,
     WarmStartedEP,
     ep_log_evidence_gradient,
-    predict_latent,
 )
 from .likelihoods import Probit
 
 
 @dataclass(frozen=True)
 class EPBinaryModel:
-    """A fitted ±1 EP problem: kernel, likelihood, EP state and training inputs."""
+    """A fitted ±1 EP problem: kernel, likelihood, training inputs and predictor."""
 
     kernel: Kernel
     likelihood: Probit
     X_train: np.ndarray
-    state: EPState
-
-    @property
-    def log_marginal_likelihood(self) -> float:
-        """EP approximation of the log evidence at the fitted hyperparameters."""
-        return self.state.log_evidence
+    predictor: DensePredictor
+    log_marginal_likelihood: float
 
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance (R&W Alg. 3.6), in batches."""
 
         def predict(X_batch):
             K_cross = self.kernel(self.X_train, X_batch)
-            return predict_latent(self.state, K_cross, self.kernel.diag(X_batch))
+            return self.predictor.latent_mean_and_variance(
+                K_cross, self.kernel.diag(X_batch)
+            )
 
         return batched_latent(predict, X, len(self.X_train))
 
@@ -233,5 +230,9 @@ class EPGPClassifier(GPClassifierMixin):
                 f"({time.perf_counter() - start:.1f} s)"
             )
         return EPBinaryModel(
-            kernel=kernel_, likelihood=likelihood, X_train=X, state=state
+            kernel=kernel_,
+            likelihood=likelihood,
+            X_train=X,
+            predictor=DensePredictor.from_state(state),
+            log_marginal_likelihood=state.log_evidence,
         )

@@ -32,6 +32,7 @@ _STALL_SWEEPS = 3
 __all__ = [
     "AndersonMixing",
     "DensePosterior",
+    "DensePredictor",
     "EPState",
     "SitePosterior",
     "WarmStartedEP",
@@ -39,7 +40,6 @@ __all__ = [
     "ep_log_evidence_gradient",
     "log_evidence",
     "parallel_site_update",
-    "predict_latent",
     "run_ep",
     "single_site_update",
     "site_change",
@@ -459,20 +459,41 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
     return 0.5 * (data_fit - trace), cavity_gradient(state, y, likelihood)
 
 
-def predict_latent(state: EPState, K_cross, k_diag):
-    """Latent predictive mean and variance at test points (R&W Alg. 3.6).
+@dataclass(frozen=True)
+class DensePredictor:
+    """What full-EP prediction needs (R&W Alg. 3.6): ``L``, ``√τ̃`` and ``ω``.
 
-    Parameters
+    The prior ``K`` (n × n) that the EP state holds is not kept.
+
+    Attributes
     ----------
-    state : EPState
-        On a :class:`DensePosterior`.
-    K_cross : ndarray of shape (n, m)
-        ``k(X_train, X_test)``.
-    k_diag : ndarray of shape (m,)
-        Prior variances ``k(x*, x*)``.
+    chol_B : ndarray of shape (n, n)
+        ``L = chol(I + S̃½ K S̃½)``.
+    sqrt_tau : ndarray of shape (n,)
+    omega : ndarray of shape (n,)
+        ``ω = K⁻¹μ``: the predictive mean is ``k(x*)ᵀ ω``.
     """
-    posterior = state.posterior
-    mean = K_cross.T @ posterior.omega
-    v = solve_lower(posterior.chol_B, np.sqrt(state.tau)[:, None] * K_cross)
-    var = k_diag - np.einsum("ij,ij->j", v, v)
-    return mean, np.maximum(var, 0.0)
+
+    chol_B: np.ndarray
+    sqrt_tau: np.ndarray
+    omega: np.ndarray
+
+    @classmethod
+    def from_state(cls, state: EPState):
+        """The predictor of an EP state on a :class:`DensePosterior`."""
+        posterior = state.posterior
+        return cls(posterior.chol_B, np.sqrt(state.tau), posterior.omega)
+
+    def latent_mean_and_variance(self, K_cross, k_diag):
+        """Latent predictive mean and variance at test points.
+
+        Parameters
+        ----------
+        K_cross : ndarray of shape (n, m)
+            ``k(X_train, X_test)``.
+        k_diag : ndarray of shape (m,)
+            Prior variances ``k(x*, x*)``.
+        """
+        v = solve_lower(self.chol_B, self.sqrt_tau[:, None] * K_cross)
+        var = k_diag - np.einsum("ij,ij->j", v, v)
+        return K_cross.T @ self.omega, np.maximum(var, 0.0)
