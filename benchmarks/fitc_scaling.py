@@ -19,18 +19,27 @@ import numpy as np
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from threadpoolctl import threadpool_limits
 
-from sparsegp.approximations.fitc_ep import FITCPrior, run_fitc_ep
+from sparsegp.approximations.ep import run_ep
+from sparsegp.approximations.fitc_ep import (
+    FITCKernelBlocks,
+    FITCPosterior,
+    fitc_ep_gradient,
+)
 from sparsegp.datasets import load_mnist
-from sparsegp.fitc import evidence_and_gradient
 from sparsegp.likelihoods import Probit
 
 #: Sweeps timed per mode (the tolerance is set so that none converges earlier).
 _SWEEPS = 3
 
 
+def fitc_ep(prior, y, likelihood, **options):
+    zeros = np.zeros(len(y))
+    return run_ep(FITCPosterior(prior, zeros, zeros), y, likelihood, **options)
+
+
 def seconds_per_sweep(prior, y, likelihood, mode):
     start = time.perf_counter()
-    run_fitc_ep(
+    fitc_ep(
         prior,
         y,
         likelihood,
@@ -57,14 +66,14 @@ def main():
         for n, m in runs:
             X_n, y_n = X[order[:n]], y[order[:n]]
             Z = X_n[:m]
-            prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X_n), kernel.diag(X_n))
+            prior = FITCKernelBlocks.from_kernel(kernel, Z, X_n).prior(1e-6)
             sequential = seconds_per_sweep(prior, y_n, likelihood, "sequential")
             parallel = seconds_per_sweep(prior, y_n, likelihood, "parallel")
-            state = run_fitc_ep(prior, y_n, likelihood, max_sweeps=2)
+            state = fitc_ep(prior, y_n, likelihood, max_sweeps=2)
             start = time.perf_counter()
-            evidence_and_gradient(
-                kernel, X_n, Z, y_n, likelihood, lambda _prior, state=state: state, 1e-6
-            )
+            blocks = FITCKernelBlocks.from_kernel(kernel, Z, X_n)
+            blocks.prior(1e-6)
+            fitc_ep_gradient(state, y_n, likelihood, blocks)
             gradient = time.perf_counter() - start
             print(
                 f"| {n} | {m} | {sequential:.3f} | {parallel:.3f} | {gradient:.3f} |",
