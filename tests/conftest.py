@@ -6,6 +6,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp.approximations.ep import DensePosterior, run_ep
 from sparsegp.approximations.fitc_ep import FITCPosterior
+from sparsegp.kernels import KernelColumns
 
 
 @pytest.fixture
@@ -22,9 +23,25 @@ def small_problem(n=30, n_features=2, seed=0):
     return X, y, kernel
 
 
+class DenseBlocks:
+    """:class:`~sparsegp.kernels.KernelBlocks`' interface over a precomputed matrix."""
+
+    def __init__(self, K):
+        self.K = K
+
+    def columns(self, points=None):
+        return KernelColumns([np.arange(len(self.K)) if points is None else np.asarray(points)])
+
+    def block(self, rows, columns, stop=None):
+        return self.K[np.ix_(np.asarray(rows), columns.parts[0][:stop])]
+
+    def __call__(self, rows, cols=None):
+        return self.block(rows, self.columns(cols))
+
+
 def block_of(K):
-    """``kernel_block(rows, cols)`` of a dense kernel matrix (``cols=None``: all)."""
-    return lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]
+    """Kernel blocks of a dense kernel matrix."""
+    return DenseBlocks(K)
 
 
 def dense_ep(K, y, likelihood, **options):

@@ -7,13 +7,18 @@ from sparsegp.approximations import adf_active_set
 from sparsegp.approximations.adf_active_set import ADFActiveSet
 from sparsegp.likelihoods import Gaussian, Probit
 
+from sparsegp.kernels import KernelBlocks
+
 from .conftest import small_problem
 
 
 def make_state(X, y, kernel, likelihood, max_size):
     K = kernel(X)
-    block = lambda rows, cols: K[rows] if cols is None else K[np.ix_(rows, cols)]  # noqa: E731
-    return ADFActiveSet(block, np.diag(K), y, likelihood, max_size), K
+    return ADFActiveSet(KernelBlocks(kernel, X), np.diag(K), y, likelihood, max_size), K
+
+
+def include_with_all_columns(state, i):
+    state.include(i, state.every_column())
 
 
 def dense_posterior(K, p, m):
@@ -30,7 +35,7 @@ def test_every_inclusion_matches_the_dense_posterior(likelihood):
     state, K = make_state(X, y, kernel, likelihood, 12)
     order = np.random.default_rng(0).permutation(25)[:12]
     for step, i in enumerate(order, start=1):
-        state.include(i)
+        include_with_all_columns(state, i)
         A, h = dense_posterior(K, state.p, state.m)
         np.testing.assert_allclose(state.a, np.diag(A), rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(state.h, h, rtol=1e-8, atol=1e-10)
@@ -53,7 +58,7 @@ def test_all_points_active_equals_one_dense_adf_pass():
     state, K = make_state(X, y, kernel, lik, 15)
     A, h = K.copy(), np.zeros(15)
     for i in np.random.default_rng(1).permutation(15):
-        state.include(i)
+        include_with_all_columns(state, i)
         mom = lik.moments(h[i], A[i, i], y[i])
         expected_p = mom.w / (1 - A[i, i] * mom.w)
         column = A[:, i].copy()
@@ -66,8 +71,8 @@ def test_all_points_active_equals_one_dense_adf_pass():
 
 @pytest.mark.parametrize("row_block", [3, 64])
 def test_stale_columns_completed_later_equal_full_updates(row_block, monkeypatch):
-    """Columns holding every mix of row counts, completed across several row blocks,
-    with ``V`` re-stored column-major half way (as randomized greedy does)."""
+    """Columns holding every mix of row counts, gathered across several row blocks
+    and extended while gathered, equal the state that updates every column."""
     monkeypatch.setattr(adf_active_set, "_ROW_BLOCK", row_block)
     X, y, kernel = small_problem(30)
     lik = Probit(bias=0.1)
@@ -75,30 +80,44 @@ def test_stale_columns_completed_later_equal_full_updates(row_block, monkeypatch
     lazy, _ = make_state(X, y, kernel, lik, 10)
     rng = np.random.default_rng(2)
     order = rng.permutation(30)[:10]
-    for step, i in enumerate(order):
-        if step == 5:
-            lazy.store_columns_contiguously()
-        full.include(i)
-        current = rng.choice(30, size=6, replace=False)
-        lazy.complete([i])
-        lazy.include(i, columns=current)
+    for i in order:
+        include_with_all_columns(full, i)
+        tracked = lazy.gather(np.union1d(rng.choice(30, size=6, replace=False), [i]))
+        lazy.include(int(np.flatnonzero(tracked.points == i)[0]), tracked)
+        lazy.release(tracked, tracked.points != i)
+    assert np.ptp(lazy.rows_done) > 0  # a mix of stale and current columns
     lazy.complete(np.arange(30))
-    assert lazy.V.flags.f_contiguous
-    np.testing.assert_allclose(lazy.V[:10], full.V[:10], atol=1e-12)
+    np.testing.assert_allclose(lazy.V, full.V, atol=1e-12)
     np.testing.assert_allclose(lazy.a, full.a, rtol=1e-12)
     np.testing.assert_allclose(lazy.h, full.h, rtol=1e-10, atol=1e-14)
+
+
+def test_gathered_columns_match_the_store_and_replace_in_place():
+    X, y, kernel = small_problem(20)
+    state, _ = make_state(X, y, kernel, Probit(), 6)
+    for i in (3, 11, 7):
+        include_with_all_columns(state, i)
+    tracked = state.gather([0, 5, 9])
+    np.testing.assert_allclose(tracked.Vt[:, :3], state.Vt[tracked.points, :3])
+    np.testing.assert_allclose(tracked.a, state.a[tracked.points])
+    tracked.replace([1], state.gather([14]))
+    assert list(tracked.points) == [0, 14, 9]
+    np.testing.assert_allclose(tracked.h, state.h[[0, 14, 9]])
+    np.testing.assert_allclose(
+        tracked.kernel_columns.parts[1], state.kernel_blocks.columns([0, 14, 9]).parts[1]
+    )
 
 
 def test_entropy_score_is_the_entropy_reduction():
     X, y, kernel = small_problem(12)
     state, K = make_state(X, y, kernel, Probit(), 3)
-    state.include(0)
-    scores = state.entropy_scores(np.arange(12))
+    include_with_all_columns(state, 0)
+    scores = state.entropy_scores(state.every_column())
     for j in (3, 7):
         before = np.linalg.slogdet(dense_posterior(K, state.p, state.m)[0])[1]
         trial, _ = make_state(X, y, kernel, Probit(), 3)
-        trial.include(0)
-        trial.include(j)
+        include_with_all_columns(trial, 0)
+        include_with_all_columns(trial, j)
         after = np.linalg.slogdet(dense_posterior(K, trial.p, trial.m)[0])[1]
         np.testing.assert_allclose(scores[j], -0.5 * (after - before), rtol=1e-8)
 
@@ -106,6 +125,7 @@ def test_entropy_score_is_the_entropy_reduction():
 def test_including_a_stale_column_is_refused():
     X, y, kernel = small_problem(10)
     state, _ = make_state(X, y, kernel, Probit(), 3)
-    state.include(0, columns=[0, 1])
-    with pytest.raises(ValueError, match="stale"):
-        state.include(5, columns=[5])
+    tracked = state.gather([0, 5])
+    include_with_all_columns(state, 1)
+    with pytest.raises(ValueError, match="current to 0 rows"):
+        state.include(1, tracked)

@@ -53,7 +53,7 @@ def test_candidate_loss_equals_loss_after_actual_inclusion():
     predicted = candidate_losses(state, candidates, outside)
     for j, value in zip(candidates, predicted, strict=True):
         trial = copy.deepcopy(state)
-        trial.include(j)
+        trial.include(j, trial.every_column())
         rest = outside.copy()
         rest[j] = False
         expected = dense_nlp(K, y, trial.likelihood, trial.p, trial.m, rest)
@@ -66,7 +66,7 @@ def test_full_working_set_picks_the_brute_force_best():
     brute = {}
     for j in np.flatnonzero(outside):
         trial = copy.deepcopy(state)
-        trial.include(j)
+        trial.include(j, trial.every_column())
         rest = outside.copy()
         rest[j] = False
         brute[j] = nlp_loss(trial, rest)

@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
+from tqdm.auto import tqdm
 from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -34,7 +35,8 @@ from .likelihoods import Gaussian, Probit
 @dataclass(frozen=True)
 class ActiveSetModel:
     """A fitted active-set model (IVM or NLP selection): kernel, likelihood, active
-    inputs, the eq. 5 posterior and ``L_IVM`` of the active set (§1.8)."""
+    inputs, the eq. 5 posterior, ``L_IVM`` of the active set (§1.8) and the wall time
+    of the selection that chose it."""
 
     kernel: Kernel
     likelihood: object
@@ -42,6 +44,7 @@ class ActiveSetModel:
     X_active: np.ndarray
     posterior: IVMPosterior
     log_marginal_likelihood: float
+    selection_seconds: float = np.nan
 
     def latent_mean_and_variance(self, X):
         """Eq. 5 of Lawrence et al. (2002): O(d) mean, O(d²) variance per point."""
@@ -92,20 +95,27 @@ class _IVMFitting:
         return d
 
     def _select(self, X, y, kernel, d, rng):
+        """One selection of ``d`` points: the state and its wall time in seconds."""
         latent, likelihood = self._likelihood(kernel, y)
-        return select_active_set(
-            KernelBlocks(latent, X),
-            latent.diag(X),
-            y,
-            likelihood,
-            d,
-            rng,
-            strategy=self.selection,
-            n_random_start=self.n_random_start,
-            n_full_greedy=self.n_full_greedy,
-            selection_size=self.selection_size,
-            retain=self.retain,
-        )
+        start = time.perf_counter()
+        with tqdm(
+            total=d, desc="IVM selection", disable=not self.verbose, leave=False
+        ) as progress:
+            state = select_active_set(
+                KernelBlocks(latent, X),
+                latent.diag(X),
+                y,
+                likelihood,
+                d,
+                rng,
+                strategy=self.selection,
+                n_random_start=self.n_random_start,
+                n_full_greedy=self.n_full_greedy,
+                selection_size=self.selection_size,
+                retain=self.retain,
+                progress=progress,
+            )
+        return state, time.perf_counter() - start
 
     def _fit_ivm(self, X, y, kernel, rng):
         """Alternate selection with L-BFGS-B on the active set's evidence (§1.8).
@@ -119,8 +129,8 @@ class _IVMFitting:
         d = self._active_set_size(len(y))
         space, template = ParameterSpace([kernel_block(kernel)]), kernel
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
-        state = self._select(X, y, kernel, d, rng)
-        best = self._freeze(X, y, kernel, state)
+        state, seconds = self._select(X, y, kernel, d, rng)
+        best = self._freeze(X, y, kernel, state, seconds)
         best_nlp = self._held_out_nlp(state, rng) if rounds else 0.0
         for outer in range(rounds):
             active = state.active
@@ -137,10 +147,10 @@ class _IVMFitting:
                 random_state=rng,
             ).x
             kernel = kernel.clone_with_theta(x)
-            state = self._select(X, y, kernel, d, rng)
+            state, seconds = self._select(X, y, kernel, d, rng)
             nlp = self._held_out_nlp(state, rng)
             if nlp < best_nlp:
-                best, best_nlp = self._freeze(X, y, kernel, state), nlp
+                best, best_nlp = self._freeze(X, y, kernel, state, seconds), nlp
             if self.verbose:
                 print(
                     f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
@@ -153,7 +163,7 @@ class _IVMFitting:
             )
         return best
 
-    def _freeze(self, X, y, kernel, state):
+    def _freeze(self, X, y, kernel, state, seconds):
         """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
         sites = (state.p[active], state.m[active])
@@ -165,6 +175,7 @@ class _IVMFitting:
             X_active=X[active],
             posterior=IVMPosterior.from_state(state),
             log_marginal_likelihood=float(value),
+            selection_seconds=seconds,
         )
         return model, kernel
 
@@ -231,6 +242,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     ----------
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
         Training indices of the active set, in inclusion order.
+    selection_time_ : float, or list of them (one per class beyond two)
+        Wall-clock seconds of the selection that chose the kept active set (the
+        O(n·d²) part of the fit; hyperparameter rounds reselect).
     kernel_, bias_, log_marginal_likelihood_value_, classes_, estimators_
         As for :class:`EPGPClassifier`; the evidence is ``L_IVM`` of the active set.
 
@@ -318,6 +332,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         super()._set_fitted_summaries()
         sets = [m.active_set for m in self.estimators_]
         self.active_set_ = sets[0] if len(sets) == 1 else sets
+        times = [m.selection_seconds for m in self.estimators_]
+        self.selection_time_ = times[0] if len(times) == 1 else times
 
 
 class IVMRegressor(_IVMFitting, GPRegressorMixin):
@@ -346,6 +362,8 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     Attributes
     ----------
     active_set_ : ndarray of shape (d,)
+    selection_time_ : float
+        Wall-clock seconds of the selection that chose the kept active set.
     kernel_ : Kernel
         Learnt kernel, ``WhiteKernel`` term included (in normalised units).
     log_marginal_likelihood_value_ : float
@@ -409,6 +427,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
             X, y, kernel, check_random_state(self.random_state)
         )
         self.active_set_ = self.model_.active_set
+        self.selection_time_ = self.model_.selection_seconds
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         return self
 

@@ -62,15 +62,41 @@ def _split_white_noise(kernel):
     )
 
 
+class KernelColumns:
+    """A set of training points prepared for :meth:`KernelBlocks.block`.
+
+    ``parts`` are arrays whose first axis runs over the points: their training indices,
+    then per RBF term their scaled inputs and squared norms. The set can be shrunk or
+    have members replaced without re-reading the training inputs.
+    """
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def __len__(self):
+        return len(self.parts[0])
+
+    def take(self, positions):
+        """The points at ``positions`` (a copy)."""
+        return KernelColumns([part[positions] for part in self.parts])
+
+    def replace(self, positions, other):
+        """Overwrite the points at ``positions`` with those of ``other``, in place."""
+        for part, new in zip(self.parts, other.parts, strict=True):
+            part[positions] = new
+
+
 class KernelBlocks:
     """Blocks ``K(X[rows], X[cols])`` of a kernel on fixed inputs ``X``, fast.
 
-    Active-set methods need one kernel row against all n training points per
-    inclusion. scikit-learn's ``RBF.__call__`` rescales and copies all of ``X`` on
-    every call; here the scaled inputs and their squared norms are computed once, so
-    a row costs one matrix-vector product and an ``exp``. Sums and products of
-    ``ConstantKernel``, ``RBF`` (isotropic or ARD) and ``WhiteKernel`` are evaluated
-    this way; any other kernel falls back to its own ``__call__``.
+    Active-set methods need many small blocks of one kernel matrix: a kernel row per
+    inclusion, a few rows against a few hundred candidates per step. A sum or product
+    of ``ConstantKernel``, ``RBF`` (isotropic or ARD) and ``WhiteKernel`` terms is
+    expanded once into ``c₀ + Σ_t c_t exp(−½ ‖(x − x′) / ℓ_t‖²)`` (a product of RBFs is
+    one RBF; ``WhiteKernel`` is zero between distinct evaluations), and each term's
+    scaled inputs and squared norms are computed once: a block is then one matrix
+    product and one ``exp`` per term, with no walk of the kernel expression. Any other
+    kernel is evaluated by its own ``__call__``.
 
     Parameters
     ----------
@@ -81,37 +107,68 @@ class KernelBlocks:
     def __init__(self, kernel, X):
         self.kernel = kernel
         self.X = X
-        self._scaled = {}
+        terms = _expand(kernel)
+        self.expanded = terms is not None
+        self.constant = 0.0
+        self.coefficients = []
+        parts = [np.arange(len(X))]
+        for coefficient, inverse_squares in terms or []:
+            if inverse_squares is None:
+                self.constant += coefficient
+                continue
+            Z = X * np.sqrt(inverse_squares)
+            self.coefficients.append(coefficient)
+            parts += [Z, np.einsum("ij,ij->i", Z, Z)]
+        self._all = KernelColumns(parts)
+
+    def columns(self, points=None) -> KernelColumns:
+        """The points ``points`` (all training points, without a copy, if ``None``)."""
+        return self._all if points is None else self._all.take(np.asarray(points))
+
+    def block(self, rows, columns: KernelColumns, stop=None):
+        """``K(X[rows], ·)`` against the first ``stop`` of ``columns`` (all if ``None``)."""
+        rows = np.asarray(rows)
+        parts = [part[:stop] for part in columns.parts]
+        if not self.expanded:
+            return self.kernel(self.X[rows], self.X[parts[0]])
+        block = np.full((len(rows), len(parts[0])), self.constant)
+        own = self._all.parts
+        for t, coefficient in enumerate(self.coefficients):
+            Z, norms = own[2 * t + 1], own[2 * t + 2]
+            Z_cols, norms_cols = parts[2 * t + 1], parts[2 * t + 2]
+            squared = norms[rows][:, None] + norms_cols - 2.0 * (Z[rows] @ Z_cols.T)
+            block += coefficient * np.exp(-0.5 * np.maximum(squared, 0.0))
+        return block
 
     def __call__(self, rows, cols=None):
         """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
-        rows = np.asarray(rows)
-        shape = (len(rows), len(self.X) if cols is None else len(cols))
-        block = self._block(self.kernel, rows, cols)
-        return np.broadcast_to(block, shape).copy() if np.ndim(block) == 0 else block
+        return self.block(rows, self.columns(cols))
 
-    def _block(self, node, rows, cols):
-        if isinstance(node, Sum):
-            return self._block(node.k1, rows, cols) + self._block(node.k2, rows, cols)
-        if isinstance(node, Product):
-            return self._block(node.k1, rows, cols) * self._block(node.k2, rows, cols)
-        if isinstance(node, ConstantKernel):  # a scalar: sums and products broadcast
-            return float(node.constant_value)
-        if isinstance(node, WhiteKernel):  # zero between distinct evaluations
-            return 0.0
-        if type(node) is RBF:
-            Z, norms = self._scaled_inputs(node)
-            Zc, nc = (Z, norms) if cols is None else (Z[cols], norms[cols])
-            sq = norms[rows][:, None] + nc[None, :] - 2.0 * (Z[rows] @ Zc.T)
-            return np.exp(-0.5 * np.maximum(sq, 0.0))
-        return node(self.X[rows], self.X if cols is None else self.X[cols])
 
-    def _scaled_inputs(self, rbf):
-        key = id(rbf)
-        if key not in self._scaled:
-            Z = self.X / np.asarray(rbf.length_scale, dtype=float)
-            self._scaled[key] = (Z, np.einsum("ij,ij->i", Z, Z))
-        return self._scaled[key]
+def _expand(kernel):
+    """``[(c_t, 1/ℓ_t² or None)]`` with ``k = Σ_t c_t exp(−½ Σ_d (x_d − x′_d)²/ℓ_td²)``.
+
+    ``None`` marks a constant term; returns ``None`` for a kernel outside sums and
+    products of ``ConstantKernel``, ``RBF`` and ``WhiteKernel`` (off its diagonal).
+    """
+    if isinstance(kernel, Sum | Product):
+        first, second = _expand(kernel.k1), _expand(kernel.k2)
+        if first is None or second is None:
+            return None
+        if isinstance(kernel, Sum):
+            return first + second
+        return [
+            (c1 * c2, s1 if s2 is None else s2 if s1 is None else s1 + s2)
+            for c1, s1 in first
+            for c2, s2 in second
+        ]
+    if isinstance(kernel, ConstantKernel):
+        return [(float(kernel.constant_value), None)]
+    if isinstance(kernel, WhiteKernel):
+        return []
+    if type(kernel) is RBF:
+        return [(1.0, 1.0 / np.asarray(kernel.length_scale, dtype=float) ** 2)]
+    return None
 
 
 def check_input_differentiable(kernel):

@@ -7,21 +7,77 @@ paper's ``M``), ``c`` (``h = Vᵀ c``) and the marginals ``a = diag(A)``, ``h``.
 matrix is ever formed: including a point costs O(n·k) (eqs. 2-3), scoring all
 candidates O(n) (eq. 4).
 
-Columns of ``V`` may be left stale and completed on demand (the delayed updating of the
-randomized greedy selection, §1.5): ``rows_done[j]`` counts the rows of column j that
-are current, and ``a[j]``, ``h[j]`` are valid only where ``rows_done[j] == size``.
+``V`` is held transposed (``Vt``, n × d, one contiguous row per training point), so a
+point's column is one contiguous read. Columns may be left stale and completed on
+demand (the delayed updating of the randomized greedy selection, §1.5):
+``rows_done[j]`` counts the rows of column j that are current. Work on a set of points
+goes through :class:`CurrentColumns`, a contiguous copy of their columns kept current
+as points are included; :meth:`ADFActiveSet.every_column` is the same view onto the
+whole store, without a copy.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._linalg import solve_lower, solve_lower_transpose
+from .._memory import require_memory
+from ..kernels import KernelColumns
 
-__all__ = ["ADFActiveSet"]
+__all__ = ["ADFActiveSet", "CurrentColumns"]
 
-#: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.complete`.
-_ROW_BLOCK = 64
+#: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
+_ROW_BLOCK = 128
+
+
+@dataclass
+class CurrentColumns:
+    """The columns of ``V`` for a set of training points, current to ``size`` rows.
+
+    Attributes
+    ----------
+    points : ndarray of shape (S,)
+        Training indices.
+    Vt : ndarray of shape (S, max_size)
+        Row ``s`` holds ``V[:size, points[s]]`` in its first ``size`` entries.
+    a, h : ndarray of shape (S,)
+        The marginals of the points.
+    kernel_columns : KernelColumns
+        The points prepared for kernel blocks.
+    size : int
+        The active-set size these columns are current to.
+    """
+
+    points: np.ndarray
+    Vt: np.ndarray
+    a: np.ndarray
+    h: np.ndarray
+    kernel_columns: KernelColumns
+    size: int
+
+    def replace(self, positions, other: CurrentColumns):
+        """Overwrite the points at ``positions`` with ``other``'s, in place."""
+        if other.size != self.size:
+            raise ValueError("Both column sets must be current to the same size.")
+        k = self.size
+        self.points[positions] = other.points
+        self.Vt[positions, :k] = other.Vt[:, :k]
+        self.a[positions] = other.a
+        self.h[positions] = other.h
+        self.kernel_columns.replace(positions, other.kernel_columns)
+
+    def take(self, positions) -> CurrentColumns:
+        """The points at ``positions`` (a copy)."""
+        return CurrentColumns(
+            self.points[positions],
+            self.Vt[positions],
+            self.a[positions],
+            self.h[positions],
+            self.kernel_columns.take(positions),
+            self.size,
+        )
 
 
 class ADFActiveSet:
@@ -29,9 +85,8 @@ class ADFActiveSet:
 
     Parameters
     ----------
-    kernel_block : callable ``(rows, cols) -> ndarray``
-        Kernel entries ``K[rows][:, cols]`` for index arrays into the training set;
-        ``cols=None`` means all columns (no copy of the inputs is needed then).
+    kernel_blocks : KernelBlocks
+        The kernel on the training inputs.
     k_diag : ndarray of shape (n,)
         ``diag K``.
     y : ndarray of shape (n,)
@@ -39,17 +94,23 @@ class ADFActiveSet:
     likelihood : Probit or Gaussian
         Supplies ``moments(mu, var, y)``.
     max_size : int
-        Largest active set to be held (preallocates O(n·max_size) memory).
+        Largest active set to be held (preallocates O(n·max_size) memory; a
+        ``MemoryError`` before any work if it will not fit).
     """
 
-    def __init__(self, kernel_block, k_diag, y, likelihood, max_size):
+    def __init__(self, kernel_blocks, k_diag, y, likelihood, max_size):
         n = len(y)
-        self.kernel_block = kernel_block
+        require_memory(
+            8.0 * n * max_size,
+            f"The active-set store V ({max_size} × {n} float64)",
+            "lower active_set_size (or max_basis_vectors), or fit on a subsample",
+        )
+        self.kernel_blocks = kernel_blocks
         self.k_diag = np.asarray(k_diag, dtype=float)
         self.y = np.asarray(y, dtype=float)
         self.likelihood = likelihood
         self.L = np.zeros((max_size, max_size))
-        self.V = np.zeros((max_size, n))
+        self.Vt = np.zeros((n, max_size))
         self.c = np.zeros(max_size)
         self.a = self.k_diag.copy()
         self.h = np.zeros(n)
@@ -63,96 +124,131 @@ class ADFActiveSet:
         """Number of points included so far."""
         return len(self.active)
 
-    def store_columns_contiguously(self):
-        """Re-store ``V`` column-major, for selections that gather a few columns per step.
+    @property
+    def V(self):
+        """``V`` (k × n) as a view of the store; only current columns are meaningful."""
+        return self.Vt[:, : self.size].T
 
-        Full greedy writes a whole row of ``V`` per inclusion (row-major is faster);
-        randomized greedy reads and writes the columns of its selection index.
-        """
-        if not self.V.flags.f_contiguous:
-            V = np.zeros(self.V.shape, order="F")
-            V[: self.size] = self.V[: self.size]
-            self.V = V
-
-    def complete(self, columns):
-        """Bring the listed columns of ``V`` (and their ``a``, ``h``) up to date.
-
-        A blocked forward substitution (ALGORITHMS.md §1.5) over row blocks of
-        ``_ROW_BLOCK``: each block is solved for the stale columns that lack any of its
-        rows, so a column costs O((k − rows held)·k) plus at most one block of rows
-        recomputed, whatever mix of row counts the columns hold.
-        """
-        columns = np.asarray(columns, dtype=int)
-        k = self.size
-        stale = columns[self.rows_done[columns] < k]
-        if len(stale) == 0:
-            return
-        active = np.asarray(self.active)
-        sqrt_p = np.sqrt(self.p[active])
-        held = self.rows_done[stale]
-        first = int(held.min()) // _ROW_BLOCK * _ROW_BLOCK
-        for start in range(first, k, _ROW_BLOCK):
-            stop = min(start + _ROW_BLOCK, k)
-            group = stale[held < stop]
-            rhs = sqrt_p[start:stop, None] * self.kernel_block(
-                active[start:stop], group
-            )
-            rhs -= self.L[start:stop, :start] @ self.V[:start, group]
-            self.V[start:stop, group] = solve_lower(self.L[start:stop, start:stop], rhs)
-        V = self.V[:k, stale]
-        self.a[stale] = self.k_diag[stale] - np.einsum("ij,ij->j", V, V)
-        self.h[stale] = self.c[:k] @ V
-        self.rows_done[stale] = k
-
-    def moments(self, columns):
-        """Lemma P at the current marginals ``(h_j, a_j)`` of current columns."""
-        return self.likelihood.moments(
-            self.h[columns], self.a[columns], self.y[columns]
+    def every_column(self) -> CurrentColumns:
+        """All n columns, completed where stale, as a view onto the store (no copy)."""
+        self.complete(np.flatnonzero(self.rows_done < self.size))
+        return CurrentColumns(
+            np.arange(len(self.y)),
+            self.Vt,
+            self.a,
+            self.h,
+            self.kernel_blocks.columns(),
+            self.size,
         )
 
-    def entropy_scores(self, columns):
+    def gather(self, points, width=None) -> CurrentColumns:
+        """A current copy of the columns of ``points``, ordered by the rows they hold.
+
+        ``width`` is the room for rows in the copy: ``max_size`` by default, so the
+        set can be extended by :meth:`include`; the current size if it will be copied
+        elsewhere.
+
+        Stale columns are completed by a blocked forward substitution
+        ``V_{·j} = L⁻¹ Π½ K_{I,j}`` over row blocks of ``_ROW_BLOCK`` (ALGORITHMS.md
+        §1.5): sorted by ``rows_done``, the columns lacking rows of a block are a
+        prefix of the set, so each block is one kernel block, one product with the
+        rows above it and one triangular solve. A column costs O((k − rows held)·k)
+        plus at most one block of rows recomputed.
+        """
+        points = np.asarray(points, dtype=int)
+        held = self.rows_done[points]
+        order = np.argsort(held, kind="stable")
+        points, held = points[order], held[order]
+        k = self.size
+        Vt = np.empty((len(points), self.Vt.shape[1] if width is None else width))
+        Vt[:, :k] = self.Vt[points, :k]
+        kernel_columns = self.kernel_blocks.columns(points)
+        if len(points) and held[0] < k:
+            self._forward_substitute(Vt, held, kernel_columns)
+        V = Vt[:, :k]
+        a = self.k_diag[points] - np.einsum("ij,ij->i", V, V)
+        return CurrentColumns(points, Vt, a, V @ self.c[:k], kernel_columns, k)
+
+    def _forward_substitute(self, Vt, held, kernel_columns):
+        k = self.size
+        active = np.asarray(self.active)
+        sqrt_p = np.sqrt(self.p[active])
+        for start in range(int(held[0]) // _ROW_BLOCK * _ROW_BLOCK, k, _ROW_BLOCK):
+            stop = min(start + _ROW_BLOCK, k)
+            lacking = int(np.searchsorted(held, stop))
+            V = Vt[:lacking].T
+            L_block = self.L[start:stop, start:stop]
+            rhs = sqrt_p[start:stop, None] * self.kernel_blocks.block(
+                active[start:stop], kernel_columns, lacking
+            )
+            if start:
+                rhs -= self.L[start:stop, :start] @ V[:start]
+            partial = slice(int(np.searchsorted(held, start, side="right")), lacking)
+            if partial.start < lacking:  # rows held in this block: the solve returns them
+                # (L is stored with zeros above its diagonal)
+                known = np.arange(start, stop)[:, None] < held[None, partial]
+                rhs[:, partial] = np.where(
+                    known, L_block @ (V[start:stop, partial] * known), rhs[:, partial]
+                )
+            V[start:stop] = solve_lower(L_block, rhs)
+
+    def release(self, columns: CurrentColumns, positions=slice(None)):
+        """Store the columns at ``positions`` of a gathered set back, current."""
+        k = columns.size
+        points = columns.points[positions]
+        self.Vt[points, :k] = columns.Vt[positions, :k]
+        self.a[points] = columns.a[positions]
+        self.h[points] = columns.h[positions]
+        self.rows_done[points] = k
+
+    def complete(self, points):
+        """Bring the stored columns of ``points`` (and their ``a``, ``h``) up to date."""
+        points = np.asarray(points, dtype=int)
+        stale = points[self.rows_done[points] < self.size]
+        if len(stale):
+            self.release(self.gather(stale, width=self.size))
+
+    def moments(self, columns: CurrentColumns):
+        """Lemma P at the current marginals ``(h_j, a_j)`` of ``columns``."""
+        return self.likelihood.moments(columns.h, columns.a, self.y[columns.points])
+
+    def entropy_scores(self, columns: CurrentColumns):
         """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` (000 eq. 4)."""
         w = self.moments(columns).w
-        return -0.5 * np.log1p(-self.a[columns] * w)
+        return -0.5 * np.log1p(-columns.a * w)
 
-    def include(self, i, columns=None):
-        """Add point ``i`` to the active set (000 eqs. 2-3, ALGORITHMS.md §1.3).
+    def include(self, position, columns: CurrentColumns):
+        """Add ``columns.points[position]`` to the active set (000 eqs. 2-3, §1.3).
 
-        Parameters
-        ----------
-        i : int
-            A training index not yet active; its column must be current.
-        columns : index array, optional
-            Columns of ``V`` to extend with the new row; all ``n`` by default. Others
-            become stale and are completed later by :meth:`complete`.
+        The new row of ``V`` (O(k) per column) extends every column of ``columns``;
+        other stored columns become stale and are completed later by :meth:`gather`.
         """
         k = self.size
-        if self.rows_done[i] != k:
-            raise ValueError(f"column {i} is stale; complete() it before including it.")
-        if columns is None:
-            self.complete(np.arange(len(self.y)))
-            columns = slice(None)
-        else:
-            columns = np.asarray(columns, dtype=int)
-            self.complete(columns)
-        mom = self.moments(np.array([i]))
+        if columns.size != k:
+            raise ValueError(
+                f"columns are current to {columns.size} rows, the active set has {k}; "
+                "gather() them again before including from them."
+            )
+        i = int(columns.points[position])
+        a_i, h_i = columns.a[position], columns.h[position]
+        mom = self.likelihood.moments(np.array([h_i]), np.array([a_i]), self.y[[i]])
         g, w = float(mom.g[0]), float(mom.w[0])
-        a_i, h_i = self.a[i], self.h[i]
         p_i = w / (1.0 - a_i * w)
         self.p[i], self.m[i] = p_i, h_i + g / w
         sqrt_p = np.sqrt(p_i)
-        row = sqrt_p * self.V[:k, i]
+        row = sqrt_p * columns.Vt[position, :k]
         l0 = np.sqrt(1.0 + p_i * a_i)
-        cols = None if isinstance(columns, slice) else columns
-        k_row = self.kernel_block(np.array([i]), cols)[0]
-        v = (sqrt_p * k_row - self.V[:k, columns].T @ row) / l0
+        k_row = self.kernel_blocks.block([i], columns.kernel_columns)[0]
+        v = (sqrt_p * k_row - columns.Vt[:, :k] @ row) / l0
         self.L[k, :k], self.L[k, k] = row, l0
-        self.V[k, columns] = v
         self.c[k] = g / np.sqrt(w)
-        self.a[columns] -= v * v
-        self.h[columns] += self.c[k] * v
-        self.rows_done[columns] = k + 1
-        self.active.append(int(i))
+        columns.Vt[:, k] = v
+        columns.a -= v * v
+        columns.h += self.c[k] * v
+        columns.size = k + 1
+        if columns.Vt is self.Vt:
+            self.rows_done[:] = k + 1
+        self.active.append(i)
 
     def predictive_weights(self):
         """``β = Π_I½ L⁻ᵀ c`` (mean ``k_I(x)ᵀβ``) and ``Π_I½`` for variances (000 eq. 5)."""

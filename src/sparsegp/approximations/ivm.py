@@ -34,58 +34,67 @@ __all__ = [
 def select_random(state: ADFActiveSet, d, rng):
     """Include ``d`` points drawn uniformly (the baseline); O(d³), columns left stale."""
     for i in rng.choice(len(state.y), size=d - state.size, replace=False):
-        state.complete([i])
-        state.include(i, columns=np.array([], dtype=int))
+        state.include(0, state.gather([i]))
 
 
-def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2):
+def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2, progress=None):
     """Full greedy selection: ``n_random_start`` random points, then ``argmax Δ_j``."""
-    n = len(state.y)
-    candidate = np.ones(n, dtype=bool)
+    columns = state.every_column()
+    candidate = np.ones(len(state.y), dtype=bool)
     candidate[state.active] = False
     while state.size < d:
         pool = np.flatnonzero(candidate)
         if state.size < n_random_start:
             i = rng.choice(pool)
         else:
-            i = pool[np.argmax(state.entropy_scores(pool))]
-        state.include(i)
+            i = pool[np.argmax(state.entropy_scores(columns)[pool])]
+        state.include(i, columns)
         candidate[i] = False
+        _advance(progress)
 
 
 def select_randomized_greedy(
-    state: ADFActiveSet, d, rng, *, selection_size=500, retain=0.5
+    state: ADFActiveSet, d, rng, *, selection_size=500, retain=0.5, progress=None
 ):
     """Greedy over a selection index J of fixed size with delayed updates (§1.5).
 
     After each inclusion, the best ``⌊retain·|J|⌋`` members of J stay, the rest is
-    redrawn uniformly from the remaining points; only the columns of ``V`` in J are
-    kept current.
+    redrawn uniformly from the points outside the active set and the kept ones; only
+    J's columns of ``V`` are kept current, in one contiguous buffer. Dropped members
+    are stored back with the rows they hold, so a member drawn again is completed
+    from there.
     """
-    state.store_columns_contiguously()
-    n = len(state.y)
-    candidate = np.ones(n, dtype=bool)
+    candidate = np.ones(len(state.y), dtype=bool)
     candidate[state.active] = False
-    J = rng.choice(
-        np.flatnonzero(candidate),
-        size=min(selection_size, candidate.sum()),
-        replace=False,
-    )
+    pool = np.flatnonzero(candidate)
+    J = state.gather(rng.choice(pool, size=min(selection_size, len(pool)), replace=False))
     while state.size < d:
-        state.complete(J)
         scores = state.entropy_scores(J)
         best = int(np.argmax(scores))
-        i = J[best]
-        rest, rest_scores = np.delete(J, best), np.delete(scores, best)
-        state.include(i, columns=rest)
-        candidate[i] = False
-        keep = rest[np.argsort(rest_scores)[::-1][: int(retain * len(J))]]
+        state.include(best, J)
+        candidate[J.points[best]] = False
+        _advance(progress)
+        if state.size == d:
+            break
+        ranked = np.argsort(scores)[::-1]
+        ranked = ranked[ranked != best]
+        n_keep = int(retain * len(J.points))
+        replaced = np.append(ranked[n_keep:], best)
+        state.release(J, replaced[:-1])
         free = candidate.copy()
-        free[keep] = False
-        n_new = min(selection_size - len(keep), int(free.sum()))
-        J = np.concatenate(
-            [keep, rng.choice(np.flatnonzero(free), size=n_new, replace=False)]
+        free[J.points[ranked[:n_keep]]] = False
+        n_new = min(len(replaced), int(free.sum()))
+        new = state.gather(
+            rng.choice(np.flatnonzero(free), size=n_new, replace=False), width=state.size
         )
+        J.replace(replaced[:n_new], new)
+        if n_new < len(replaced):  # the pool is exhausted: the index shrinks
+            J = J.take(np.setdiff1d(np.arange(len(J.points)), replaced[n_new:]))
+
+
+def _advance(progress):
+    if progress is not None:
+        progress.update()
 
 
 def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
@@ -164,7 +173,7 @@ def subset_log_marginal_likelihood(K_noisy, K_noisy_gradient, y):
 
 
 def select_active_set(
-    kernel_block,
+    kernel_blocks,
     k_diag,
     y,
     likelihood,
@@ -176,6 +185,7 @@ def select_active_set(
     n_full_greedy=198,
     selection_size=500,
     retain=0.5,
+    progress=None,
 ) -> ADFActiveSet:
     """Grow an active set of size ``d`` by one of the strategies of 000 §3.
 
@@ -183,20 +193,22 @@ def select_active_set(
     ``"randomized"``: the same up to ``n_random_start + n_full_greedy`` points, then
     greedy over a selection index of ``selection_size`` points with ``retain`` of
     them kept (the paper's schedule: 2, 198, 500, ½). ``"random"``: uniform (baseline).
+    ``progress`` (e.g. a tqdm bar) is advanced once per greedy inclusion.
     """
-    state = ADFActiveSet(kernel_block, k_diag, y, likelihood, d)
+    state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d)
     if strategy == "random":
         select_random(state, d, rng)
     elif strategy == "greedy":
-        select_greedy(state, d, rng, n_random_start=n_random_start)
+        select_greedy(state, d, rng, n_random_start=n_random_start, progress=progress)
     else:
         select_greedy(
             state,
             min(d, n_random_start + n_full_greedy),
             rng,
             n_random_start=n_random_start,
+            progress=progress,
         )
         select_randomized_greedy(
-            state, d, rng, selection_size=selection_size, retain=retain
+            state, d, rng, selection_size=selection_size, retain=retain, progress=progress
         )
     return state

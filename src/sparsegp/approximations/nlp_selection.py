@@ -63,10 +63,11 @@ def candidate_losses(state: ADFActiveSet, candidates, outside):
     ndarray of shape (κ,)
     """
     candidates = np.asarray(candidates, dtype=int)
-    k = state.size
-    V = state.V[:k]
-    A = state.kernel_block(candidates, None).T - V.T @ V[:, candidates]
-    moments = state.moments(candidates)
+    V = state.V
+    A = state.kernel_blocks(candidates).T - V.T @ V[:, candidates]
+    moments = state.likelihood.moments(
+        state.h[candidates], state.a[candidates], state.y[candidates]
+    )
     a_new = np.maximum(state.a[:, None] - moments.w * A * A, 0.0)
     h_new = state.h[:, None] + moments.g * A
     lik = state.likelihood
@@ -91,6 +92,7 @@ def select_by_nlp(state: ADFActiveSet, d, rng, *, working_set_size=59):
         )
     outside = np.ones(n, dtype=bool)
     outside[state.active] = False
+    columns = state.every_column()
     while state.size < d:
         pool = np.flatnonzero(outside)
         kappa = len(pool) if working_set_size is None else working_set_size
@@ -99,7 +101,7 @@ def select_by_nlp(state: ADFActiveSet, d, rng, *, working_set_size=59):
         else:
             working = rng.choice(pool, size=min(kappa, len(pool)), replace=False)
             i = working[np.argmin(candidate_losses(state, working, outside))]
-        state.include(i)
+        state.include(i, columns)
         outside[i] = False
     return outside
 
