@@ -30,7 +30,9 @@ class DenseBlocks:
         self.K = K
 
     def columns(self, points=None):
-        return KernelColumns([np.arange(len(self.K)) if points is None else np.asarray(points)])
+        return KernelColumns(
+            [np.arange(len(self.K)) if points is None else np.asarray(points)]
+        )
 
     def block(self, rows, columns, stop=None):
         return self.K[np.ix_(np.asarray(rows), columns.parts[0][:stop])]

@@ -5,9 +5,8 @@ import pytest
 
 from sparsegp.approximations import adf_active_set
 from sparsegp.approximations.adf_active_set import ADFActiveSet
-from sparsegp.likelihoods import Gaussian, Probit
-
 from sparsegp.kernels import KernelBlocks
+from sparsegp.likelihoods import Gaussian, Probit
 
 from .conftest import small_problem
 
@@ -104,7 +103,8 @@ def test_gathered_columns_match_the_store_and_replace_in_place():
     assert list(tracked.points) == [0, 14, 9]
     np.testing.assert_allclose(tracked.h, state.h[[0, 14, 9]])
     np.testing.assert_allclose(
-        tracked.kernel_columns.parts[1], state.kernel_blocks.columns([0, 14, 9]).parts[1]
+        tracked.kernel_columns.parts[1],
+        state.kernel_blocks.columns([0, 14, 9]).parts[1],
     )
 
 

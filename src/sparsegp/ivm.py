@@ -8,10 +8,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.stats import norm
-from tqdm.auto import tqdm
 from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from tqdm.auto import tqdm
 
 from ._base import (
     GPClassifierMixin,

@@ -184,7 +184,9 @@ class ADFActiveSet:
             if start:
                 rhs -= self.L[start:stop, :start] @ V[:start]
             partial = slice(int(np.searchsorted(held, start, side="right")), lacking)
-            if partial.start < lacking:  # rows held in this block: the solve returns them
+            if (
+                partial.start < lacking
+            ):  # rows held in this block: the solve returns them
                 # (L is stored with zeros above its diagonal)
                 known = np.arange(start, stop)[:, None] < held[None, partial]
                 rhs[:, partial] = np.where(

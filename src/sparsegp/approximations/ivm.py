@@ -67,7 +67,9 @@ def select_randomized_greedy(
     candidate = np.ones(len(state.y), dtype=bool)
     candidate[state.active] = False
     pool = np.flatnonzero(candidate)
-    J = state.gather(rng.choice(pool, size=min(selection_size, len(pool)), replace=False))
+    J = state.gather(
+        rng.choice(pool, size=min(selection_size, len(pool)), replace=False)
+    )
     while state.size < d:
         scores = state.entropy_scores(J)
         best = int(np.argmax(scores))
@@ -85,7 +87,8 @@ def select_randomized_greedy(
         free[J.points[ranked[:n_keep]]] = False
         n_new = min(len(replaced), int(free.sum()))
         new = state.gather(
-            rng.choice(np.flatnonzero(free), size=n_new, replace=False), width=state.size
+            rng.choice(np.flatnonzero(free), size=n_new, replace=False),
+            width=state.size,
         )
         J.replace(replaced[:n_new], new)
         if n_new < len(replaced):  # the pool is exhausted: the index shrinks
@@ -209,6 +212,11 @@ def select_active_set(
             progress=progress,
         )
         select_randomized_greedy(
-            state, d, rng, selection_size=selection_size, retain=retain, progress=progress
+            state,
+            d,
+            rng,
+            selection_size=selection_size,
+            retain=retain,
+            progress=progress,
         )
     return state
