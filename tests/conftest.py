@@ -34,8 +34,9 @@ class DenseBlocks:
             [np.arange(len(self.K)) if points is None else np.asarray(points)]
         )
 
-    def block(self, rows, columns, stop=None):
-        return self.K[np.ix_(np.asarray(rows), columns.parts[0][:stop])]
+    def block(self, rows, columns, stop=None, row_scale=None):
+        block = self.K[np.ix_(np.asarray(rows), columns.parts[0][:stop])]
+        return block if row_scale is None else row_scale[:, None] * block
 
     def __call__(self, rows, cols=None):
         return self.block(rows, self.columns(cols))

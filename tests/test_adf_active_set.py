@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+from sparsegp import _memory
 from sparsegp.approximations import adf_active_set
 from sparsegp.approximations.adf_active_set import ADFActiveSet
+from sparsegp.approximations.ivm import select_randomized_greedy
 from sparsegp.kernels import KernelBlocks
 from sparsegp.likelihoods import Gaussian, Probit
 
@@ -129,3 +131,28 @@ def test_including_a_stale_column_is_refused():
     include_with_all_columns(state, 1)
     with pytest.raises(ValueError, match="current to 0 rows"):
         state.include(1, tracked)
+
+
+def test_single_precision_store_tracks_the_double_precision_state():
+    """V in float32: the same selection, marginals within float32 accuracy."""
+    X, y, kernel = small_problem(300)
+    lik = Probit(bias=0.2)
+    states = []
+    for dtype in (np.float64, np.float32):
+        state = ADFActiveSet(KernelBlocks(kernel, X), kernel.diag(X), y, lik, 40, dtype)
+        assert state.Vt.dtype == dtype
+        select_randomized_greedy(state, 40, np.random.RandomState(0), selection_size=60)
+        state.complete(np.arange(300))
+        states.append(state)
+    double, single = states
+    assert single.active == double.active
+    np.testing.assert_allclose(single.a, double.a, atol=1e-5)
+    np.testing.assert_allclose(single.h, double.h, atol=1e-5)
+    np.testing.assert_allclose(single.L[:40, :40], double.L[:40, :40], atol=1e-5)
+
+
+def test_a_store_too_large_for_memory_names_the_parameter(monkeypatch):
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10**5)
+    X, y, kernel = small_problem(300)
+    with pytest.raises(MemoryError, match="active_set_size"):
+        ADFActiveSet(KernelBlocks(kernel, X), kernel.diag(X), y, Probit(), 100)

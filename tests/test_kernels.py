@@ -22,6 +22,8 @@ KERNELS = [
     ConstantKernel(1.5) * RBF([0.5, 2.0, 1.0]) + WhiteKernel(0.3),
     RBF(1.2) * DotProduct(0.5),
     Matern(1.0, nu=1.5) + ConstantKernel(0.2),
+    ConstantKernel(2.0) * (RBF(0.7) + ConstantKernel(0.5)) * RBF([1.0, 2.0, 0.5]),
+    RBF(0.9) + ConstantKernel(0.0) * RBF(0.2),
 ]
 
 
@@ -32,6 +34,12 @@ def test_blocks_equal_sklearn_evaluation(kernel, rng):
     rows, cols = np.array([3, 7, 7]), np.array([0, 5, 39, 12])
     np.testing.assert_allclose(blocks(rows, cols), kernel(X[rows], X[cols]), atol=1e-12)
     np.testing.assert_allclose(blocks(rows), kernel(X[rows], X), atol=1e-12)
+    scale = np.array([0.5, 2.0, 3.0])
+    np.testing.assert_allclose(
+        blocks.block(rows, blocks.columns(cols), stop=3, row_scale=scale),
+        scale[:, None] * kernel(X[rows], X[cols[:3]]),
+        atol=1e-12,
+    )
 
 
 def test_split_white_noise_finds_the_noise_anywhere():

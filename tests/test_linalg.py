@@ -8,6 +8,8 @@ from sparsegp._linalg import (
     cho_solve_lower,
     cholesky_jitter,
     log_det_from_cholesky,
+    solve_lower,
+    solve_lower_in_place,
     solve_lower_wide,
 )
 from sparsegp.exceptions import NotPSDError, NumericalWarning
@@ -53,3 +55,18 @@ def test_wide_solve_equals_the_triangular_solve(trans):
     np.testing.assert_allclose(
         solve_lower_wide(L, B, trans=trans), expected, rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-5)])
+def test_solve_lower_in_place_equals_solve_lower(order, dtype, rtol):
+    rng = np.random.default_rng(0)
+    L = np.tril(rng.standard_normal((6, 6))) + 4 * np.eye(6)
+    B = np.asarray(rng.standard_normal((6, 9)), order=order)
+    expected = solve_lower(L, B)
+    B = B.astype(dtype, order=order)
+    result = solve_lower_in_place(L.astype(dtype), B)
+    assert np.shares_memory(result, B) and B.dtype == dtype
+    np.testing.assert_allclose(B, expected, rtol=rtol)
+    with pytest.raises(ValueError, match="contiguous"):
+        solve_lower_in_place(L, np.ones((6, 18))[:, ::2])

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.linalg.blas import get_blas_funcs
 
 from .exceptions import NotPSDError, NumericalWarning
 
@@ -14,6 +15,7 @@ __all__ = [
     "cho_solve_lower",
     "log_det_from_cholesky",
     "solve_lower",
+    "solve_lower_in_place",
     "solve_lower_transpose",
     "solve_lower_wide",
 ]
@@ -61,6 +63,24 @@ def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel ma
 def solve_lower(L, B):
     """``L⁻¹ B`` for lower-triangular ``L``."""
     return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def solve_lower_in_place(L, B):
+    """``B ← L⁻¹ B`` for lower-triangular ``L`` and a C- or F-contiguous ``B``.
+
+    One BLAS ``trsm`` call in ``B``'s precision (float32 or float64), without scipy's
+    checks or a copy of ``B``: for loops of many small solves, where
+    :func:`solve_lower`'s overhead is comparable to the work. A C-contiguous ``B`` is
+    solved as ``Bᵀ ← Bᵀ L⁻ᵀ``.
+    """
+    (trsm,) = get_blas_funcs(("trsm",), (B,))
+    if B.flags.f_contiguous:
+        trsm(1.0, L, B, lower=1, overwrite_b=1)
+    elif B.flags.c_contiguous:
+        trsm(1.0, L, B.T, side=1, lower=1, trans_a=1, overwrite_b=1)
+    else:
+        raise ValueError("B must be contiguous to be solved in place.")
+    return B
 
 
 def solve_lower_wide(L, B, trans=False):

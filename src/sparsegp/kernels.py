@@ -93,10 +93,11 @@ class KernelBlocks:
     inclusion, a few rows against a few hundred candidates per step. A sum or product
     of ``ConstantKernel``, ``RBF`` (isotropic or ARD) and ``WhiteKernel`` terms is
     expanded once into ``c₀ + Σ_t c_t exp(−½ ‖(x − x′) / ℓ_t‖²)`` (a product of RBFs is
-    one RBF; ``WhiteKernel`` is zero between distinct evaluations), and each term's
-    scaled inputs and squared norms are computed once: a block is then one matrix
-    product and one ``exp`` per term, with no walk of the kernel expression. Any other
-    kernel is evaluated by its own ``__call__``.
+    one RBF; ``WhiteKernel`` is zero between distinct evaluations). Each term's
+    exponent ``log c_t − ½‖z‖² − ½‖z′‖² + z·z′`` (``z = x / ℓ_t``) is one inner product
+    of inputs augmented once with ``(log c_t − ½‖z‖², 1)`` and ``(1, −½‖z′‖²)``, so a
+    block is one matrix product and one ``exp`` per term, with no walk of the kernel
+    expression. Any other kernel is evaluated by its own ``__call__``.
 
     Parameters
     ----------
@@ -110,34 +111,52 @@ class KernelBlocks:
         terms = _expand(kernel)
         self.expanded = terms is not None
         self.constant = 0.0
-        self.coefficients = []
+        self.log_coefficients = []
         parts = [np.arange(len(X))]
         for coefficient, inverse_squares in terms or []:
+            if coefficient == 0.0:
+                continue
             if inverse_squares is None:
                 self.constant += coefficient
                 continue
             Z = X * np.sqrt(inverse_squares)
-            self.coefficients.append(coefficient)
-            parts += [Z, np.einsum("ij,ij->i", Z, Z)]
+            half_norms = 0.5 * np.einsum("ij,ij->i", Z, Z)
+            ones = np.ones((len(X), 1))
+            log_coefficient = np.log(coefficient)
+            self.log_coefficients.append(log_coefficient)
+            parts.append(np.hstack([Z, (log_coefficient - half_norms)[:, None], ones]))
+            parts.append(np.hstack([Z, ones, -half_norms[:, None]]))
         self._all = KernelColumns(parts)
 
     def columns(self, points=None) -> KernelColumns:
         """The points ``points`` (all training points, without a copy, if ``None``)."""
         return self._all if points is None else self._all.take(np.asarray(points))
 
-    def block(self, rows, columns: KernelColumns, stop=None):
-        """``K(X[rows], ·)`` against the first ``stop`` of ``columns`` (all if ``None``)."""
+    def block(self, rows, columns: KernelColumns, stop=None, row_scale=None):
+        """``K(X[rows], ·)`` against the first ``stop`` of ``columns`` (all if ``None``).
+
+        ``row_scale`` (positive, one per row) multiplies the rows of the block.
+        """
         rows = np.asarray(rows)
-        parts = [part[:stop] for part in columns.parts]
+        indices = columns.parts[0][:stop]
         if not self.expanded:
-            return self.kernel(self.X[rows], self.X[parts[0]])
-        block = np.full((len(rows), len(parts[0])), self.constant)
-        own = self._all.parts
-        for t, coefficient in enumerate(self.coefficients):
-            Z, norms = own[2 * t + 1], own[2 * t + 2]
-            Z_cols, norms_cols = parts[2 * t + 1], parts[2 * t + 2]
-            squared = norms[rows][:, None] + norms_cols - 2.0 * (Z[rows] @ Z_cols.T)
-            block += coefficient * np.exp(-0.5 * np.maximum(squared, 0.0))
+            block = self.kernel(self.X[rows], self.X[indices])
+            return block if row_scale is None else row_scale[:, None] * block
+        constant = self.constant * (1.0 if row_scale is None else row_scale[:, None])
+        block = np.zeros((len(rows), len(indices)))
+        for t, log_coefficient in enumerate(self.log_coefficients):
+            row_inputs = self._all.parts[2 * t + 1][rows]
+            if row_scale is not None:
+                row_inputs[:, -2] += np.log(row_scale)
+                log_coefficient = log_coefficient + np.log(row_scale)[:, None]
+            exponent = row_inputs @ columns.parts[2 * t + 2][:stop].T
+            np.minimum(exponent, log_coefficient, out=exponent)  # distances ≥ 0
+            if t == 0:
+                block = np.exp(exponent, out=exponent)
+            else:
+                block += np.exp(exponent, out=exponent)
+        if self.constant:
+            block += constant
         return block
 
     def __call__(self, rows, cols=None):
@@ -163,7 +182,8 @@ def _expand(kernel):
             for c2, s2 in second
         ]
     if isinstance(kernel, ConstantKernel):
-        return [(float(kernel.constant_value), None)]
+        value = float(kernel.constant_value)
+        return [(value, None)] if value >= 0 else None
     if isinstance(kernel, WhiteKernel):
         return []
     if type(kernel) is RBF:

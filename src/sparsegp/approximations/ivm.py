@@ -38,19 +38,30 @@ def select_random(state: ADFActiveSet, d, rng):
 
 
 def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2, progress=None):
-    """Full greedy selection: ``n_random_start`` random points, then ``argmax Δ_j``."""
-    columns = state.every_column()
-    candidate = np.ones(len(state.y), dtype=bool)
-    candidate[state.active] = False
+    """Full greedy selection: ``n_random_start`` random points, then ``argmax Δ_j``.
+
+    All n columns are extended at every inclusion. Short of the store's full size (the
+    start of randomized greedy) they are worked on in a buffer ``d`` rows wide, read
+    and written sequentially, and stored back at the end.
+    """
+    if state.size >= d:
+        return
+    if d < state.Vt.shape[1]:
+        columns = state.gather(np.arange(len(state.y)), width=d)
+    else:
+        columns = state.every_column()
+    candidate = ~np.isin(columns.points, state.active)  # by position in ``columns``
     while state.size < d:
         pool = np.flatnonzero(candidate)
         if state.size < n_random_start:
-            i = rng.choice(pool)
+            best = rng.choice(pool)
         else:
-            i = pool[np.argmax(state.entropy_scores(columns)[pool])]
-        state.include(i, columns)
-        candidate[i] = False
+            best = pool[np.argmax(state.entropy_scores(columns)[pool])]
+        state.include(best, columns)
+        candidate[best] = False
         _advance(progress)
+    if columns.Vt is not state.Vt:
+        state.release(columns)
 
 
 def select_randomized_greedy(
@@ -64,11 +75,12 @@ def select_randomized_greedy(
     are stored back with the rows they hold, so a member drawn again is completed
     from there.
     """
+    draws = np.random.default_rng(rng.randint(2**32))  # subsets in O(size), not O(n)
     candidate = np.ones(len(state.y), dtype=bool)
     candidate[state.active] = False
     pool = np.flatnonzero(candidate)
     J = state.gather(
-        rng.choice(pool, size=min(selection_size, len(pool)), replace=False)
+        draws.choice(pool, size=min(selection_size, len(pool)), replace=False)
     )
     while state.size < d:
         scores = state.entropy_scores(J)
@@ -87,7 +99,7 @@ def select_randomized_greedy(
         free[J.points[ranked[:n_keep]]] = False
         n_new = min(len(replaced), int(free.sum()))
         new = state.gather(
-            rng.choice(np.flatnonzero(free), size=n_new, replace=False),
+            draws.choice(np.flatnonzero(free), size=n_new, replace=False),
             width=state.size,
         )
         J.replace(replaced[:n_new], new)
@@ -189,6 +201,7 @@ def select_active_set(
     selection_size=500,
     retain=0.5,
     progress=None,
+    dtype=np.float64,
 ) -> ADFActiveSet:
     """Grow an active set of size ``d`` by one of the strategies of 000 §3.
 
@@ -196,9 +209,10 @@ def select_active_set(
     ``"randomized"``: the same up to ``n_random_start + n_full_greedy`` points, then
     greedy over a selection index of ``selection_size`` points with ``retain`` of
     them kept (the paper's schedule: 2, 198, 500, ½). ``"random"``: uniform (baseline).
-    ``progress`` (e.g. a tqdm bar) is advanced once per greedy inclusion.
+    ``progress`` (e.g. a tqdm bar) is advanced once per greedy inclusion; ``dtype`` is
+    the precision of the O(n·d) store (:class:`ADFActiveSet`).
     """
-    state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d)
+    state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d, dtype)
     if strategy == "random":
         select_random(state, d, rng)
     elif strategy == "greedy":
