@@ -102,9 +102,9 @@ def main(argv=None):
                     f"{row['store_mb']:.0f} |",
                     flush=True,
                 )
-            row["shared_with_float64"] = len(
-                active_sets["float64"] & active_sets["auto"]
-            ) / d
+            row["shared_with_float64"] = (
+                len(active_sets["float64"] & active_sets["auto"]) / d
+            )
     save_run(args.out, results, dgemm_gflops=rate / 1e9)
     print(f"dgemm {rate / 1e9:.1f} GFlop/s")
 

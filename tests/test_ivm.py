@@ -211,6 +211,35 @@ def test_classifier_learns_xor_and_is_reproducible():
     assert np.mean(a.predict(X_test) != y_test) < 0.2
     mean, var = a.latent_mean_and_variance(X_test[:3])
     assert np.all(var > 0)
+    assert isinstance(a.selection_time_, float) and a.selection_time_ > 0
+
+
+@pytest.mark.parametrize("selection", ["randomized", "greedy", "random"])
+def test_single_precision_store_gives_the_double_precision_classifier(selection):
+    X, y = make_xor_clusters(400, random_state=0)
+    X_test, _ = make_xor_clusters(200, random_state=1)
+    fits = [
+        IVMClassifier(
+            active_set_size=60,
+            selection=selection,
+            selection_size=80,
+            n_full_greedy=10,
+            store_dtype=dtype,
+            optimizer=None,
+            random_state=0,
+        ).fit(X, y)
+        for dtype in ("float64", "float32")
+    ]
+    np.testing.assert_array_equal(fits[0].active_set_, fits[1].active_set_)
+    np.testing.assert_allclose(
+        fits[0].predict_proba(X_test), fits[1].predict_proba(X_test), atol=1e-4
+    )
+
+
+def test_verbose_selection_shows_progress(capsys):
+    X, y = make_xor_clusters(100, random_state=0)
+    IVMClassifier(active_set_size=20, optimizer=None, verbose=1).fit(X, y)
+    assert "IVM selection" in capsys.readouterr().err
 
 
 def test_classifier_bad_input():
