@@ -48,6 +48,7 @@ def fit(X, y, X_test, y_test, d, store_dtype):
         active_set_size=d,
         optimizer=None,
         bias_variance=0.1,
+        selection="randomized",
         store_dtype=store_dtype,
         random_state=0,
     )

@@ -46,7 +46,12 @@ def main(argv=None):
                 "fitc",
                 FITCGPClassifier(n_inducing=M, n_restarts_optimizer=0, random_state=0),
             ),
-            ("ivm", IVMClassifier(active_set_size=M, random_state=0)),
+            (
+                "ivm",
+                IVMClassifier(
+                    active_set_size=M, selection="randomized", random_state=0
+                ),
+            ),
         ]:
             result, _ = evaluate(
                 estimator, X, y, X_test, y_test, name=f"{name}_{M}", dataset="mnist13_4"

@@ -91,7 +91,9 @@ def against_the_ivm():
         ivm_paper, nlp_paper = PAPER_SECONDS[dataset]
         for realization in range(3):
             X, y, X_test, y_test = load_ida(dataset, realization)
-            ivm = IVMClassifier(active_set_size=0.2, random_state=0)
+            ivm = IVMClassifier(
+                active_set_size=0.2, selection="randomized", random_state=0
+            )
             nlp = NLPSparseGPClassifier(random_state=0)
             ivm_s, ivm_err = fit_seconds(ivm, X, y, X_test, y_test)
             nlp_s, nlp_err = fit_seconds(nlp, X, y, X_test, y_test)

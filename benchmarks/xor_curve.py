@@ -60,7 +60,9 @@ MODELS = {
     "fitc_on_ivm_set": lambda m, seed: FITCGPClassifier(
         n_inducing=m, inducing_init="ivm", optimize_inducing=False, random_state=seed
     ),
-    "ivm": lambda m, seed: IVMClassifier(active_set_size=m, random_state=seed),
+    "ivm": lambda m, seed: IVMClassifier(
+        active_set_size=m, selection="randomized", random_state=seed
+    ),
 }
 
 

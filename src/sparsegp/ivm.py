@@ -45,6 +45,7 @@ class ActiveSetModel:
     posterior: IVMPosterior
     log_marginal_likelihood: float
     selection_seconds: float = np.nan
+    selection: str = ""
 
     def latent_mean_and_variance(self, X):
         """Eq. 5 of Lawrence et al. (2002): O(d) mean, O(d²) variance per point."""
@@ -68,7 +69,7 @@ _SHARED_CONSTRAINTS: dict = {
         Interval(Integral, 1, None, closed="left"),
         Interval(Real, 0, 1, closed="right"),
     ],
-    "selection": [StrOptions({"randomized", "greedy", "random"})],
+    "selection": [StrOptions({"auto", "randomized", "greedy", "random"})],
     "selection_size": [Interval(Integral, 1, None, closed="left")],
     "retain": [Interval(Real, 0, 1, closed="both")],
     "n_random_start": [Interval(Integral, 1, None, closed="left")],
@@ -103,7 +104,7 @@ class _IVMFitting:
             return np.float32 if 8 * n * d > _SINGLE_PRECISION_BYTES else np.float64
         return np.dtype(self.store_dtype)
 
-    def _select(self, X, y, kernel, d, rng):
+    def _select(self, X, y, kernel, d, rng, strategy):
         """One selection of ``d`` points: the state and its wall time in seconds."""
         latent, likelihood = self._likelihood(kernel, y)
         start = time.perf_counter()
@@ -117,7 +118,7 @@ class _IVMFitting:
                 likelihood,
                 d,
                 rng,
-                strategy=self.selection,
+                strategy=strategy,
                 n_random_start=self.n_random_start,
                 n_full_greedy=self.n_full_greedy,
                 selection_size=self.selection_size,
@@ -127,7 +128,46 @@ class _IVMFitting:
             )
         return state, time.perf_counter() - start
 
-    def _fit_ivm(self, X, y, kernel, rng):
+    def _fit_active_set(self, X, y, kernel, rng):
+        """``(ActiveSetModel, kernel)`` by ``self.selection``.
+
+        ``"auto"`` fits with the randomized greedy selection and with a uniform one and
+        keeps the model that predicts (up to ``_N_SCORE``) training points outside both
+        active sets better: lower error (classification) or squared error
+        (regression), then lower NLP, the greedy one on a tie. On noisy labels the
+        entropy score favours the points on the wrong side of the boundary, whose sites
+        then pull the posterior the wrong way; held-out predictions detect it. (The NLP
+        alone would not do: on clean digits the uniform set predicts with a lower NLP
+        and four times the error.)
+        """
+        if self.selection != "auto":
+            return self._fit_ivm(X, y, kernel, rng, self.selection)
+        fits = [self._fit_ivm(X, y, kernel, rng, s) for s in ("randomized", "random")]
+        outside = np.ones(len(y), dtype=bool)
+        for model, _ in fits:
+            outside[model.active_set] = False
+        points = np.flatnonzero(outside)
+        if len(points) == 0:
+            return fits[0]
+        if len(points) > _N_SCORE:
+            points = rng.choice(points, size=_N_SCORE, replace=False)
+        scores = [
+            self._held_out_scores(model, X[points], y[points]) for model, _ in fits
+        ]
+        if self.verbose:
+            print(
+                "  IVM selection by held-out (error, NLP): randomized greedy "
+                f"{scores[0]}, random {scores[1]}"
+            )
+        return fits[min(range(len(fits)), key=scores.__getitem__)]
+
+    def _held_out_scores(self, model, X, y):
+        """``(error, NLP)`` of ``model`` on held-out points; lower is better, in order."""
+        mean, var = model.latent_mean_and_variance(X)
+        nlp = float(-np.mean(model.likelihood.log_predictive(mean, var, y)))
+        return float(self._held_out_error(model, mean, var, y)), nlp
+
+    def _fit_ivm(self, X, y, kernel, rng, strategy):
         """Alternate selection with L-BFGS-B on the active set's evidence (§1.8).
 
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
@@ -139,8 +179,8 @@ class _IVMFitting:
         d = self._active_set_size(len(y))
         space, template = ParameterSpace([kernel_block(kernel)]), kernel
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
-        state, seconds = self._select(X, y, kernel, d, rng)
-        best = self._freeze(X, y, kernel, state, seconds)
+        state, seconds = self._select(X, y, kernel, d, rng, strategy)
+        best = self._freeze(X, y, kernel, state, seconds, strategy)
         best_nlp = self._held_out_nlp(state, rng) if rounds else 0.0
         for outer in range(rounds):
             active = state.active
@@ -157,10 +197,11 @@ class _IVMFitting:
                 random_state=rng,
             ).x
             kernel = kernel.clone_with_theta(x)
-            state, seconds = self._select(X, y, kernel, d, rng)
+            state, seconds = self._select(X, y, kernel, d, rng, strategy)
             nlp = self._held_out_nlp(state, rng)
             if nlp < best_nlp:
-                best, best_nlp = self._freeze(X, y, kernel, state, seconds), nlp
+                best = self._freeze(X, y, kernel, state, seconds, strategy)
+                best_nlp = nlp
             if self.verbose:
                 print(
                     f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
@@ -173,7 +214,7 @@ class _IVMFitting:
             )
         return best
 
-    def _freeze(self, X, y, kernel, state, seconds):
+    def _freeze(self, X, y, kernel, state, seconds, strategy):
         """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
         sites = (state.p[active], state.m[active])
@@ -186,6 +227,7 @@ class _IVMFitting:
             posterior=IVMPosterior.from_state(state),
             log_marginal_likelihood=float(value),
             selection_seconds=seconds,
+            selection=strategy,
         )
         return model, kernel
 
@@ -224,11 +266,19 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         (BENCHMARKS.md).
     active_set_size : int or float in (0, 1], default=0.2
         ``d``, or a fraction of the training set.
-    selection : {"randomized", "greedy", "random"}, default="randomized"
-        The paper's randomized greedy schedule (``n_random_start`` random, then
-        ``n_full_greedy`` full greedy, then a selection index of ``selection_size``
-        points, ``retain`` of which survive each step); full greedy; or uniform
-        (the baseline).
+    selection : {"auto", "randomized", "greedy", "random"}, default="auto"
+        ``"randomized"``: the paper's randomized greedy schedule (``n_random_start``
+        random, then ``n_full_greedy`` full greedy, then a selection index of
+        ``selection_size`` points, ``retain`` of which survive each step);
+        ``"greedy"``: full greedy; ``"random"``: uniform (the paper's baseline).
+        ``"auto"`` fits with randomized greedy and with uniform selection and keeps
+        the model with the lower error on training points outside both active sets
+        (then the lower NLP; greedy on a tie). The entropy score favours points on
+        the wrong side of the boundary, so on noisy labels greedy selection fills the
+        active set with label noise: on MAGIC gamma it gets 19.4 % error against
+        uniform selection's 16.6 %, on a 24 %-positive synthetic set with 10 % of
+        labels flipped 14.3 % against 10.7 % (BENCHMARKS.md); on clean digits it is
+        five times more accurate than uniform. Costs the (cheaper) uniform fit on top.
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
         The randomized greedy schedule of 000 §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
@@ -259,6 +309,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     ----------
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
         Training indices of the active set, in inclusion order.
+    selection_used_ : str, or list of them (one per class beyond two)
+        The selection that chose the kept active set (``"randomized"`` or
+        ``"random"`` under ``selection="auto"``).
     selection_time_ : float, or list of them (one per class beyond two)
         Wall-clock seconds of the selection that chose the kept active set (the
         O(n·d²) part of the fit; hyperparameter rounds reselect).
@@ -292,7 +345,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         kernel=None,
         *,
         active_set_size=0.2,
-        selection="randomized",
+        selection="auto",
         selection_size=500,
         retain=0.5,
         n_random_start=2,
@@ -327,6 +380,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     def _check_training_size(self, X):
         self._active_set_size(len(X))
 
+    @staticmethod
+    def _held_out_error(model, mean, var, y):
+        predicted = np.where(model.likelihood.predictive_z(mean, var) > 0, 1, -1)
+        return np.mean(predicted != y)
+
     def _likelihood(self, kernel, y):
         if self.bias == "class_ratio":
             bias = float(norm.ppf(np.clip(np.mean(y > 0), 1e-6, 1 - 1e-6)))
@@ -345,7 +403,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             kernel = self.kernel
         if self.bias_variance is not None:
             kernel = kernel + ConstantKernel(self.bias_variance, "fixed")
-        return self._fit_ivm(X, y, kernel, check_random_state(random_state))[0]
+        return self._fit_active_set(X, y, kernel, check_random_state(random_state))[0]
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
@@ -353,6 +411,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.active_set_ = sets[0] if len(sets) == 1 else sets
         times = [m.selection_seconds for m in self.estimators_]
         self.selection_time_ = times[0] if len(times) == 1 else times
+        used = [m.selection for m in self.estimators_]
+        self.selection_used_ = used[0] if len(used) == 1 else used
 
 
 class IVMRegressor(_IVMFitting, GPRegressorMixin):
@@ -367,9 +427,13 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     ----------
     kernel : sklearn kernel with a WhiteKernel summand, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
-    active_set_size, selection, selection_size, retain, n_random_start, n_full_greedy,
-    store_dtype
+    active_set_size, selection_size, retain, n_random_start, n_full_greedy, store_dtype
         As for :class:`IVMClassifier`.
+    selection : {"randomized", "auto", "greedy", "random"}, default="randomized"
+        As for :class:`IVMClassifier` (``"auto"`` compares held-out squared errors);
+        with a Gaussian likelihood the greedy score is the posterior variance, which
+        label noise does not mislead, so the paper's randomized greedy is the
+        default.
     optimizer, n_outer_iterations, max_iter_optimizer, random_state, verbose
         As for :class:`IVMClassifier`; the evidence is the exact GP regression evidence
         of the active subset, noise level included.
@@ -382,6 +446,8 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     Attributes
     ----------
     active_set_ : ndarray of shape (d,)
+    selection_used_ : str
+        The selection that chose the kept active set.
     selection_time_ : float
         Wall-clock seconds of the selection that chose the kept active set.
     kernel_ : Kernel
@@ -426,6 +492,10 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
+    @staticmethod
+    def _held_out_error(model, mean, var, y):
+        return np.mean((mean - y) ** 2)
+
     def _likelihood(self, kernel, y):
         latent, noise = split_white_noise(kernel)
         return latent, Gaussian(noise)
@@ -445,11 +515,12 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         else:
             kernel = self.kernel
         self._likelihood(kernel, y)  # validates the noise term before any work
-        self.model_, self.kernel_ = self._fit_ivm(
+        self.model_, self.kernel_ = self._fit_active_set(
             X, y, kernel, check_random_state(self.random_state)
         )
         self.active_set_ = self.model_.active_set
         self.selection_time_ = self.model_.selection_seconds
+        self.selection_used_ = self.model_.selection
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         return self
 
