@@ -9,6 +9,7 @@ from sparsegp.datasets import (
     load_banana,
     load_crabs,
     load_ida,
+    load_magic,
     load_mnist,
     load_synth,
     mackey_glass_regression,
@@ -33,6 +34,9 @@ def data_home(tmp_path):
         realizations=np.array([1, 2], np.int16),
         reconstructed=np.array([False, True]),
         label_definition=np.array("made up"),
+    )
+    np.savez_compressed(
+        tmp_path / "magic.npz", X=X, y=y, train_idx=train, test_idx=test
     )
     images = rng.integers(0, 256, size=(4, 28, 28), dtype=np.uint8)
     np.savez_compressed(
@@ -89,6 +93,15 @@ def test_bad_names_and_realizations(data_home):
         load_ida("bananas", data_home=data_home)
     with pytest.raises(ValueError, match="realization"):
         load_ida("thyroid", realization=2, data_home=data_home)
+
+
+def test_load_magic_returns_the_indexed_split(data_home):
+    X_train, y_train, X_test, y_test = load_magic(realization=1, data_home=data_home)
+    full = np.load(data_home / "magic.npz")
+    np.testing.assert_array_equal(X_train, full["X"][4:10])
+    np.testing.assert_array_equal(y_test, full["y"][:4])
+    with pytest.raises(ValueError, match="realization"):
+        load_magic(realization=10, data_home=data_home)
 
 
 def test_load_mnist_scales_and_downsamples(data_home):

@@ -3,6 +3,7 @@
 from ._generators import mackey_glass_regression, make_mackey_glass, make_xor_clusters
 from ._home import DATA_ENV_VAR
 from ._ida import IDA_NAMES, IDAInfo, ida_info, load_ida
+from ._magic import load_magic
 from ._mnist import downsample_13, load_mnist
 from ._ripley import load_crabs, load_synth
 from ._shipped import load_banana
@@ -16,6 +17,7 @@ __all__ = [
     "load_banana",
     "load_crabs",
     "load_ida",
+    "load_magic",
     "load_mnist",
     "load_synth",
     "mackey_glass_regression",
