@@ -6,7 +6,7 @@ from scipy.stats import multivariate_normal
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import EPGPClassifier, FITCGPClassifier
+from sparsegp import EPGPClassifier, FITCGPClassifier, _memory
 from sparsegp.approximations.fitc_ep import (
     FITCKernelBlocks,
     FITCPredictor,
@@ -259,3 +259,10 @@ def test_a_fitted_model_keeps_o_m_squared_memory_not_o_n_m():
         clf = FITCGPClassifier(n_inducing=10, optimizer=None, random_state=0)
         sizes.append(len(pickle.dumps(clf.fit(X, y))))
     assert sizes[1] < 1.1 * sizes[0]
+
+
+def test_pseudo_input_blocks_too_large_for_memory_name_the_parameter(monkeypatch):
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10**5)
+    X, y = make_xor_clusters(200, random_state=0)
+    with pytest.raises(MemoryError, match="n_inducing"):
+        FITCGPClassifier(n_inducing=20).fit(X, y)

@@ -20,6 +20,7 @@ from ._base import (
     default_length_scale,
     warn_if_ep_did_not_converge,
 )
+from ._memory import require_memory
 from ._optimize import (
     ParameterSpace,
     bias_block,
@@ -43,6 +44,10 @@ from .likelihoods import Probit
 #: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per
 #: Lloyd iteration.
 _KMEANS_POINTS_PER_CENTRE = 20
+
+#: M × N float64 arrays alive at once in a fit with learnt hyperparameters: the cross
+#: covariance, V and L_B⁻¹V of the posterior, and the gradient's weights and products.
+_MN_ARRAYS = 6
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,12 @@ default="kmeans"
                 f"n_inducing={self.n_inducing} exceeds the {len(X)} training points "
                 f"the pseudo-inputs are initialised from."
             )
+        M = self.n_inducing if given is None else len(given)
+        require_memory(
+            _MN_ARRAYS * 8.0 * M * len(X),
+            f"FITC's M × n blocks (about {_MN_ARRAYS} float64 arrays of {M} × {len(X)})",
+            "lower n_inducing, or fit on a subsample",
+        )
 
     def _initial_inducing(self, X, y, kernel, rng):
         given = self._given_inducing_points()
