@@ -32,21 +32,10 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from sparsegp import FITCGPClassifier
-from sparsegp.benchmarking import evaluate, save_run
+from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
 from sparsegp.datasets import load_mnist
 
 DIGIT = 4
-
-
-def dgemm_rate(M, N, repeats=5):
-    """Flops per second of an (M×N)·(N×M) product, the shape of the FITC refresh."""
-    rng = np.random.default_rng(0)
-    A, B = rng.standard_normal((M, N)), rng.standard_normal((N, M))
-    A @ B
-    start = time.perf_counter()
-    for _ in range(repeats):
-        A @ B
-    return repeats * 2.0 * M * M * N / (time.perf_counter() - start)
 
 
 def floor_seconds(model, N, D, rate):
@@ -78,7 +67,7 @@ def fitc_row(X, y, X_test, y_test, M, name):
         dataset=f"mnist13_{DIGIT}_n{len(X)}",
     )
     model = clf.estimators_[0]
-    rate = dgemm_rate(M, len(X))
+    rate = dgemm_rate(M, len(X), M, repeats=5)
     floor = floor_seconds(model, len(X), X.shape[1], rate)
     row = dict(
         result.__dict__,

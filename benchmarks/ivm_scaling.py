@@ -26,19 +26,8 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from threadpoolctl import threadpool_limits
 
 from sparsegp import IVMClassifier
-from sparsegp.benchmarking import save_run
+from sparsegp.benchmarking import dgemm_rate, save_run
 from sparsegp.datasets import load_mnist
-
-
-def dgemm_rate(size=2000, repeats=3):
-    """Flops per second of a square float64 product."""
-    rng = np.random.default_rng(0)
-    A, B = rng.standard_normal((size, size)), rng.standard_normal((size, size))
-    A @ B
-    start = time.perf_counter()
-    for _ in range(repeats):
-        A @ B
-    return repeats * 2.0 * size**3 / (time.perf_counter() - start)
 
 
 def fit(X, y, X_test, y_test, d, store_dtype):
@@ -74,7 +63,7 @@ def main(argv=None):
     )
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     with threadpool_limits(1):
-        rate = dgemm_rate()
+        rate = dgemm_rate(2000, 2000, 2000)
         for n, d in runs:
             idx = order[:n]
             floor = (2.0 * n * d * X.shape[1] + n * d * d) / rate

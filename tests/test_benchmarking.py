@@ -3,7 +3,13 @@
 import numpy as np
 
 from sparsegp import EPGPClassifier, RVMClassifier
-from sparsegp.benchmarking import CrossValidatedSVC, evaluate, format_table, model_size
+from sparsegp.benchmarking import (
+    CrossValidatedSVC,
+    dgemm_rate,
+    evaluate,
+    format_table,
+    model_size,
+)
 from sparsegp.datasets import make_xor_clusters
 
 
@@ -28,3 +34,8 @@ def test_model_size_counts_relevance_vectors():
     X, y = make_xor_clusters(60, random_state=0)
     rvm = RVMClassifier(random_state=0).fit(X, y)
     assert model_size(rvm, len(y)) == len(rvm.relevance_vectors_) < len(y)
+
+
+def test_dgemm_rate_is_a_plausible_flop_rate():
+    rate = dgemm_rate(64, 128, 32, repeats=2)
+    assert 1e6 < rate < 1e13  # between a slow interpreter and ten top-end cores

@@ -135,6 +135,21 @@ def evaluate(
     return result, estimator
 
 
+def dgemm_rate(m, k, n, repeats=3):
+    """Flops per second of a float64 ``(m×k)·(k×n)`` product on this machine now.
+
+    Benchmarks put it beside their times: the floor of a method is its unavoidable
+    flops at this rate.
+    """
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    A @ B
+    start = time.perf_counter()
+    for _ in range(repeats):
+        A @ B
+    return repeats * 2.0 * m * k * n / (time.perf_counter() - start)
+
+
 def summarize(results):
     """Mean and standard deviation per (dataset, estimator), in first-seen order."""
     groups: dict[tuple[str, str], list[Result]] = {}
