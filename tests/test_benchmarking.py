@@ -1,6 +1,8 @@
 """The evaluation harness shared by the demo and benchmarks/."""
 
 import numpy as np
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from sparsegp import EPGPClassifier, RVMClassifier
 from sparsegp.benchmarking import (
@@ -34,6 +36,8 @@ def test_model_size_counts_relevance_vectors():
     X, y = make_xor_clusters(60, random_state=0)
     rvm = RVMClassifier(random_state=0).fit(X, y)
     assert model_size(rvm, len(y)) == len(rvm.relevance_vectors_) < len(y)
+    pipeline = make_pipeline(StandardScaler(), RVMClassifier(random_state=0)).fit(X, y)
+    assert model_size(pipeline, len(y)) == len(pipeline[-1].relevance_vectors_)
 
 
 def test_dgemm_rate_is_a_plausible_flop_rate():

@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.gaussian_process import GaussianProcessClassifier
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
 #: Probabilities are clipped here before taking logs, so one confident mistake
@@ -94,7 +95,12 @@ def sklearn_gpc(n_features, random_state=0):
 
 
 def model_size(estimator, n_train):
-    """Points the fitted model keeps: support vectors, active set, or all of them."""
+    """Points the fitted model keeps: support vectors, active set, or all of them.
+
+    A pipeline's size is its last step's.
+    """
+    if isinstance(estimator, Pipeline):
+        estimator = estimator[-1]
     if isinstance(estimator, CrossValidatedSVC):
         return int(estimator.svc_.n_support_.sum())
     for attribute in ("active_set_", "basis_vectors_", "inducing_points_"):
