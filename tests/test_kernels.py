@@ -124,3 +124,14 @@ def test_cross_covariance_value_equals_sklearn(kernel, rng):
         CrossCovariance(kernel, X, Y).value, kernel(X, Y), rtol=1e-12, atol=1e-14
     )
     np.testing.assert_allclose(CrossCovariance(kernel, X).value, kernel(X), atol=1e-14)
+
+
+def test_single_precision_blocks_of_offset_inputs_match(rng):
+    """Centring keeps float32 exponents accurate for inputs far from the origin."""
+    X = 1e3 + rng.standard_normal((50, 4))
+    kernel = ConstantKernel(2.0) * RBF([0.5, 1.0, 2.0, 1.5]) + ConstantKernel(0.1)
+    blocks = KernelBlocks(kernel, X, dtype=np.float32)
+    rows, cols = np.arange(10), np.arange(50)
+    block = blocks(rows, cols)
+    assert block.dtype == np.float32
+    np.testing.assert_allclose(block, kernel(X[rows], X), rtol=1e-5, atol=1e-6)

@@ -111,8 +111,9 @@ class _IVMFitting:
         with tqdm(
             total=d, desc="IVM selection", disable=not self.verbose, leave=False
         ) as progress:
+            dtype = self._store_dtype(len(y), d)
             state = select_active_set(
-                KernelBlocks(latent, X),
+                KernelBlocks(latent, X, dtype),
                 latent.diag(X),
                 y,
                 likelihood,
@@ -124,7 +125,7 @@ class _IVMFitting:
                 selection_size=self.selection_size,
                 retain=self.retain,
                 progress=progress,
-                dtype=self._store_dtype(len(y), d),
+                dtype=dtype,
             )
         return state, time.perf_counter() - start
 

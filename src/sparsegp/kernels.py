@@ -99,13 +99,20 @@ class KernelBlocks:
     block is one matrix product and one ``exp`` per term, with no walk of the kernel
     expression. Any other kernel is evaluated by its own ``__call__``.
 
+    The inputs are centred first (the expanded kernel is stationary), so the norms that
+    the inner product subtracts are those of the data's spread, not of its offset.
+
     Parameters
     ----------
     kernel : sklearn kernel
     X : ndarray of shape (n, n_features)
+    dtype : numpy float dtype, default=float64
+        Precision of the expanded blocks. In float32 an exponent carries an absolute
+        error of about 1e-7·(‖z‖² + ‖z′‖²) (``z`` the centred, scaled inputs): enough
+        for the float32 store of the IVM, whose columns have that precision anyway.
     """
 
-    def __init__(self, kernel, X):
+    def __init__(self, kernel, X, dtype=np.float64):
         self.kernel = kernel
         self.X = X
         terms = _expand(kernel)
@@ -113,19 +120,21 @@ class KernelBlocks:
         self.constant = 0.0
         self.log_coefficients = []
         parts = [np.arange(len(X))]
+        centred = X - X.mean(axis=0) if self.expanded else X
         for coefficient, inverse_squares in terms or []:
             if coefficient == 0.0:
                 continue
             if inverse_squares is None:
                 self.constant += coefficient
                 continue
-            Z = X * np.sqrt(inverse_squares)
+            Z = centred * np.sqrt(inverse_squares)
             half_norms = 0.5 * np.einsum("ij,ij->i", Z, Z)
             ones = np.ones((len(X), 1))
             log_coefficient = np.log(coefficient)
             self.log_coefficients.append(log_coefficient)
-            parts.append(np.hstack([Z, (log_coefficient - half_norms)[:, None], ones]))
-            parts.append(np.hstack([Z, ones, -half_norms[:, None]]))
+            rows = np.hstack([Z, (log_coefficient - half_norms)[:, None], ones])
+            cols = np.hstack([Z, ones, -half_norms[:, None]])
+            parts += [rows.astype(dtype), cols.astype(dtype)]
         self._all = KernelColumns(parts)
 
     def columns(self, points=None) -> KernelColumns:
@@ -150,6 +159,7 @@ class KernelBlocks:
                 row_inputs[:, -2] += np.log(row_scale)
                 log_coefficient = log_coefficient + np.log(row_scale)[:, None]
             exponent = row_inputs @ columns.parts[2 * t + 2][:stop].T
+            log_coefficient = np.asarray(log_coefficient, exponent.dtype)
             np.minimum(exponent, log_coefficient, out=exponent)  # distances ≥ 0
             if t == 0:
                 block = np.exp(exponent, out=exponent)
