@@ -174,14 +174,17 @@ class ADFActiveSet:
         )
         Vt[:, :k] = self.Vt[points, :k]
         kernel_columns = self.kernel_blocks.columns(points)
+        a, h = self.a[points], self.h[points]  # current at the rows held
         if len(points) and held[0] < k:
-            self._forward_substitute(Vt, held, kernel_columns)
-        V = Vt[:, :k]
-        a = self.k_diag[points] - np.einsum("ij,ij->i", V, V, dtype=float)
-        h = V @ self.c[:k].astype(V.dtype)
-        return CurrentColumns(points, Vt, a, h.astype(float), kernel_columns, k)
+            self._forward_substitute(Vt, held, kernel_columns, a, h)
+        return CurrentColumns(points, Vt, a, h, kernel_columns, k)
 
-    def _forward_substitute(self, Vt, held, kernel_columns):
+    def _forward_substitute(self, Vt, held, kernel_columns, a, h):
+        """Complete the rows ``held[j]:k`` of each column and update ``a``, ``h`` by them.
+
+        ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj`` (§1.2) change only by the
+        new rows' terms, accumulated in float64 whatever V's precision.
+        """
         k = self.size
         active = np.asarray(self.active)
         sqrt_p = np.sqrt(self.p[active])
@@ -207,6 +210,12 @@ class ADFActiveSet:
                     known, L_block @ (V[start:stop, partial] * known), rhs[:, partial]
                 )
             V[start:stop] = solve_lower_in_place(L_block, rhs)
+            new = V[start:stop]
+            if partial.start < lacking:
+                new = new.copy()
+                new[:, partial] *= ~known
+            a[:lacking] -= np.einsum("ij,ij->j", new, new, dtype=float)
+            h[:lacking] += self.c[start:stop].astype(new.dtype) @ new
 
     def release(self, columns: CurrentColumns, positions=slice(None)):
         """Store the columns at ``positions`` of a gathered set back, current."""
