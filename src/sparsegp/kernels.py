@@ -66,15 +66,12 @@ class KernelColumns:
     """A set of training points prepared for :meth:`KernelBlocks.block`.
 
     ``parts`` are arrays whose first axis runs over the points: their training indices,
-    then per RBF term their scaled inputs and squared norms. The set can be shrunk or
-    have members replaced without re-reading the training inputs.
+    then per RBF term their augmented scaled inputs in row and in column form. The set
+    can be shrunk or have members replaced without re-reading the training inputs.
     """
 
     def __init__(self, parts):
         self.parts = parts
-
-    def __len__(self):
-        return len(self.parts[0])
 
     def take(self, positions):
         """The points at ``positions`` (a copy)."""
