@@ -10,7 +10,9 @@ candidates O(n) (eq. 4).
 ``V`` is held transposed (``Vt``, n × d, one contiguous row per training point), so a
 point's column is one contiguous read. Columns may be left stale and completed on
 demand (the delayed updating of the randomized greedy selection, §1.5):
-``rows_done[j]`` counts the rows of column j that are current. Work on a set of points
+``rows_done[j]`` counts the rows of column j that are current, and ``a[j]``, ``h[j]``
+are the marginals at those rows (completing a column only adds its new rows' terms).
+Work on a set of points
 goes through :class:`CurrentColumns`, a contiguous copy of their columns kept current
 as points are included; :meth:`ADFActiveSet.every_column` is the same view onto the
 whole store, without a copy.
