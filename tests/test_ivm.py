@@ -203,6 +203,31 @@ def test_regressor_selection_picks_largest_variance_first():
     assert 2 in ivm.active_set_[:2]
 
 
+def test_regressor_auto_selection_avoids_spending_the_set_on_outliers():
+    """Greedy (largest variance first) spends d on 20 far-away inputs; uniform covers
+    the bulk where the test points are; ``"auto"`` sees it in held-out squared error."""
+    rng = np.random.default_rng(0)
+    bulk, far = rng.uniform(-3, 3, size=(380, 1)), rng.uniform(20, 200, size=(20, 1))
+    X = np.concatenate([bulk, far])
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(400)
+    X_test = rng.uniform(-3, 3, size=(500, 1))
+    kernel = ConstantKernel(1.0) * RBF(0.7) + WhiteKernel(0.01)
+    errors = {}
+    for selection in ("randomized", "auto"):
+        model = IVMRegressor(
+            kernel,
+            active_set_size=25,
+            selection=selection,
+            optimizer=None,
+            random_state=0,
+        ).fit(X, y)
+        errors[selection] = np.mean(
+            (model.predict(X_test) - np.sin(2 * X_test[:, 0])) ** 2
+        )
+    assert model.selection_used_ == "random"
+    assert errors["auto"] < errors["randomized"] / 2
+
+
 def test_classifier_learns_xor_and_is_reproducible():
     X, y = make_xor_clusters(300, random_state=0)
     X_test, y_test = make_xor_clusters(500, random_state=1)

@@ -433,10 +433,11 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     active_set_size, selection_size, retain, n_random_start, n_full_greedy, store_dtype
         As for :class:`IVMClassifier`.
     selection : {"randomized", "auto", "greedy", "random"}, default="randomized"
-        As for :class:`IVMClassifier` (``"auto"`` compares held-out squared errors);
-        with a Gaussian likelihood the greedy score is the posterior variance, which
-        label noise does not mislead, so the paper's randomized greedy is the
-        default.
+        As for :class:`IVMClassifier` (``"auto"`` compares held-out squared errors).
+        With a Gaussian likelihood the greedy score is the posterior variance, which
+        label noise does not mislead, so the paper's randomized greedy is the default;
+        it does spend the set on isolated inputs first (largest variance), where
+        ``"auto"`` helps.
     optimizer, n_outer_iterations, max_iter_optimizer, random_state, verbose
         As for :class:`IVMClassifier`; the evidence is the exact GP regression evidence
         of the active subset, noise level included.
