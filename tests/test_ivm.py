@@ -10,7 +10,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparsegp import IVMClassifier, IVMRegressor
 from sparsegp.approximations.adf_active_set import ADFActiveSet
 from sparsegp.approximations.ivm import (
-    IVMPosterior,
     ivm_log_marginal_likelihood,
     select_active_set,
     select_greedy,
@@ -155,8 +154,9 @@ def test_prediction_equals_dense_joint_posterior():
     X_star = np.random.default_rng(4).standard_normal((5, 2))
     K = kernel(X)
     state = select(K, y, Probit(0.0), 12, seed=0)
-    post = IVMPosterior.from_state(state)
-    mean, var = post.predict(kernel(X[state.active], X_star), kernel.diag(X_star))
+    mean, var = state.predictor().latent_mean_and_variance(
+        kernel(X[state.active], X_star), kernel.diag(X_star)
+    )
     I = np.asarray(state.active)  # noqa: E741 (the papers' active set)
     C = K[np.ix_(I, I)] + np.diag(1 / state.p[I])
     K_s = kernel(X[I], X_star)

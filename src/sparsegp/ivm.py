@@ -22,8 +22,8 @@ from ._base import (
 )
 from ._optimize import ParameterSpace, kernel_block, maximize
 from ._threads import one_blas_thread
+from .approximations.ep import DensePredictor
 from .approximations.ivm import (
-    IVMPosterior,
     ivm_log_marginal_likelihood,
     select_active_set,
     subset_log_marginal_likelihood,
@@ -42,7 +42,7 @@ class ActiveSetModel:
     likelihood: object
     active_set: np.ndarray
     X_active: np.ndarray
-    posterior: IVMPosterior
+    posterior: DensePredictor
     log_marginal_likelihood: float
     selection_seconds: float = np.nan
     selection: str = ""
@@ -52,7 +52,9 @@ class ActiveSetModel:
 
         def predict(X_batch):
             K_cross = self.kernel(self.X_active, X_batch)
-            return self.posterior.predict(K_cross, self.kernel.diag(X_batch))
+            return self.posterior.latent_mean_and_variance(
+                K_cross, self.kernel.diag(X_batch)
+            )
 
         return batched_latent(predict, X, len(self.X_active))
 
@@ -225,7 +227,7 @@ class _IVMFitting:
             likelihood=state.likelihood,
             active_set=active,
             X_active=X[active],
-            posterior=IVMPosterior.from_state(state),
+            posterior=state.predictor(),
             log_marginal_likelihood=float(value),
             selection_seconds=seconds,
             selection=strategy,

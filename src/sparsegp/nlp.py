@@ -21,7 +21,7 @@ from ._optimize import (
     maximize,
 )
 from .approximations.adf_active_set import ADFActiveSet
-from .approximations.ivm import IVMPosterior, ivm_log_marginal_likelihood
+from .approximations.ivm import ivm_log_marginal_likelihood
 from .approximations.nlp_selection import nlp_loss, select_by_nlp, validation_loss
 from .ivm import ActiveSetModel
 from .kernels import KernelBlocks, check_input_differentiable
@@ -299,7 +299,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             likelihood=state.likelihood,
             active_set=active,
             X_active=X[active],
-            posterior=IVMPosterior.from_state(state),
+            posterior=state.predictor(),
             log_marginal_likelihood=float(evidence),
         )
 

@@ -27,6 +27,7 @@ import numpy as np
 from .._linalg import solve_lower_in_place, solve_lower_transpose
 from .._memory import require_memory
 from ..kernels import KernelColumns
+from .ep import DensePredictor
 
 __all__ = ["ADFActiveSet", "CurrentColumns"]
 
@@ -279,9 +280,14 @@ class ADFActiveSet:
             self.rows_done[:] = k + 1
         self.active.append(i)
 
-    def predictive_weights(self):
-        """``β = Π_I½ L⁻ᵀ c`` (mean ``k_I(x)ᵀβ``) and ``Π_I½`` for variances (000 eq. 5)."""
+    def predictor(self) -> DensePredictor:
+        """Prediction from the active set (000 eq. 5), frozen; the O(n·d) state is not kept.
+
+        With sites ``Π_I`` on the active set this is the dense EP predictor of
+        R&W Alg. 3.6 on ``I``: ``L``, ``Π_I½`` and ``β = Π_I½ L⁻ᵀ c`` (mean
+        ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``).
+        """
         k = self.size
         sqrt_p = np.sqrt(self.p[self.active])
         beta = sqrt_p * solve_lower_transpose(self.L[:k, :k], self.c[:k])
-        return beta, sqrt_p
+        return DensePredictor(self.L[:k, :k].copy(), sqrt_p, beta)

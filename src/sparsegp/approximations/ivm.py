@@ -8,8 +8,6 @@ with its sites fixed (§1.8); prediction is eq. 5.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .._linalg import (
@@ -21,7 +19,6 @@ from .._linalg import (
 from .adf_active_set import ADFActiveSet
 
 __all__ = [
-    "IVMPosterior",
     "ivm_log_marginal_likelihood",
     "select_active_set",
     "select_greedy",
@@ -143,30 +140,6 @@ def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
     return value, 0.5 * (
         data_fit - np.tensordot(T, K_I_gradient, axes=([0, 1], [0, 1]))
     )
-
-
-@dataclass(frozen=True)
-class IVMPosterior:
-    """What IVM prediction needs (000 eq. 5): ``β``, ``L`` and ``Π_I½``."""
-
-    beta: np.ndarray
-    chol: np.ndarray
-    sqrt_p: np.ndarray
-
-    @classmethod
-    def from_state(cls, state: ADFActiveSet):
-        """Freeze the active-set part of a selection state."""
-        beta, sqrt_p = state.predictive_weights()
-        return cls(
-            beta=beta, chol=state.L[: state.size, : state.size].copy(), sqrt_p=sqrt_p
-        )
-
-    def predict(self, K_cross, k_diag):
-        """Mean ``k_Iᵀβ`` (O(d)) and variance ``k** − ‖L⁻¹Π½k_I‖²`` (O(d²)) per point."""
-        v = solve_lower(self.chol, self.sqrt_p[:, None] * K_cross)
-        return K_cross.T @ self.beta, np.maximum(
-            k_diag - np.einsum("ij,ij->j", v, v), 0.0
-        )
 
 
 def subset_log_marginal_likelihood(K_noisy, K_noisy_gradient, y):
