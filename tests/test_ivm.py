@@ -316,3 +316,11 @@ def test_auto_selection_keeps_greedy_where_it_is_more_accurate():
     model.fit(X[:1200] / 16.0, y[:1200])
     assert model.selection_used_ == "randomized"
     assert np.mean(model.predict(X[1200:] / 16.0) != y[1200:]) < 0.02
+
+
+def test_verbose_hyperparameter_rounds_show_progress(capsys):
+    X, y = make_xor_clusters(100, random_state=0)
+    IVMClassifier(
+        active_set_size=20, n_outer_iterations=1, max_iter_optimizer=3, verbose=1
+    ).fit(X, y)
+    assert "IVM round 1: L_IVM" in capsys.readouterr().err

@@ -87,3 +87,11 @@ def test_any_kernel_works_with_fixed_hyperparameters():
     X, y = make_xor_clusters(60, random_state=0)
     clf = NLPSparseGPClassifier(Matern(), optimizer=None, random_state=0).fit(X, y)
     assert clf.n_outer_iterations_ == 1 and len(clf.active_set_) == 12
+
+
+def test_verbose_fit_shows_the_optimizer_progress(capsys):
+    X, y = make_xor_clusters(120, random_state=0)
+    NLPSparseGPClassifier(
+        max_basis_vectors=10, max_outer_iterations=2, verbose=1, random_state=0
+    ).fit(X, y)
+    assert "NLP: validation loss" in capsys.readouterr().err

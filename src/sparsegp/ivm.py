@@ -198,6 +198,7 @@ class _IVMFitting:
                 space.bounds(),
                 max_iter=self.max_iter_optimizer,
                 random_state=rng,
+                progress=f"IVM round {outer + 1}: L_IVM" if self.verbose else None,
             ).x
             kernel = kernel.clone_with_theta(x)
             state, seconds = self._select(X, y, kernel, d, rng, strategy)

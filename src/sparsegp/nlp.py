@@ -284,6 +284,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             space.bounds(),
             max_iter=self.max_iter_optimizer,
             random_state=rng,
+            progress="NLP: validation loss" if self.verbose else None,
         ).x
         return unpack(x)
 
