@@ -2,14 +2,18 @@
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_moons
+from sklearn.datasets import load_breast_cancer, make_moons
 
 from sparsegp import (
     EPGPClassifier,
     FITCGPClassifier,
     IVMClassifier,
+    IVMRegressor,
     NLPSparseGPClassifier,
+    RVMClassifier,
+    RVMRegressor,
     SparseOnlineGPClassifier,
+    SparseOnlineGPRegressor,
 )
 from sparsegp._base import default_length_scale
 
@@ -42,3 +46,39 @@ def test_accuracy_does_not_depend_on_the_units_of_the_inputs(make):
     assert accuracy[1.0] > 0.85
     assert abs(accuracy[1e-3] - accuracy[1.0]) < 0.03
     assert abs(accuracy[1e3] - accuracy[1.0]) < 0.03
+
+
+def _length_scale_bounds(kernel):
+    (bounds,) = [h.bounds for h in kernel.hyperparameters if "length_scale" in h.name]
+    return bounds.ravel()
+
+
+@pytest.mark.parametrize(
+    "make",
+    ESTIMATORS
+    + [
+        lambda: RVMClassifier(random_state=0),
+        lambda: IVMRegressor(active_set_size=20, random_state=0),
+        lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
+        lambda: RVMRegressor(random_state=0),
+    ],
+)
+def test_default_length_scale_bounds_move_with_the_inputs(make):
+    # The NLP classifier's default once kept fixed bounds (10⁻⁵, 10⁵): raw
+    # breast-cancer features × 10³ (median distance 4.6·10⁵) started it out of range.
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:80], y[:80]
+    bounds = [_length_scale_bounds(make().fit(s * X, y).kernel_) for s in (1.0, 1e3)]
+    np.testing.assert_allclose(bounds[1], 1e3 * bounds[0], rtol=1e-12)
+
+
+def test_nlp_classifier_fit_in_raw_units_is_the_fit_in_units_times_1e3():
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y, X_test = X[:150], y[:150], X[150:300]
+    proba = [
+        NLPSparseGPClassifier(max_basis_vectors=30, random_state=0)
+        .fit(s * X, y)
+        .predict_proba(s * X_test)
+        for s in (1.0, 1e3)
+    ]
+    np.testing.assert_allclose(proba[1], proba[0], atol=1e-6)

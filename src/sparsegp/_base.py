@@ -134,18 +134,25 @@ def default_length_scale(X):
     return float(np.sqrt(total)) if total > 0 else 1.0
 
 
-def default_kernel(X, constant=None):
-    """``ConstantKernel(1) * RBF(ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`.
+def default_rbf(X):
+    """``RBF(ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`, bounds ``ℓ₀·(10⁻⁵, 10⁵)``.
 
-    The length-scale bounds are ``ℓ₀·(10⁻⁵, 10⁵)``, scikit-learn's default range around
-    the data's scale. With ``constant``, a learnable ``ConstantKernel(constant)``
-    summand is added: the prior variance of a random offset of the latent function.
+    scikit-learn's default range, moved to the data's scale: inputs in any units get
+    the same search range.
     """
     length_scale = default_length_scale(X)
-    rbf = RBF(
+    return RBF(
         length_scale, length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale)
     )
-    kernel = ConstantKernel(1.0) * rbf
+
+
+def default_kernel(X, constant=None):
+    """``ConstantKernel(1) * RBF(ℓ₀)`` with the RBF of :func:`default_rbf`.
+
+    With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
+    prior variance of a random offset of the latent function.
+    """
+    kernel = ConstantKernel(1.0) * default_rbf(X)
     return kernel if constant is None else kernel + ConstantKernel(constant)
 
 

@@ -37,13 +37,17 @@ def median_heuristic_kernel(X, rng):
     """``1 · exp(−‖x−x′‖²/(2σ²))`` with σ² the median squared pairwise distance.
 
     The initialisation ALGORITHMS.md §8.5 adopts for 002's unspecified one ("as in
-    Schölkopf & Smola 2002"), on a subsample of at most 1 000 points.
+    Schölkopf & Smola 2002"), on a subsample of at most 1 000 points. The length-scale
+    bounds are ``σ·(10⁻⁵, 10⁵)``, so inputs in any units get the same search range.
     """
     if len(X) > _N_MEDIAN:
         X = X[rng.choice(len(X), size=_N_MEDIAN, replace=False)]
     squared = pdist(X, "sqeuclidean")
     sigma2 = float(np.median(squared[squared > 0])) if np.any(squared > 0) else 1.0
-    return ConstantKernel(1.0) * RBF(length_scale=np.sqrt(sigma2))
+    sigma = np.sqrt(sigma2)
+    return ConstantKernel(1.0) * RBF(
+        sigma, length_scale_bounds=(1e-5 * sigma, 1e5 * sigma)
+    )
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.gaussian_process.kernels import RBF, Kernel
+from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -16,7 +16,7 @@ from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     batched_latent,
-    default_length_scale,
+    default_rbf,
     validate_dense,
 )
 from ._linalg import solve_lower
@@ -81,7 +81,7 @@ class _RVMFitting:
         """Train on targets/labels ``t``; returns the :class:`RVMModel` and the fit."""
         start = time.perf_counter()
         if self.kernel is None:
-            kernel = RBF(default_length_scale(X))
+            kernel = default_rbf(X)
         else:
             kernel = self.kernel
         centres = self._centres(X, rng)
@@ -194,6 +194,8 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
 
     Attributes
     ----------
+    kernel_ : sklearn kernel
+        The kernel of the basis functions (fixed during the fit).
     relevance_vectors_ : ndarray of shape (n_rv, n_features)
     alpha_ : ndarray
         Precisions of the surviving weights (bias first if it survived).
@@ -275,6 +277,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
             noise=max(noise, 1e-12),
             learn_noise=self.learn_noise,
         )
+        self.kernel_ = self.model_.kernel
         self.relevance_vectors_ = self.model_.relevance_vectors
         self.alpha_ = self.model_.alpha
         self.noise_ = float(fit.noise) * self.y_std_**2
