@@ -1,8 +1,11 @@
 """Inputs in any units: every classifier's default kernel follows the data's scale."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, make_moons
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from sparsegp import (
     EPGPClassifier,
@@ -82,3 +85,33 @@ def test_nlp_classifier_fit_in_raw_units_is_the_fit_in_units_times_1e3():
         for s in (1.0, 1e3)
     ]
     np.testing.assert_allclose(proba[1], proba[0], atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "make, regression",
+    [
+        (lambda k: IVMRegressor(k + WhiteKernel(0.1), active_set_size=30), True),
+        (lambda k: SparseOnlineGPRegressor(k + WhiteKernel(0.1)), True),
+        (lambda k: SparseOnlineGPClassifier(k), False),
+    ],
+)
+def test_a_hyperparameter_on_its_bound_is_reported_once_by_the_estimator(
+    make, regression
+):
+    # A straight trend: long length-scales fit best, and the bound stops them. The
+    # online GPs learn on a subsample with an inner GPR / EP classifier, whose own
+    # warnings would name that estimator.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 2))
+    y = X[:, 0] if regression else np.where(X[:, 0] > 0, 1, -1)
+    kernel = ConstantKernel(1.0) * RBF(0.3, length_scale_bounds=(1e-2, 0.5))
+    estimator = make(kernel).set_params(random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y)
+    messages = [str(w.message) for w in caught if "bound" in str(w.message)]
+    assert messages
+    assert all(
+        m.startswith(f"{type(estimator).__name__}: the learnt ") for m in messages
+    )
+    assert sum("length_scale ended on its upper bound" in m for m in messages) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from abc import abstractmethod
+from contextlib import contextmanager
 from numbers import Integral
 from typing import Protocol
 
@@ -121,6 +122,20 @@ def warn_at_bounds(kernel, estimator):
                     ConvergenceWarning,
                     stacklevel=3,
                 )
+
+
+@contextmanager
+def bound_warnings_silenced():
+    """Silence bound warnings of an inner fit whose kernel the caller checks itself.
+
+    The online GPs learn hyperparameters with scikit-learn's GPR or
+    :class:`EPGPClassifier` on a subsample; their warnings would name the inner
+    estimator (or its bounds in scikit-learn's words) instead of the user's.
+    """
+    with warnings.catch_warnings():
+        for message in ("The optimal value found for dimension", r".*ended on its"):
+            warnings.filterwarnings("ignore", message, ConvergenceWarning)
+        yield
 
 
 def default_length_scale(X):

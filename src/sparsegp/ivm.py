@@ -19,6 +19,7 @@ from ._base import (
     batched_latent,
     default_kernel,
     validate_dense,
+    warn_at_bounds,
 )
 from ._optimize import ParameterSpace, kernel_block, maximize
 from ._threads import one_blas_thread
@@ -525,6 +526,8 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self.model_, self.kernel_ = self._fit_active_set(
             X, y, kernel, check_random_state(self.random_state)
         )
+        if self.optimizer is not None:
+            warn_at_bounds(self.kernel_, self)
         self.active_set_ = self.model_.active_set
         self.selection_time_ = self.model_.selection_seconds
         self.selection_used_ = self.model_.selection

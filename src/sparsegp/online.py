@@ -25,8 +25,10 @@ from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     batched_latent,
+    bound_warnings_silenced,
     default_kernel,
     validate_dense,
+    warn_at_bounds,
 )
 from ._threads import one_blas_thread
 from .approximations.online import SparseOnlineGP
@@ -290,7 +292,10 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             n_restarts_optimizer=self.n_restarts_optimizer,
             random_state=rng,
         )
-        return gpr.fit(X_sub, y_sub).kernel_
+        with bound_warnings_silenced():
+            learnt = gpr.fit(X_sub, y_sub).kernel_
+        warn_at_bounds(learnt, self)
+        return learnt
 
     @property
     def basis_vectors_(self):
@@ -408,13 +413,14 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 "one class only; pass a first chunk with both classes, a larger "
                 "n_hyperparameter_samples, or optimizer=None with a fixed kernel."
             )
-        gpc = EPGPClassifier(
-            kernel,
-            bias=self.bias,
-            optimizer=self.optimizer,
-            n_restarts_optimizer=self.n_restarts_optimizer,
-            random_state=rng,
-        ).fit(X_sub, y_sub)
+        with bound_warnings_silenced():  # fit() warns with this estimator's name
+            gpc = EPGPClassifier(
+                kernel,
+                bias=self.bias,
+                optimizer=self.optimizer,
+                n_restarts_optimizer=self.n_restarts_optimizer,
+                random_state=rng,
+            ).fit(X_sub, y_sub)
         return gpc.kernel_, Probit(float(gpc.bias_))
 
     @one_blas_thread
