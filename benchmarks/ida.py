@@ -51,6 +51,13 @@ ESTIMATORS = {
         selection="randomized",
         random_state=0,
     ),
+    # the same IVM, then 004 §6's FITC posterior over all sites on its active set
+    "ivm_fitc": lambda dataset, X: IVMClassifier(
+        active_set_size=FITC_PAPER_IVM[dataset][2],
+        selection="randomized",
+        posterior="fitc",
+        random_state=0,
+    ),
     # the number of pseudo-inputs of the same table's SPGPC column
     # 004's protocol: the best of three initialisations
     "fitc": lambda dataset, X: FITCGPClassifier(

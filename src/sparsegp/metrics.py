@@ -36,3 +36,37 @@ def rejection_curve(y_true, proba, classes, *, fractions=None):
     wrong = (np.asarray(classes)[(proba[:, 1] > 0.5).astype(int)] != y_true)[order]
     kept = np.maximum(1, np.round((1 - fractions) * len(y_true)).astype(int))
     return fractions, np.array([wrong[:k].mean() for k in kept])
+
+
+def expected_calibration_error(y_true, proba, *, n_bins=15):
+    """Expected calibration error of binary probabilities, equal-width bins.
+
+    ``Σ_b (n_b / n) · |ȳ_b − p̄_b|`` over the bins ``[k/n_bins, (k+1)/n_bins)`` of
+    the predicted probability ``p`` (Naeini et al. 2015): the gap between the
+    reliability diagram (scikit-learn's ``calibration_curve``, same bins) and the
+    diagonal, weighted by how many points each bin holds.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary outcomes: booleans, or 0/1.
+    proba : array-like of shape (n,)
+        Predicted probabilities of the positive outcome.
+    n_bins : int, default=15
+
+    Returns
+    -------
+    float
+    """
+    y_true = np.asarray(y_true, dtype=float)
+    proba = np.asarray(proba, dtype=float)
+    if y_true.shape != proba.shape or y_true.ndim != 1 or len(y_true) == 0:
+        raise ValueError(
+            "y_true and proba must be non-empty 1-D arrays of one length; got shapes "
+            f"{y_true.shape} and {proba.shape}."
+        )
+    if np.any((proba < 0) | (proba > 1)) or not np.all(np.isin(y_true, (0.0, 1.0))):
+        raise ValueError("proba must lie in [0, 1] and y_true be 0/1.")
+    bins = np.minimum((proba * n_bins).astype(int), n_bins - 1)
+    gaps = np.bincount(bins, weights=y_true - proba, minlength=n_bins)
+    return float(np.sum(np.abs(gaps)) / len(y_true))
