@@ -95,3 +95,34 @@ def test_verbose_fit_shows_the_optimizer_progress(capsys):
         max_basis_vectors=10, max_outer_iterations=2, verbose=1, random_state=0
     ).fit(X, y)
     assert "NLP: validation loss" in capsys.readouterr().err
+
+
+def test_validation_sample_as_large_as_the_data_is_the_paper_method():
+    X, y = make_xor_clusters(150, random_state=0)
+    fits = [
+        NLPSparseGPClassifier(
+            max_basis_vectors=15,
+            validation_size=size,
+            max_outer_iterations=3,
+            random_state=0,
+        ).fit(X, y)
+        for size in (None, 1000)
+    ]
+    np.testing.assert_array_equal(fits[0].active_set_, fits[1].active_set_)
+    np.testing.assert_allclose(fits[0].predict_proba(X), fits[1].predict_proba(X))
+
+
+def test_a_validation_sample_learns_as_well_as_all_points():
+    # 600 points, 100 of them scoring each candidate and each hyperparameter step.
+    X, y = make_xor_clusters(600, random_state=0)
+    X_test, y_test = make_xor_clusters(2000, random_state=1)
+    scores = {
+        size: NLPSparseGPClassifier(
+            max_basis_vectors=20, validation_size=size, random_state=0
+        )
+        .fit(X, y)
+        .score(X_test, y_test)
+        for size in (None, 100)
+    }
+    assert scores[None] > 0.8
+    assert scores[100] > scores[None] - 0.02

@@ -50,7 +50,7 @@ def test_candidate_loss_equals_loss_after_actual_inclusion():
     """Eq. 2.14 for every candidate = NLP recomputed densely after including it."""
     _, y, _, K, state, outside = grown_state()
     candidates = np.flatnonzero(outside)
-    predicted = candidate_losses(state, candidates, outside)
+    predicted = candidate_losses(state, candidates, candidates)
     for j, value in zip(candidates, predicted, strict=True):
         trial = copy.deepcopy(state)
         trial.include(j, trial.every_column())
@@ -59,6 +59,24 @@ def test_candidate_loss_equals_loss_after_actual_inclusion():
         expected = dense_nlp(K, y, trial.likelihood, trial.p, trial.m, rest)
         assert value == pytest.approx(expected, rel=1e-8)
         assert value == pytest.approx(nlp_loss(trial, rest), rel=1e-8)
+
+
+def test_candidate_loss_on_a_validation_sample_averages_over_that_sample():
+    """With ``s`` sampled validation points the loss after including ``j`` averages
+    over the sample without ``j`` (whether or not ``j`` was drawn into it)."""
+    _, y, _, K, state, outside = grown_state()
+    pool = np.flatnonzero(outside)
+    sample = np.random.default_rng(1).choice(pool, size=12, replace=False)
+    candidates = np.concatenate([sample[:3], np.setdiff1d(pool, sample)[:3]])
+    predicted = candidate_losses(state, candidates, sample)
+    for j, value in zip(candidates, predicted, strict=True):
+        trial = copy.deepcopy(state)
+        trial.include(j, trial.every_column())
+        rest = np.zeros(len(y), dtype=bool)
+        rest[sample] = True
+        rest[j] = False
+        expected = dense_nlp(K, y, trial.likelihood, trial.p, trial.m, rest)
+        assert value == pytest.approx(expected, rel=1e-8)
 
 
 def test_full_working_set_picks_the_brute_force_best():

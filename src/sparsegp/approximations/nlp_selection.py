@@ -8,8 +8,9 @@ loss of the training points outside the active set (eqs. 2.7-2.8),
 ``NLP(u) = −(1/n_c) Σ_{j∉u} log Φ(λ y_j (h_j + b) / √(1 + λ² a_j))``.
 
 A candidate is scored from the current state in O(n·k) (eq. 2.14) — all κ of them in one
-vectorised step, O(κ·n·k). The hyperparameters (kernel θ, bias b, slope λ) then follow
-the gradient of the same loss with the active set and its sites held fixed (§2.5).
+vectorised step, O(κ·n·k); on a sample of s validation points, O(κ·s·k). The
+hyperparameters (kernel θ, bias b, slope λ) then follow the gradient of the same loss
+with the active set and its sites held fixed (§2.5).
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def nlp_loss(state: ADFActiveSet, outside):
     return float(-np.mean(log_p))
 
 
-def candidate_losses(state: ADFActiveSet, candidates, outside):
+def candidate_losses(state: ADFActiveSet, candidates, validation):
     """``NLP(u ∪ {j})`` for each candidate ``j``, without including any (eq. 2.14).
 
     Including ``j`` changes the marginals by ``a′ = a − w_j A_{·j}²`` and
     ``h′ = h + g_j A_{·j}`` with ``A_{·j} = K_{·j} − Vᵀ V_{·j}`` and Lemma P's
-    ``g_j, w_j`` at ``(h_j, a_j)``; the loss then averages over ``outside ∖ {j}``.
-    O(κ·n·k) for κ candidates, all columns of ``state`` being current.
+    ``g_j, w_j`` at ``(h_j, a_j)``; the loss then averages over the validation points
+    other than ``j``. O(κ·s·k) for κ candidates and s validation points, all columns
+    of ``state`` being current.
 
     Parameters
     ----------
@@ -55,35 +57,42 @@ def candidate_losses(state: ADFActiveSet, candidates, outside):
         With all columns current.
     candidates : int array of shape (κ,)
         Training indices outside the active set.
-    outside : bool array of shape (n,)
-        Mask of the training points outside the active set (candidates included).
+    validation : int array of shape (s,)
+        Distinct training indices outside the active set the loss averages over: all
+        of them for eq. 2.14 itself, or a uniform sample (an unbiased estimate of
+        it); candidates among them are left out of their own loss.
 
     Returns
     -------
     ndarray of shape (κ,)
     """
     candidates = np.asarray(candidates, dtype=int)
+    validation = np.asarray(validation, dtype=int)
     V = state.V
-    A = state.kernel_blocks(candidates).T - V.T @ V[:, candidates]
+    A = state.kernel_blocks(validation, candidates) - (
+        V[:, validation].T @ V[:, candidates]
+    )
     moments = state.likelihood.moments(
         state.h[candidates], state.a[candidates], state.y[candidates]
     )
-    a_new = np.maximum(state.a[:, None] - moments.w * A * A, 0.0)
-    h_new = state.h[:, None] + moments.g * A
-    lik = state.likelihood
-    log_p = lik.log_predictive(h_new, a_new, state.y[:, None])
-    weight = outside.astype(float)[:, None] * np.ones(len(candidates))
-    weight[candidates, np.arange(len(candidates))] = 0.0
-    return -np.sum(weight * log_p, axis=0) / (outside.sum() - 1)
+    a_new = np.maximum(state.a[validation, None] - moments.w * A * A, 0.0)
+    h_new = state.h[validation, None] + moments.g * A
+    log_p = state.likelihood.log_predictive(h_new, a_new, state.y[validation, None])
+    own = validation[:, None] == candidates  # a candidate's own row, if sampled
+    log_p[own] = 0.0
+    return -np.sum(log_p, axis=0) / (len(validation) - own.sum(axis=0))
 
 
-def select_by_nlp(state: ADFActiveSet, d, rng, *, working_set_size=59):
+def select_by_nlp(
+    state: ADFActiveSet, d, rng, *, working_set_size=59, validation_size=None
+):
     """Grow ``state`` to ``d`` basis vectors by the NLP criterion (002 §2.5, steps 3-6).
 
     The first point is drawn at random; each later one is the best of a working set
     of ``min(n_c, working_set_size)`` points drawn afresh from the ``n_c`` points
     outside the active set (``working_set_size=None``: all of them; 1: random
-    selection, the paper's baseline).
+    selection, the paper's baseline). Candidates are scored on all ``n_c`` points, or,
+    with ``validation_size``, on that many of them drawn afresh at each inclusion.
     """
     n = len(state.y)
     if d >= n:
@@ -100,7 +109,10 @@ def select_by_nlp(state: ADFActiveSet, d, rng, *, working_set_size=59):
             i = rng.choice(pool)
         else:
             working = rng.choice(pool, size=min(kappa, len(pool)), replace=False)
-            i = working[np.argmin(candidate_losses(state, working, outside))]
+            validation = pool
+            if validation_size is not None and validation_size < len(pool):
+                validation = rng.choice(pool, size=validation_size, replace=False)
+            i = working[np.argmin(candidate_losses(state, working, validation))]
         state.include(i, columns)
         outside[i] = False
     return outside
