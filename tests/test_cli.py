@@ -1,6 +1,17 @@
-"""`sparsegp demo` end to end on the shipped data."""
+"""The command line end to end: ``demo`` on the shipped data, ``fit``/``predict``/
+``evaluate`` on files as users have them."""
 
+import csv
+import io
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_iris, make_friedman1, make_moons
+
+from sparsegp import IVMClassifier, __version__
 from sparsegp.cli import main
+from sparsegp.datasets import load_file
+from sparsegp.persistence import load_model
 
 
 def test_demo_prints_table_and_writes_png(tmp_path, capsys):
@@ -15,3 +26,186 @@ def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     ):
         assert f"| banana | {name} | 1 |" in printed
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _write_csv(path, header, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+@pytest.fixture
+def labelled_csv(tmp_path):
+    """Two moons with string labels in a middle column, split into two files."""
+    X, y = make_moons(260, noise=0.2, random_state=0)
+    labels = np.where(y == 1, "yes", "no")
+    header = ["a", "outcome", "b"]
+    rows = [[x0, label, x1] for (x0, x1), label in zip(X, labels, strict=True)]
+    _write_csv(tmp_path / "train.csv", header, rows[:200])
+    _write_csv(tmp_path / "test.csv", header, rows[200:])
+    return tmp_path, X, labels
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"sparsegp {__version__}"
+
+
+def test_fit_predict_evaluate_a_csv_with_string_labels(labelled_csv, capsys):
+    folder, X, labels = labelled_csv
+    model_file = folder / "model.skops"
+    main(
+        [
+            "fit",
+            str(folder / "train.csv"),
+            "--model",
+            "ivm",
+            "--target",
+            "outcome",
+            "--param",
+            "active_set_size=40",
+            "--param",
+            "random_state=0",
+            "--output",
+            str(model_file),
+        ]
+    )
+    assert "IVMClassifier fitted on 200 samples × 2 features" in capsys.readouterr().out
+    model = load_model(model_file)
+    expected = IVMClassifier(active_set_size=40, random_state=0).fit(
+        X[:200], labels[:200]
+    )
+    np.testing.assert_allclose(
+        model.predict_proba(X[200:]), expected.predict_proba(X[200:])
+    )
+
+    predictions = folder / "predictions.csv"
+    main(
+        [
+            "predict",
+            str(model_file),
+            str(folder / "test.csv"),
+            "--target",
+            "outcome",
+            "--output",
+            str(predictions),
+        ]
+    )
+    with open(predictions, newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert list(table[0]) == [
+        "prediction",
+        "proba_no",
+        "proba_yes",
+        "latent_mean",
+        "latent_std",
+    ]
+    proba = np.array([[float(r["proba_no"]), float(r["proba_yes"])] for r in table])
+    np.testing.assert_allclose(proba, expected.predict_proba(X[200:]), rtol=1e-8)
+    assert [r["prediction"] for r in table] == list(expected.predict(X[200:]))
+    mean, var = expected.latent_mean_and_variance(X[200:])
+    np.testing.assert_allclose(
+        [float(r["latent_std"]) for r in table], np.sqrt(var), rtol=1e-8
+    )
+
+    main(["evaluate", str(model_file), str(folder / "test.csv"), "--target", "outcome"])
+    printed = capsys.readouterr().out
+    error = np.mean(expected.predict(X[200:]) != labels[200:])
+    assert f"| error | {error:.4f} |" in printed
+    for metric in ("NLP (nats)", "Brier score", "AUC"):
+        assert f"| {metric} |" in printed
+
+
+def test_regression_from_libsvm_to_joblib_and_npz(tmp_path, capsys):
+    X, y = make_friedman1(300, noise=1.0, random_state=0)
+    dump_svmlight_file(X[:200], y[:200], str(tmp_path / "train.svm"))
+    np.savez(tmp_path / "test.npz", X=X[200:], y=y[200:])
+    model_file = tmp_path / "model.joblib"
+    main(
+        [
+            "fit",
+            str(tmp_path / "train.svm"),
+            "--model",
+            "online",
+            "--standardize",
+            "--param",
+            "random_state=0",
+            "--output",
+            str(model_file),
+        ]
+    )
+    assert "SparseOnlineGPRegressor fitted" in capsys.readouterr().out
+    main(["predict", str(model_file), str(tmp_path / "test.npz")])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0] == ["prediction", "std"] and len(rows) == 101
+    model = load_model(model_file)
+    mean, std = model.predict(X[200:], return_std=True)
+    np.testing.assert_allclose([float(r[0]) for r in rows[1:]], mean, rtol=1e-8)
+    main(["evaluate", str(model_file), str(tmp_path / "test.npz")])
+    printed = capsys.readouterr().out
+    assert "| R² |" in printed and "| RMSE |" in printed
+
+
+def test_multiclass_predictions_have_error_bars_per_class(tmp_path, capsys):
+    X, y = load_iris(return_X_y=True)
+    _write_csv(
+        tmp_path / "iris.csv",
+        ["w", "x", "y", "z", "species"],
+        [list(row) + [label] for row, label in zip(X, y, strict=True)],
+    )
+    model_file = tmp_path / "iris.skops"
+    main(
+        [
+            "fit",
+            str(tmp_path / "iris.csv"),
+            "--model",
+            "fitc",
+            "--param",
+            "n_inducing=5",
+            "--output",
+            str(model_file),
+        ]
+    )
+    main(["predict", str(model_file), str(tmp_path / "iris.csv")])
+    header = capsys.readouterr().out.splitlines()[1].split(",")
+    assert header == ["prediction", "proba_0", "proba_1", "proba_2"] + [
+        f"latent_{kind}_{k}" for k in range(3) for kind in ("mean", "std")
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--model", "ep"], "does classification only"),
+        (["--model", "ivm", "--target", "nope"], "No column 'nope'"),
+        (["--model", "ivm", "--param", "bogus=1"], "Invalid parameter 'bogus'"),
+        (["--model", "ivm", "--param", "active_set_size=-3"], "active_set_size"),
+        (["--model", "ivm", "--param", "oops"], "NAME=VALUE"),
+    ],
+)
+def test_fit_errors_name_the_problem(tmp_path, capsys, argv, message):
+    X, y = make_friedman1(50, random_state=0)
+    _write_csv(
+        tmp_path / "d.csv",
+        [f"x{j}" for j in range(10)] + ["y"],
+        [list(row) + [t] for row, t in zip(X, y, strict=True)],
+    )
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            ["fit", str(tmp_path / "d.csv"), "--output", str(tmp_path / "m.skops")]
+            + argv
+        )
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_non_numeric_feature_column_is_named(tmp_path):
+    _write_csv(
+        tmp_path / "d.csv",
+        ["colour", "size", "label"],
+        [["red", 1.0, 0], ["blue", 2.0, 1]],
+    )
+    with pytest.raises(ValueError, match="Column 'colour' of d.csv is not numeric"):
+        load_file(tmp_path / "d.csv")

@@ -2,12 +2,14 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import dump_svmlight_file
 
 from sparsegp.datasets import (
     downsample_13,
     ida_info,
     load_banana,
     load_crabs,
+    load_file,
     load_ida,
     load_magic,
     load_mnist,
@@ -163,3 +165,33 @@ def test_load_crabs_splits_groups_evenly_and_standardises(data_home):
     other = load_crabs(realization=3, data_home=data_home)[0]
     np.testing.assert_array_equal(X_train, again)
     assert not np.allclose(X_train, other)
+
+
+def test_load_file_reads_csv_libsvm_and_npz(tmp_path):
+    (tmp_path / "d.csv").write_text("x1,x2,label\n1,2,a\n3,4.5,b\n\n")
+    data = load_file(tmp_path / "d.csv")
+    np.testing.assert_array_equal(data.X, [[1, 2], [3, 4.5]])
+    assert list(data.y) == ["a", "b"] and data.feature_names == ["x1", "x2"]
+    (tmp_path / "g.csv").write_text("x1,x2,x3\n1,2,3\n4,5,6.5\n")
+    by_name = load_file(tmp_path / "g.csv", target="x1")
+    assert list(by_name.y) == [1, 4] and by_name.y.dtype.kind == "i"
+    np.testing.assert_array_equal(by_name.X, [[2, 3], [5, 6.5]])
+    (tmp_path / "f.csv").write_text("x1,x2\n1,2\n3,4\n")
+    features_only = load_file(tmp_path / "f.csv", n_features=2)
+    assert features_only.y is None and features_only.X.shape == (2, 2)
+    dump_svmlight_file(np.eye(3), [0.5, 1.5, 2.5], str(tmp_path / "d.svm"))
+    sparse = load_file(tmp_path / "d.svm")
+    assert sparse.X.shape == (3, 3) and list(sparse.y) == [0.5, 1.5, 2.5]
+    np.savez(tmp_path / "d.npz", X=np.ones((4, 2)))
+    assert load_file(tmp_path / "d.npz").y is None
+
+
+def test_load_file_errors_name_the_problem(tmp_path):
+    (tmp_path / "d.csv").write_text("x1,x2,label\n1,2\n")
+    with pytest.raises(ValueError, match="line 2: 2 fields, the header has 3"):
+        load_file(tmp_path / "d.csv")
+    (tmp_path / "d.xlsx").write_text("")
+    with pytest.raises(ValueError, match="Cannot read d.xlsx"):
+        load_file(tmp_path / "d.xlsx")
+    with pytest.raises(FileNotFoundError):
+        load_file(tmp_path / "absent.csv")

@@ -1,22 +1,63 @@
-"""Command line: ``sparsegp demo``."""
+"""Command line: ``sparsegp demo``, and ``fit``/``predict``/``evaluate`` on a user's file.
+
+    sparsegp fit train.csv --model ivm --target label --param active_set_size=400 \
+        --output model.skops
+    sparsegp predict model.skops test.csv --output predictions.csv
+    sparsegp evaluate model.skops test.csv --target label
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
+import csv
+import sys
+import time
 from pathlib import Path
 
+import numpy as np
+from scipy.sparse import issparse
+from sklearn.base import is_classifier
+from sklearn.metrics import (
+    brier_score_loss,
+    log_loss,
+    mean_squared_error,
+    r2_score,
+    roc_auc_score,
+)
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.multiclass import type_of_target
 from tqdm import tqdm
 
 from . import (
     EPGPClassifier,
     FITCGPClassifier,
     IVMClassifier,
+    IVMRegressor,
     NLPSparseGPClassifier,
     RVMClassifier,
+    RVMRegressor,
     SparseOnlineGPClassifier,
+    SparseOnlineGPRegressor,
+    __version__,
 )
 from .benchmarking import CrossValidatedSVC, evaluate, format_table, sklearn_gpc
-from .datasets import load_banana
+from .datasets import load_banana, load_file
+from .persistence import load_model, save_model
+
+#: ``--model`` name → estimator class per task.
+MODELS = {
+    "ep": {"classification": EPGPClassifier},
+    "fitc": {"classification": FITCGPClassifier},
+    "nlp": {"classification": NLPSparseGPClassifier},
+    "ivm": {"classification": IVMClassifier, "regression": IVMRegressor},
+    "online": {
+        "classification": SparseOnlineGPClassifier,
+        "regression": SparseOnlineGPRegressor,
+    },
+    "rvm": {"classification": RVMClassifier, "regression": RVMRegressor},
+}
 
 
 def demo_estimators(n_features):
@@ -102,10 +143,219 @@ def _save_figure(fitted, X_train, y_train, out):
     print(f"decision boundaries written to {out}")
 
 
+def parse_params(pairs):
+    """``["name=value", ...]`` → dict; values are Python literals, else strings."""
+    params = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--param takes NAME=VALUE; got {pair!r}.")
+        try:
+            params[name.strip()] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            params[name.strip()] = value
+    return params
+
+
+def build_model(name, task, y, params, standardize, sparse=False):
+    """The estimator ``--model name`` for ``task`` (``"auto"``: from the targets).
+
+    ``standardize`` puts a ``StandardScaler`` first (scaling only for ``sparse``
+    input, which centring would make dense).
+    """
+    if task == "auto":
+        kind = type_of_target(y)
+        task = "regression" if kind.startswith("continuous") else "classification"
+    choices = MODELS[name]
+    if task not in choices:
+        raise ValueError(
+            f"--model {name} does {' and '.join(choices)} only; the targets "
+            f"{'look continuous' if task == 'regression' else 'are class labels'}."
+            + (
+                " Pass --task classification if they are labels."
+                if task == "regression"
+                else ""
+            )
+        )
+    estimator = choices[task]().set_params(**params)
+    if not standardize:
+        return estimator
+    return make_pipeline(StandardScaler(with_mean=not sparse), estimator)
+
+
+def run_fit(args):
+    data = load_file(args.data, args.target)
+    if data.y is None:
+        raise ValueError(f"{args.data} has no targets (an array 'y') to fit to.")
+    model = build_model(
+        args.model,
+        args.task,
+        data.y,
+        parse_params(args.param),
+        args.standardize,
+        sparse=issparse(data.X),
+    )
+    start = time.perf_counter()
+    model.fit(data.X, data.y)
+    seconds = time.perf_counter() - start
+    save_model(model, args.output)
+    final = model[-1] if isinstance(model, Pipeline) else model
+    print(
+        f"{type(final).__name__} fitted on {data.X.shape[0]} samples × "
+        f"{data.X.shape[1]} features (target {data.target_name!r}) in {seconds:.1f} s; "
+        f"saved to {args.output}"
+    )
+
+
+def _latent(model, X):
+    """``latent_mean_and_variance`` of the final step, after any preprocessing."""
+    if isinstance(model, Pipeline):
+        X = model[:-1].transform(X)
+        model = model[-1]
+    return model.latent_mean_and_variance(X)
+
+
+def prediction_table(model, X):
+    """Column name → values: predictions, probabilities and latent error bars."""
+    if not is_classifier(model):
+        mean, std = model.predict(X, return_std=True)
+        return {"prediction": mean, "std": std}
+    columns = {"prediction": model.predict(X)}
+    proba = model.predict_proba(X)
+    for k, label in enumerate(model.classes_):
+        columns[f"proba_{label}"] = proba[:, k]
+    mean, var = _latent(model, X)
+    if mean.ndim == 1:
+        columns["latent_mean"], columns["latent_std"] = mean, np.sqrt(var)
+    else:
+        for k, label in enumerate(model.classes_):
+            columns[f"latent_mean_{label}"] = mean[:, k]
+            columns[f"latent_std_{label}"] = np.sqrt(var[:, k])
+    return columns
+
+
+def run_predict(args):
+    model = load_model(args.model)
+    data = load_file(args.data, args.target, n_features=model.n_features_in_)
+    columns = prediction_table(model, data.X)
+    handle = open(args.output, "w", newline="") if args.output else sys.stdout
+    try:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(columns)
+        for row in zip(*columns.values(), strict=True):
+            writer.writerow([_format(value) for value in row])
+    finally:
+        if args.output:
+            handle.close()
+            print(f"{data.X.shape[0]} predictions written to {args.output}")
+
+
+def _format(value):
+    return f"{value:.10g}" if isinstance(value, float | np.floating) else value
+
+
+def scores(model, X, y):
+    """``[(name, value)]``: error, NLP, Brier and (binary) AUC, or RMSE, R² and NLP."""
+    if not is_classifier(model):
+        mean, std = model.predict(X, return_std=True)
+        nlp = np.mean(0.5 * np.log(2 * np.pi * std**2) + 0.5 * ((y - mean) / std) ** 2)
+        return [
+            ("RMSE", float(np.sqrt(mean_squared_error(y, mean)))),
+            ("R²", float(r2_score(y, mean))),
+            ("NLP (nats)", float(nlp)),
+        ]
+    unknown = set(np.unique(y)) - set(model.classes_)
+    if unknown:
+        raise ValueError(
+            f"Labels the model never saw: {sorted(map(str, unknown))}; it knows "
+            f"{list(map(str, model.classes_))}."
+        )
+    proba = model.predict_proba(X)
+    table = [
+        ("error", float(np.mean(model.predict(X) != y))),
+        ("NLP (nats)", float(log_loss(y, proba, labels=model.classes_))),
+    ]
+    if len(model.classes_) == 2:
+        positive = y == model.classes_[1]
+        table.append(("Brier score", float(brier_score_loss(positive, proba[:, 1]))))
+        if 0 < positive.sum() < len(y):
+            table.append(("AUC", float(roc_auc_score(positive, proba[:, 1]))))
+    else:
+        onehot = y[:, None] == model.classes_[None, :]
+        table.append(("Brier score", float(np.mean(np.sum((proba - onehot) ** 2, 1)))))
+    return table
+
+
+def run_evaluate(args):
+    model = load_model(args.model)
+    data = load_file(args.data, args.target)
+    if data.y is None:
+        raise ValueError(f"{args.data} has no target column to evaluate against.")
+    final = model[-1] if isinstance(model, Pipeline) else model
+    print(f"{type(final).__name__} on {data.X.shape[0]} samples of {args.data}")
+    print("| metric | value |\n|---|---:|")
+    for name, value in scores(model, data.X, data.y):
+        print(f"| {name} | {value:.4f} |")
+
+
 def main(argv=None):
     """Entry point of the ``sparsegp`` console script."""
-    parser = argparse.ArgumentParser(prog="sparsegp", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="sparsegp",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.splitlines()[1:]),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
+    data_help = (
+        "a .csv file with a header row, a LIBSVM file (.svm, .libsvm, .svmlight, "
+        ".txt) or a .npz file with arrays X and y"
+    )
+    target_help = "CSV only: the label column (default: the last column)"
+    fit = commands.add_parser("fit", help="fit a model on a data file and save it")
+    fit.add_argument("data", type=Path, help=data_help)
+    fit.add_argument("--model", required=True, choices=sorted(MODELS))
+    fit.add_argument(
+        "--task",
+        default="auto",
+        choices=["auto", "classification", "regression"],
+        help="auto: regression for continuous targets, else classification",
+    )
+    fit.add_argument("--target", help=target_help)
+    fit.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an estimator parameter, e.g. active_set_size=400 (repeatable)",
+    )
+    fit.add_argument(
+        "--standardize",
+        action="store_true",
+        help="standardise the features first (a saved Pipeline)",
+    )
+    fit.add_argument(
+        "--output",
+        type=Path,
+        required=True,
+        help="model file: .skops (safe to load) or .joblib",
+    )
+    predict = commands.add_parser(
+        "predict", help="predictions, probabilities and error bars as CSV"
+    )
+    predict.add_argument("model", type=Path)
+    predict.add_argument("data", type=Path, help=data_help + " (targets optional)")
+    predict.add_argument("--target", help=target_help)
+    predict.add_argument("--output", type=Path, help="CSV file (default: stdout)")
+    evaluate_cmd = commands.add_parser(
+        "evaluate", help="error, NLP, Brier score and AUC on a labelled file"
+    )
+    evaluate_cmd.add_argument("model", type=Path)
+    evaluate_cmd.add_argument("data", type=Path, help=data_help)
+    evaluate_cmd.add_argument("--target", help=target_help)
     demo = commands.add_parser(
         "demo", help="fit every estimator on the shipped banana data"
     )
@@ -125,3 +375,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "demo":
         run_demo(None if args.no_plot else args.out, n_train=args.n_train)
+        return
+    command = {"fit": run_fit, "predict": run_predict, "evaluate": run_evaluate}
+    try:
+        command[args.command](args)
+    except (ValueError, FileNotFoundError, ImportError) as error:
+        parser.exit(2, f"sparsegp {args.command}: error: {error}\n")

@@ -1,5 +1,6 @@
 """Benchmark loaders, shipped data and the synthetic problems of the seed papers."""
 
+from ._files import DataFile, load_file
 from ._generators import mackey_glass_regression, make_mackey_glass, make_xor_clusters
 from ._home import DATA_ENV_VAR
 from ._ida import IDA_NAMES, IDAInfo, ida_info, load_ida
@@ -10,12 +11,14 @@ from ._shipped import load_banana
 
 __all__ = [
     "DATA_ENV_VAR",
+    "DataFile",
     "IDA_NAMES",
     "IDAInfo",
     "downsample_13",
     "ida_info",
     "load_banana",
     "load_crabs",
+    "load_file",
     "load_ida",
     "load_magic",
     "load_mnist",
