@@ -3,6 +3,8 @@
 
 import csv
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -209,3 +211,63 @@ def test_a_non_numeric_feature_column_is_named(tmp_path):
     )
     with pytest.raises(ValueError, match="Column 'colour' of d.csv is not numeric"):
         load_file(tmp_path / "d.csv")
+
+
+def _sparsegp(*args):
+    """``python -m sparsegp ARGS`` in a subprocess; its standard output."""
+    result = subprocess.run(
+        [sys.executable, "-m", "sparsegp", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_the_command_line_as_a_user_runs_it(tmp_path):
+    """CSV with string labels and a LIBSVM file, through real subprocesses; the saved
+    models, loaded in Python, give the probabilities the command line printed."""
+    X, y = make_moons(240, noise=0.25, random_state=1)
+    labels = np.where(y == 1, "spam", "ham")
+    _write_csv(
+        tmp_path / "train.csv",
+        ["u", "v", "kind"],
+        [[*row, label] for row, label in zip(X[:180], labels[:180], strict=True)],
+    )
+    _write_csv(
+        tmp_path / "test.csv",
+        ["u", "v", "kind"],
+        [[*row, label] for row, label in zip(X[180:], labels[180:], strict=True)],
+    )
+    dump_svmlight_file(X[:180], y[:180], str(tmp_path / "train.svm"))
+    dump_svmlight_file(X[180:], y[180:], str(tmp_path / "test.svm"))
+    for train, test, model in [
+        ("train.csv", "test.csv", "csv.skops"),
+        ("train.svm", "test.svm", "svm.skops"),
+    ]:
+        _sparsegp(
+            "fit",
+            tmp_path / train,
+            "--model",
+            "fitc",
+            "--param",
+            "n_inducing=6",
+            "--param",
+            "random_state=0",
+            "--output",
+            tmp_path / model,
+        )
+        printed = _sparsegp("predict", tmp_path / model, tmp_path / test)
+        table = list(csv.DictReader(io.StringIO(printed)))
+        loaded = load_model(tmp_path / model)
+        proba = loaded.predict_proba(X[180:])
+        columns = [f"proba_{label}" for label in loaded.classes_]
+        np.testing.assert_allclose(
+            [[float(row[c]) for c in columns] for row in table], proba, rtol=1e-8
+        )
+        report = _sparsegp("evaluate", tmp_path / model, tmp_path / test)
+        error = np.mean(
+            loaded.predict(X[180:]) != (labels if train.endswith("csv") else y)[180:]
+        )
+        assert f"| error | {error:.4f} |" in report
