@@ -1,4 +1,4 @@
-"""Rejection curves."""
+"""Rejection curves and the expected calibration error."""
 
 import numpy as np
 import pytest
@@ -15,6 +15,17 @@ def test_rejection_drops_the_least_confident_first():
         y, proba, np.array([-1, 1]), fractions=np.array([0.0, 0.25, 0.5])
     )
     np.testing.assert_allclose(errors, [0.5, 1 / 3, 0.0])
+
+
+def test_multiclass_rejection_drops_the_smallest_largest_probability_first():
+    y = np.array(["a", "b", "c", "c"])
+    proba = np.array(
+        [[0.9, 0.05, 0.05], [0.5, 0.4, 0.1], [0.2, 0.2, 0.6], [0.1, 0.1, 0.8]]
+    )  # one mistake (the second point), the least confident
+    _, errors = rejection_curve(
+        y, proba, np.array(["a", "b", "c"]), fractions=np.array([0.0, 0.25])
+    )
+    np.testing.assert_allclose(errors, [0.25, 0.0])
 
 
 def test_rejection_curve_checks_shapes():

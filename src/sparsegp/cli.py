@@ -124,11 +124,14 @@ def _save_figure(fitted, X_train, y_train, out):
         return
     from .plotting import plot_decision_boundary
 
+    n_columns = min(4, len(fitted))
+    n_rows = -(-len(fitted) // n_columns)
     fig, axes = plt.subplots(
-        1, len(fitted), figsize=(4.5 * len(fitted), 4.5), squeeze=False
+        n_rows, n_columns, figsize=(4.2 * n_columns, 4.2 * n_rows), squeeze=False
     )
-    axes = axes[0]
-    for ax, (name, estimator) in zip(axes, fitted.items(), strict=True):
+    for ax in axes.ravel()[len(fitted) :]:
+        ax.set_visible(False)
+    for ax, (name, estimator) in zip(axes.ravel(), fitted.items(), strict=False):
         plot_decision_boundary(
             estimator,
             X_train,
