@@ -75,10 +75,35 @@ def validate_dense(estimator, X, y="no_validation", **options):
             estimator, X, dtype=np.float64, accept_sparse="csr", **options
         )
         return X.toarray() if issparse(X) else X
+    if options.get("y_numeric"):
+        y = _numeric_targets(estimator, y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
     )
     return (X.toarray() if issparse(X) else X), y
+
+
+def _numeric_targets(estimator, y):
+    """``y`` as floats, or a ``ValueError`` naming a value that is not a number."""
+    values = np.asarray(y)
+    if values.dtype.kind in "biuf":
+        return y
+    try:
+        return values.astype(np.float64)
+    except (TypeError, ValueError):
+        bad = next(v for v in values.ravel() if not _is_number(v))
+        raise ValueError(
+            f"{type(estimator).__name__} needs numeric targets; y holds {str(bad)!r}. "
+            "For class labels use a classifier (e.g. the same method's Classifier)."
+        ) from None
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def accept_sparse_tags(tags):
