@@ -31,6 +31,7 @@ from sparsegp import (
     FITCGPClassifier,
     IVMClassifier,
     NLPSparseGPClassifier,
+    RVMClassifier,
     SparseOnlineGPClassifier,
 )
 from sparsegp.benchmarking import (
@@ -91,6 +92,11 @@ ESTIMATORS = {
         )
         for k in (20, 10, 4, 3, 2)
     },
+    # the RVM by Subspace EM: its default newcomers (Tipping & Faul's α) and 001's α = L
+    "rvm": lambda dataset, X: RVMClassifier(random_state=0),
+    "rvm_threshold": lambda dataset, X: RVMClassifier(
+        entering="threshold", random_state=0
+    ),
     "svc": lambda dataset, X: CrossValidatedSVC(),
     "sklearn_gpc": lambda dataset, X: sklearn_gpc(X.shape[1]),
 }

@@ -11,7 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF
 
 from sparsegp.approximations.rvm_ssem import (
+    _ActiveBasis,
     _cavity_consistent_g,
+    _trainer,
     batch_em,
     mean_field_e_step,
     regression_e_step,
@@ -261,3 +263,60 @@ def test_em_stopped_by_max_iter_warns():
     Psi, t = sinc_problem(seed=2)
     with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
         batch_em(Psi, t, max_iter=2)
+
+
+def _trainer_on(Psi, t, columns, alpha, noise):
+    """A regression trainer whose active set is ``columns`` of ``Psi`` at ``alpha``."""
+    trainer = _trainer(t, {"noise": noise})
+    basis = _ActiveBasis.empty(trainer.t)
+    for j in columns:
+        basis.add(j, Psi[:, j])
+    posterior = regression_e_step(
+        basis.gram, basis.psi_t, trainer.t_t, len(t), alpha, noise
+    )
+    trainer.mean = posterior.mean
+    return trainer, basis
+
+
+def test_entering_alpha_maximises_the_evidence_with_the_others_fixed():
+    """Tipping & Faul's s²/(q² − s) against the dense evidence as a function of α_j."""
+    Psi, t = sinc_problem()
+    columns, alpha, noise = [0, 5, 20, 40], np.array([0.5, 2.0, 1.0, 3.0]), 0.02
+    trainer, basis = _trainer_on(Psi, t, columns, alpha, noise)
+
+    def evidence(j, a):
+        cols = columns + [j]
+        P = Psi[:, cols]
+        C = noise * np.eye(len(t)) + P @ np.diag(1 / np.append(alpha, a)) @ P.T
+        return multivariate_normal(np.zeros(len(t)), C).logpdf(t)
+
+    entering = {
+        j: trainer.entering_alpha(basis, alpha, Psi[:, j]) for j in range(1, 61)
+    }
+    useful = [j for j, a in entering.items() if a < trainer.threshold]
+    assert 0 < len(useful) < 60
+    for j in useful[:5]:
+        best = entering[j]
+        grid = best * np.array([0.5, 0.9, 1.1, 2.0])
+        assert all(evidence(j, best) > evidence(j, a) for a in grid)
+        result = minimize(
+            lambda u, j=j: -evidence(j, np.exp(u[0])), [np.log(best) + 1.0]
+        )
+        assert np.exp(result.x[0]) == pytest.approx(best, rel=1e-3)
+    useless = [j for j, a in entering.items() if a >= trainer.threshold]
+    for j in useless[:3]:  # the evidence rises towards α = ∞: it is better left out
+        assert evidence(j, 1e3) > evidence(j, 1.0) > evidence(j, 1e-2)
+
+
+def test_tipping_faul_subspace_em_reaches_the_batch_evidence():
+    """On the sinc problem the evidence-maximising newcomers reach batch EM's
+    evidence, as 001's newcomers at α = L do here (their gap shows on nearly
+    noise-free series: BENCHMARKS.md, Mackey-Glass)."""
+    Psi, t = sinc_problem(n=80, seed=3)
+    options = dict(noise=0.01, tol=1e-8, max_iter=2000)
+    batch = batch_em(Psi, t, **options)
+    faul = subspace_em(
+        lambda j: Psi[:, j], Psi.shape[1], t, entering="tipping_faul", **options
+    )
+    assert faul.posterior.log_evidence >= batch.posterior.log_evidence - 0.5
+    assert len(faul.relevant) < Psi.shape[1] / 4

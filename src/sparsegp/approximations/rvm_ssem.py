@@ -386,6 +386,34 @@ class _Trainer:
         self.mean = posterior.mean[keep]
         return new_alpha[keep], posterior
 
+    def entering_alpha(self, basis, alpha, psi):
+        """The evidence-maximising α of a newcomer ``ψ``, or ``L`` if it adds nothing.
+
+        With the others fixed, the evidence in α_j peaks at ``s²/(q² − s)`` when
+        ``q² > s`` (Tipping & Faul 2003, eqs. 19-21), where, for the Gaussian (or, in
+        classification, the mean-field site) approximation with precisions ``ω`` and
+        ``g = ∂ log Z/∂y`` at the current weights,
+        ``s = ψᵀΩψ − ‖L⁻¹Ψ_RᵀΩψ‖²`` (``L Lᵀ = A + Ψ_RᵀΩΨ_R``) and ``q = ψᵀg``.
+        O(n·|R| + |R|³).
+        """
+        if self.classification:
+            if self.sites is None:
+                return self.threshold
+            omega, g = self.sites.omega, self.sites.g
+            weighted = omega * psi
+            precision = basis.Psi.T @ (omega[:, None] * basis.Psi)
+        else:  # Ω = I/σ²: the Gram matrix kept by the basis serves
+            weighted = psi / self.noise
+            g = (self.t - basis.Psi @ self.mean) / self.noise
+            precision = basis.gram / self.noise
+        chol = cholesky_jitter(np.diag(alpha) + precision, what="A + ΨᵀΩΨ")
+        projected = solve_lower(chol, basis.Psi.T @ weighted)
+        s = psi @ weighted - projected @ projected
+        q = psi @ g
+        if not q * q > s > 0:
+            return self.threshold
+        return max(s * s / (q * q - s), _MIN_ALPHA)
+
     def converge(self, basis, alpha, *, tol, max_iter, callback=None):
         """Batch EM on ``R`` until the relative change of the monitored quantity < tol.
 
@@ -478,22 +506,37 @@ def subspace_em(
     callback : callable ``(step, size)``, optional
         Progress report.
     **options
-        ``classification`` (False), ``update`` ("mackay" or "em"), ``threshold`` (L,
+        ``entering`` ("threshold": a newcomer enters with α = L, as 001;
+        "tipping_faul": at the α that maximises the evidence with the others fixed,
+        ``s²/(q² − s)``, and not at all when ``q² ≤ s`` — Tipping & Faul 2003, the
+        option ALGORITHMS.md §4.3 recommends), ``classification`` (False), ``update``
+        ("mackay" or "em"), ``threshold`` (L,
         1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
         (True: in every M-step, as 001; ``"after_sweep"``: σ² held at ``noise`` while
         basis functions are added, learnt in the final batch EM), ``sigma_in`` (1.0),
         ``mean_field`` ("tap", "naive" or "laplace").
     """
     trainer = _trainer(t, options)
+    entering = options.get("entering", "threshold")
     learn_noise = bool(trainer.learn_noise)
     trainer.learn_noise = trainer.learn_noise is True
     basis = _ActiveBasis.empty(trainer.t)
     alpha = np.zeros(0)
     for j in range(n_basis):
-        basis.add(j, column(j))
-        alpha = np.append(alpha, trainer.threshold)
-        trainer.mean = np.append(trainer.mean, 0.0)
-        alpha, _ = trainer.em_step(basis, alpha)
+        psi = column(j)
+        start = trainer.threshold
+        if entering == "tipping_faul" and len(alpha) > 0:
+            start = trainer.entering_alpha(basis, alpha, psi)
+        if start < trainer.threshold:
+            basis.add(j, psi)
+            alpha = np.append(alpha, start)
+            trainer.mean = np.append(trainer.mean, 0.0)
+            alpha, _ = trainer.em_step(basis, alpha)
+        elif len(alpha) == 0 or entering == "threshold":
+            basis.add(j, psi)
+            alpha = np.append(alpha, trainer.threshold)
+            trainer.mean = np.append(trainer.mean, 0.0)
+            alpha, _ = trainer.em_step(basis, alpha)
         if callback is not None:
             callback(j + 1, len(alpha))
     trainer.learn_noise = learn_noise
