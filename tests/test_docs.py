@@ -2,6 +2,7 @@
 pages and unresolvable API references fail) and documents every public estimator."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,15 @@ def test_docs_build_strictly_with_every_estimator(tmp_path):
     for name in sparsegp.__all__:
         assert f'id="sparsegp.{name}"' in api, name
     assert "active_set_size" in api and "load_model" in api
+
+
+def test_every_example_of_the_docs_runs(capsys):
+    """The code blocks of ``docs/examples.md``, run in order, each in a fresh namespace."""
+    text = (ROOT / "docs" / "examples.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) == 6
+    for block in blocks:
+        exec(compile(block, "docs/examples.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert printed.count("error ") == 3
+    assert "relevance vectors" in printed and "basis vectors" in printed

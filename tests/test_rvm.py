@@ -6,7 +6,11 @@ from sklearn.gaussian_process.kernels import RBF
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import RVMClassifier, RVMRegressor
-from sparsegp.datasets import make_xor_clusters
+from sparsegp.datasets import (
+    mackey_glass_regression,
+    make_mackey_glass,
+    make_xor_clusters,
+)
 
 
 @parametrize_with_checks(
@@ -87,3 +91,18 @@ def test_bad_input_gets_clear_errors():
         RVMClassifier(mean_field="exact").fit(X, y)
     with pytest.raises(ValueError, match="threshold"):
         RVMRegressor(threshold=0).fit(X, y.astype(float))
+
+
+def test_centred_nearly_noise_free_series_keeps_its_relevance_vectors():
+    """Mackey-Glass with 001's wide basis functions and normalised targets: σ² learnt
+    from the first basis function (the bias, useless on centred targets) took all the
+    variance, and no newcomer was admitted — a constant prediction. Learnt after the
+    sweep (the default), the model keeps its relevance vectors."""
+    X, y = mackey_glass_regression(make_mackey_glass(700))
+    X_train, y_train, X_test, y_test = X[:300], y[:300], X[300:], y[300:]
+    kernel = RBF(np.sqrt(10.0))
+    model = RVMRegressor(kernel, random_state=0).fit(X_train, y_train)
+    assert len(model.relevance_vectors_) >= 10
+    assert np.mean((model.predict(X_test) - y_test) ** 2) < 0.02 * np.var(y_test)
+    noisy_start = RVMRegressor(kernel, learn_noise=True, random_state=0)
+    assert len(noisy_start.fit(X_train, y_train).relevance_vectors_) <= 1

@@ -186,11 +186,14 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     noise : float or None, default=None
         Initial ``σ²`` in the units of ``y``; ``None`` means ``(0.1 · std y)²``, as
         Tipping's SparseBayes.
-    learn_noise : bool or "after_sweep", default=True
-        Learn ``σ²`` in every M-step (001). ``"after_sweep"`` holds it at ``noise``
-        while Subspace EM adds basis functions and learns it in the final batch EM:
-        on nearly noise-free targets the early residual overestimates ``σ²`` and the
-        sweep prunes basis functions the final model needs (BENCHMARKS.md, RVM).
+    learn_noise : bool or "after_sweep", default="after_sweep"
+        ``True`` learns ``σ²`` in every M-step (001). ``"after_sweep"`` holds it at
+        ``noise`` while Subspace EM adds basis functions and learns it in the final
+        batch EM. Learnt from the first few basis functions, ``σ²`` takes the residual
+        of a tiny model: on nearly noise-free targets the sweep then prunes (or, with
+        Tipping & Faul's newcomers, never admits) the functions the final model needs —
+        with centred targets and wide basis functions (Mackey-Glass, ``normalize_y``)
+        ``True`` keeps no relevance vector at all (BENCHMARKS.md, RVM).
     tol : float, default=1e-6
         Final batch EM stops when the log evidence rises by less than this (relative).
     max_iter : int, default=500
@@ -249,7 +252,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         bias=True,
         n_basis=None,
         noise=None,
-        learn_noise=True,
+        learn_noise="after_sweep",
         tol=1e-6,
         max_iter=500,
         normalize_y=True,
