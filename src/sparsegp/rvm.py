@@ -323,7 +323,8 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     mean_field : {"tap", "naive", "laplace"}, default="tap"
         Naive mean field takes the prior variance as cavity variance: on well-separated
         classes it drives α to its floor and the weights to thousands, where its E-step
-        cannot settle in double precision (a ``ConvergenceWarning`` says so).
+        cannot settle in double precision (a ``ConvergenceWarning`` says so). For the
+        same reason its newcomers always enter at α = L (``entering`` is ignored).
     sigma_in : float, default=1.0
         Input noise of the probit.
     n_jobs, random_state, verbose

@@ -509,7 +509,8 @@ def subspace_em(
         ``entering`` ("threshold": a newcomer enters with α = L, as 001;
         "tipping_faul": at the α that maximises the evidence with the others fixed,
         ``s²/(q² − s)``, and not at all when ``q² ≤ s`` — Tipping & Faul 2003, the
-        option ALGORITHMS.md §4.3 recommends), ``classification`` (False), ``update``
+        option ALGORITHMS.md §4.3 recommends; naive mean-field classification keeps
+        "threshold"), ``classification`` (False), ``update``
         ("mackay" or "em"), ``threshold`` (L,
         1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
         (True: in every M-step, as 001; ``"after_sweep"``: σ² held at ``noise`` while
@@ -518,6 +519,10 @@ def subspace_em(
     """
     trainer = _trainer(t, options)
     entering = options.get("entering", "threshold")
+    if trainer.classification and trainer.mean_field == "naive":
+        # naive mean field's cavity variances are prior variances, growing as 1/α: a
+        # newcomer at its evidence-maximising α can overflow them (banana, n = 200)
+        entering = "threshold"
     learn_noise = bool(trainer.learn_noise)
     trainer.learn_noise = trainer.learn_noise is True
     basis = _ActiveBasis.empty(trainer.t)
