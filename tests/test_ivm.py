@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_classification
 from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import EPGPClassifier, IVMClassifier, IVMRegressor
@@ -367,3 +367,14 @@ def test_fitc_posterior_keeps_the_active_set_and_mends_the_probabilities():
         nlp[posterior], sets[posterior] = -np.mean(np.log(proba)), ivm.active_set_
     np.testing.assert_array_equal(sets["fitc"], sets["active_set"])
     assert nlp["fitc"] < 0.7 * nlp["active_set"]
+
+
+def test_fitc_posterior_with_a_kernel_fitc_cannot_differentiate_keeps_it():
+    X, y = make_xor_clusters(200, random_state=0)
+    kernel = ConstantKernel(1.0) * Matern(nu=1.5)
+    ivm = IVMClassifier(kernel, active_set_size=30, random_state=0).fit(X, y)
+    fitc = IVMClassifier(
+        kernel, active_set_size=30, posterior="fitc", random_state=0
+    ).fit(X, y)
+    assert fitc.kernel_.get_params() == ivm.kernel_.get_params()
+    assert np.mean(fitc.predict(X) != y) < 0.2
