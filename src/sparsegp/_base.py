@@ -8,6 +8,7 @@ predictions into ``predict``, ``predict_proba`` and ``decision_function``.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from abc import abstractmethod
 from contextlib import contextmanager
@@ -163,6 +164,34 @@ def bound_warnings_silenced():
         yield
 
 
+def restore_on_failure(fit):
+    """Decorate ``fit``/``partial_fit``: if it raises (``KeyboardInterrupt`` included),
+    the fitted attributes (names ending in ``_``) are put back as they were — a fresh
+    estimator is unfitted again (``NotFittedError``, not a missing attribute), a
+    fitted one keeps its previous fit. State updated in place by ``partial_fit`` (the
+    online GPs' chunks) is not rolled back.
+    """
+
+    @functools.wraps(fit)
+    def fit_or_restore(self, *args, **kwargs):
+        before = {k: v for k, v in vars(self).items() if _is_fitted_attribute(k)}
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            for name in [k for k in vars(self) if _is_fitted_attribute(k)]:
+                if name not in before:
+                    delattr(self, name)
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
+
+    return fit_or_restore
+
+
+def _is_fitted_attribute(name):
+    return name.endswith("_") and not name.startswith("_")
+
+
 def default_length_scale(X):
     """``ℓ₀ = √(Σ_d var x_d)``: ``√D`` for standardised inputs, in the inputs' units.
 
@@ -246,6 +275,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _fit_binary(self, X, y, random_state) -> BinaryModel:
         """Fit labels ``y`` in ``{-1, +1}``; return the fitted model."""
 
+    @restore_on_failure
     def fit(self, X, y):
         """Fit the classifier (one binary GP per class beyond two, one-vs-rest).
 

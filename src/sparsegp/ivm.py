@@ -18,6 +18,7 @@ from ._base import (
     GPRegressorMixin,
     batched_latent,
     default_kernel,
+    restore_on_failure,
     validate_dense,
     warn_at_bounds,
 )
@@ -569,6 +570,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
         return subset_log_marginal_likelihood(K_I, K_I_gradient, y_I)
 
+    @restore_on_failure
     @one_blas_thread
     def fit(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""

@@ -27,6 +27,7 @@ from ._base import (
     batched_latent,
     bound_warnings_silenced,
     default_kernel,
+    restore_on_failure,
     validate_dense,
     warn_at_bounds,
 )
@@ -230,6 +231,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
+    @restore_on_failure
     @one_blas_thread
     def fit(self, X, y):
         """Learn from ``X``, ``y`` in ``n_passes`` passes, starting afresh.
@@ -249,6 +251,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self._report(self.state_, start)
         return self
 
+    @restore_on_failure
     @one_blas_thread
     def partial_fit(self, X, y):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
@@ -423,6 +426,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             ).fit(X_sub, y_sub)
         return gpc.kernel_, Probit(float(gpc.bias_))
 
+    @restore_on_failure
     @one_blas_thread
     def partial_fit(self, X, y, classes=None):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).

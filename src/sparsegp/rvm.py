@@ -17,6 +17,7 @@ from ._base import (
     GPRegressorMixin,
     batched_latent,
     default_rbf,
+    restore_on_failure,
     validate_dense,
 )
 from ._linalg import solve_lower
@@ -274,6 +275,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
+    @restore_on_failure
     @one_blas_thread
     def fit(self, X, y):
         """Grow the relevance vectors and learn α and σ² from ``X``, ``y``."""

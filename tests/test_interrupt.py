@@ -1,0 +1,74 @@
+"""A fit stopped by ``KeyboardInterrupt`` leaves the estimator as it was: unfitted
+(``NotFittedError``, not a missing attribute) if it was fresh, its previous fit if it had
+one; and it fits again normally."""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+import sparsegp.approximations.rvm_ssem as rvm_ssem
+from sparsegp import (
+    EPGPClassifier,
+    FITCGPClassifier,
+    IVMClassifier,
+    IVMRegressor,
+    NLPSparseGPClassifier,
+    RVMClassifier,
+    RVMRegressor,
+    SparseOnlineGPClassifier,
+    SparseOnlineGPRegressor,
+)
+from sparsegp.datasets import make_xor_clusters
+from sparsegp.likelihoods import Gaussian, Probit
+
+ESTIMATORS = [
+    EPGPClassifier,
+    FITCGPClassifier,
+    IVMClassifier,
+    NLPSparseGPClassifier,
+    RVMClassifier,
+    SparseOnlineGPClassifier,
+    IVMRegressor,
+    RVMRegressor,
+    SparseOnlineGPRegressor,
+]
+
+
+def interrupted_on_third_call(target, name):
+    """Patch ``target.name`` to raise ``KeyboardInterrupt`` on its third call."""
+    original, calls = getattr(target, name), []
+
+    def interrupt(*args, **kwargs):
+        calls.append(None)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    return mock.patch.object(target, name, interrupt)
+
+
+def interruption(estimator):
+    if isinstance(estimator, RVMRegressor):
+        return interrupted_on_third_call(rvm_ssem, "regression_e_step")
+    if "Regressor" in type(estimator).__name__:
+        return interrupted_on_third_call(Gaussian, "moments")
+    return interrupted_on_third_call(Probit, "moments")
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=lambda e: e.__name__)
+def test_interrupted_fit_leaves_the_estimator_as_it_was(make):
+    X, y = make_xor_clusters(60, random_state=0)
+    y = X[:, 0] * X[:, 1] if "Regressor" in make.__name__ else y
+    fresh = make(random_state=0)
+    with interruption(fresh), pytest.raises(KeyboardInterrupt):
+        fresh.fit(X, y)
+    with pytest.raises(NotFittedError):
+        fresh.predict(X)
+    fitted = make(random_state=0).fit(X, y)
+    expected = fitted.predict(X)
+    with interruption(fitted), pytest.raises(KeyboardInterrupt):
+        fitted.fit(X[:40], y[:40])
+    np.testing.assert_array_equal(fitted.predict(X), expected)
+    np.testing.assert_array_equal(fresh.fit(X, y).predict(X), expected)
