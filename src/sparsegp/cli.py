@@ -166,19 +166,20 @@ def build_model(name, task, y, params, standardize, sparse=False):
     ``standardize`` puts a ``StandardScaler`` first (scaling only for ``sparse``
     input, which centring would make dense).
     """
-    if task == "auto":
+    inferred = task == "auto"
+    if inferred:
         kind = type_of_target(y)
         task = "regression" if kind.startswith("continuous") else "classification"
     choices = MODELS[name]
     if task not in choices:
+        hint = (
+            " The targets look continuous; pass --task classification if they are "
+            "class labels."
+            if inferred
+            else ""
+        )
         raise ValueError(
-            f"--model {name} does {' and '.join(choices)} only; the targets "
-            f"{'look continuous' if task == 'regression' else 'are class labels'}."
-            + (
-                " Pass --task classification if they are labels."
-                if task == "regression"
-                else ""
-            )
+            f"--model {name} does {' and '.join(choices)} only, not {task}.{hint}"
         )
     estimator = choices[task]().set_params(**params)
     if not standardize:
