@@ -510,9 +510,8 @@ def subspace_em(
         "tipping_faul": at the α that maximises the evidence with the others fixed,
         ``s²/(q² − s)``, and not at all when ``q² ≤ s`` — Tipping & Faul 2003, the
         option ALGORITHMS.md §4.3 recommends; naive mean-field classification keeps
-        "threshold"), ``classification`` (False), ``update``
-        ("mackay" or "em"), ``threshold`` (L,
-        1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
+        "threshold"), ``classification`` (False), ``update`` ("mackay" or "em"),
+        ``threshold`` (L, 1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
         (True: in every M-step, as 001; ``"after_sweep"``: σ² held at ``noise`` while
         basis functions are added, learnt in the final batch EM), ``sigma_in`` (1.0),
         ``mean_field`` ("tap", "naive" or "laplace").
@@ -532,16 +531,12 @@ def subspace_em(
         start = trainer.threshold
         if entering == "tipping_faul" and len(alpha) > 0:
             start = trainer.entering_alpha(basis, alpha, psi)
-        if start < trainer.threshold:
+        if start < trainer.threshold or entering == "threshold" or len(alpha) == 0:
             basis.add(j, psi)
             alpha = np.append(alpha, start)
             trainer.mean = np.append(trainer.mean, 0.0)
             alpha, _ = trainer.em_step(basis, alpha)
-        elif len(alpha) == 0 or entering == "threshold":
-            basis.add(j, psi)
-            alpha = np.append(alpha, trainer.threshold)
-            trainer.mean = np.append(trainer.mean, 0.0)
-            alpha, _ = trainer.em_step(basis, alpha)
+        # else q² ≤ s: the evidence is highest without this function
         if callback is not None:
             callback(j + 1, len(alpha))
     trainer.learn_noise = learn_noise
