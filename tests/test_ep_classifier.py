@@ -135,3 +135,10 @@ def test_ep_that_does_not_converge_is_reported():
     y = np.where(y == 0, 1, -1)
     with pytest.warns(ConvergenceWarning, match="EP did not converge in 1 sweeps"):
         EPGPClassifier(optimizer=None, max_sweeps=1).fit(X, y)
+
+
+def test_an_optimizer_stopped_by_its_iteration_cap_is_reported():
+    X, y = load_iris(return_X_y=True)
+    y = np.where(y == 1, 1, -1)
+    with pytest.warns(ConvergenceWarning, match="max_iter_optimizer=1 iterations"):
+        EPGPClassifier(max_iter_optimizer=1, random_state=0).fit(X, y)

@@ -118,6 +118,8 @@ class OptimizationResult:
     value: float
     n_evaluations: int
     n_starts: int
+    #: Whether the run that found ``x`` stopped on its own tolerance (not ``max_iter``).
+    converged: bool = True
 
 
 def maximize(
@@ -196,4 +198,5 @@ def maximize(
         value=-float(best.fun),
         n_evaluations=n_evals,
         n_starts=len(starts),
+        converged=bool(best.status != 1),  # scipy's status 1: iteration limit
     )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -210,7 +212,7 @@ class EPGPClassifier(GPClassifierMixin):
 
         x = space.pack({"theta": kernel.theta, "bias": self.bias})
         if self.optimizer is not None and len(x) > 0:
-            x = maximize(
+            result = maximize(
                 evidence,
                 x,
                 space.bounds(),
@@ -219,7 +221,16 @@ class EPGPClassifier(GPClassifierMixin):
                 max_iter=self.max_iter_optimizer,
                 ftol=self.tol,
                 progress="EPGPClassifier: EP evidence" if self.verbose else None,
-            ).x
+            )
+            x = result.x
+            if not result.converged:
+                warnings.warn(
+                    f"EPGPClassifier: L-BFGS-B stopped at max_iter_optimizer="
+                    f"{self.max_iter_optimizer} iterations before the EP evidence "
+                    "converged; raise max_iter_optimizer.",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
         kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)
         K = kernel_(X)
