@@ -182,6 +182,8 @@ def test_load_file_reads_csv_libsvm_and_npz(tmp_path):
     dump_svmlight_file(np.eye(3), [0.5, 1.5, 2.5], str(tmp_path / "d.svm"))
     sparse = load_file(tmp_path / "d.svm")
     assert sparse.X.shape == (3, 3) and list(sparse.y) == [0.5, 1.5, 2.5]
+    # a test file whose last feature is zero everywhere still has the model's width
+    assert load_file(tmp_path / "d.svm", n_features=5).X.shape == (3, 5)
     np.savez(tmp_path / "d.npz", X=np.ones((4, 2)))
     assert load_file(tmp_path / "d.npz").y is None
 

@@ -49,7 +49,8 @@ def load_file(path, target=None, *, n_features=None):
         CSV only: the label column's name.
     n_features : int, optional
         The feature columns a fitted model expects: a CSV with exactly that many
-        columns (and no ``target``) is read as features only, ``y = None``.
+        columns (and no ``target``) is read as features only, ``y = None``; a LIBSVM
+        file gets that many columns even if its highest feature index is lower.
 
     Returns
     -------
@@ -64,7 +65,7 @@ def load_file(path, target=None, *, n_features=None):
     if target is not None:
         raise ValueError(f"--target names a CSV column; {path.name} is not a CSV file.")
     if suffix in SVMLIGHT_SUFFIXES:
-        X, y = load_svmlight_file(str(path))
+        X, y = load_svmlight_file(str(path), n_features=n_features)
         names = [f"x{j}" for j in range(X.shape[1])]
         return DataFile(X, _as_numbers_or_strings(y), names, "label")
     if suffix == ".npz":
