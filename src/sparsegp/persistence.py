@@ -1,20 +1,22 @@
 """Saving and loading fitted models: skops (safe to load) or joblib/pickle.
 
 skops stores a model as data and, on loading, builds only the types it is told to
-trust. :func:`load_model` trusts the package's own types and scikit-learn's GP kernels
-(plain data holders) besides what skops trusts by default (numpy, scikit-learn's
-estimators); a file naming any other type is refused with the list of those types.
+trust. :func:`load_model` trusts the classes defined in the package and scikit-learn's
+GP kernels (plain data holders; :func:`trusted_types`) besides what skops trusts by
+default (numpy, scikit-learn's estimators); a file naming any other type is refused
+with the list of those types.
 joblib/pickle files run arbitrary code when loaded: load only files you made.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 from pathlib import Path
 
 import joblib
-
-#: Module prefixes whose types :func:`load_model` trusts in a skops file.
-TRUSTED_MODULES = ("sparsegp.", "sklearn.gaussian_process.kernels.")
+import sklearn.gaussian_process.kernels
 
 #: Extensions written and read by joblib (pickle).
 PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle")
@@ -57,7 +59,7 @@ def load_model(path):
         )
     sio = _skops()
     untrusted = sio.get_untrusted_types(file=path)
-    refused = [name for name in untrusted if not name.startswith(TRUSTED_MODULES)]
+    refused = [name for name in untrusted if name not in trusted_types()]
     if refused:
         raise ValueError(
             f"{path.name} names types this loader does not trust: "
@@ -65,6 +67,29 @@ def load_model(path):
             "skops.io.load(path, trusted=[...]) yourself."
         )
     return sio.load(path, trusted=untrusted)
+
+
+@functools.cache
+def trusted_types():
+    """Names of the classes :func:`load_model` trusts beyond skops' defaults.
+
+    Exactly the classes defined in the package's modules and scikit-learn's GP
+    kernels — an allow-list, so a file cannot name some other object reachable
+    through a trusted module's namespace.
+    """
+    import sparsegp
+
+    modules = [sklearn.gaussian_process.kernels] + [
+        importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(sparsegp.__path__, "sparsegp.")
+        if not info.name.endswith("__main__")
+    ]
+    return frozenset(
+        f"{module.__name__}.{obj.__qualname__}"
+        for module in modules
+        for obj in vars(module).values()
+        if isinstance(obj, type) and obj.__module__ == module.__name__
+    )
 
 
 def _skops():
