@@ -350,6 +350,9 @@ class _Trainer:
         self.history: list[float] = []
         self.mean = np.zeros(0)
         self.sites: MeanFieldSites | None = None
+        #: ``(chol, Ω-weights, g)`` of the current state for :meth:`entering_alpha`;
+        #: every newcomer skipped in a row reuses it, an EM step discards it.
+        self._entering_state = None
 
     def e_step(self, basis, alpha, *, max_iter=_E_STEP_ITER):
         if self.classification:
@@ -372,6 +375,7 @@ class _Trainer:
 
     def em_step(self, basis, alpha):
         """One E-step and M-step on ``R``, then pruning; returns the new α."""
+        self._entering_state = None
         posterior = self.e_step(basis, alpha)
         new_alpha = update_alpha(posterior, alpha, self.update, self.threshold)
         if self.learn_noise and not self.classification:
@@ -394,19 +398,22 @@ class _Trainer:
         classification, the mean-field site) approximation with precisions ``ω`` and
         ``g = ∂ log Z/∂y`` at the current weights,
         ``s = ψᵀΩψ − ‖L⁻¹Ψ_RᵀΩψ‖²`` (``L Lᵀ = A + Ψ_RᵀΩΨ_R``) and ``q = ψᵀg``.
-        O(n·|R| + |R|³).
+        O(n·|R| + |R|²) per newcomer; ``L`` (O(n·|R|² + |R|³)) once per state.
         """
-        if self.classification:
-            if self.sites is None:
-                return self.threshold
-            omega, g = self.sites.omega, self.sites.g
-            weighted = omega * psi
-            precision = basis.Psi.T @ (omega[:, None] * basis.Psi)
-        else:  # Ω = I/σ²: the Gram matrix kept by the basis serves
-            weighted = psi / self.noise
-            g = (self.t - basis.Psi @ self.mean) / self.noise
-            precision = basis.gram / self.noise
-        chol = cholesky_jitter(np.diag(alpha) + precision, what="A + ΨᵀΩΨ")
+        if self.classification and self.sites is None:
+            return self.threshold
+        if self._entering_state is None:
+            if self.classification:
+                omega, g = self.sites.omega, self.sites.g
+                precision = basis.Psi.T @ (omega[:, None] * basis.Psi)
+            else:  # Ω = I/σ²: the Gram matrix kept by the basis serves
+                omega = np.full(len(self.t), 1.0 / self.noise)
+                g = (self.t - basis.Psi @ self.mean) / self.noise
+                precision = basis.gram / self.noise
+            chol = cholesky_jitter(np.diag(alpha) + precision, what="A + ΨᵀΩΨ")
+            self._entering_state = (chol, omega, g)
+        chol, omega, g = self._entering_state
+        weighted = omega * psi
         projected = solve_lower(chol, basis.Psi.T @ weighted)
         s = psi @ weighted - projected @ projected
         q = psi @ g
