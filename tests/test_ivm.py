@@ -378,3 +378,11 @@ def test_fitc_posterior_with_a_kernel_fitc_cannot_differentiate_keeps_it():
     ).fit(X, y)
     assert fitc.kernel_.get_params() == ivm.kernel_.get_params()
     assert np.mean(fitc.predict(X) != y) < 0.2
+
+
+def test_verbose_fitc_posterior_shows_its_progress(capsys):
+    X, y = make_xor_clusters(100, random_state=0)
+    IVMClassifier(
+        active_set_size=20, posterior="fitc", n_outer_iterations=1, verbose=1
+    ).fit(X, y)
+    assert "FITCGPClassifier: EP evidence" in capsys.readouterr().err

@@ -460,6 +460,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             max_iter_optimizer=_FITC_ITERATIONS,
             bias=model.likelihood.bias,
             random_state=random_state,
+            verbose=self.verbose,
         )
         fitc._check_training_size(X)
         fitted = fitc._fit_binary(X, y, random_state)
