@@ -8,32 +8,13 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
+import sparsegp
 import sparsegp.approximations.rvm_ssem as rvm_ssem
-from sparsegp import (
-    EPGPClassifier,
-    FITCGPClassifier,
-    IVMClassifier,
-    IVMRegressor,
-    NLPSparseGPClassifier,
-    RVMClassifier,
-    RVMRegressor,
-    SparseOnlineGPClassifier,
-    SparseOnlineGPRegressor,
-)
+from sparsegp import RVMRegressor
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
 
-ESTIMATORS = [
-    EPGPClassifier,
-    FITCGPClassifier,
-    IVMClassifier,
-    NLPSparseGPClassifier,
-    RVMClassifier,
-    SparseOnlineGPClassifier,
-    IVMRegressor,
-    RVMRegressor,
-    SparseOnlineGPRegressor,
-]
+ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
 
 
 def interrupted_on_third_call(target, name):
