@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from hypothesis import settings
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp.approximations.ep import DensePosterior, run_ep
@@ -60,3 +61,9 @@ def fitc_ep(prior, y, likelihood, **options):
     return run_ep(
         FITCPosterior(prior, np.zeros(n), np.zeros(n)), y, likelihood, **options
     )
+
+
+# The reliability battery's profiles (tests/test_battery.py): CI replays a fixed sample.
+settings.register_profile("ci", max_examples=25, derandomize=True, database=None)
+settings.register_profile("explore", max_examples=300)
+settings.load_profile("ci")

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.sparse import issparse
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, CompoundKernel, ConstantKernel
@@ -241,7 +241,13 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
         self.y_mean_, self.y_std_ = 0.0, 1.0
         if self.normalize_y:
             self.y_mean_ = float(np.mean(y))
-            self.y_std_ = float(np.std(y)) or 1.0
+            with np.errstate(over="ignore"):
+                self.y_std_ = float(np.std(y)) or 1.0
+            if not np.isfinite(self.y_std_):
+                raise ValueError(
+                    f"{type(self).__name__}: the spread of y overflows float64 "
+                    f"(|y| up to {np.max(np.abs(y)):.3g}); rescale the targets."
+                )
         return (y - self.y_mean_) / self.y_std_
 
     def predict(self, X, return_std=False):
@@ -297,7 +303,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least two classes; "
-                f"got only one class ({self.classes_[0]!r})."
+                f"got only one class ({self.classes_[0]})."
             )
         self._check_training_size(X)
         positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
@@ -382,14 +388,17 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
         the one-vs-rest probabilities normalised to sum to one.
         """
-        p = ndtr(self.decision_function(X))
-        if p.ndim == 1:
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = ndtr(scores)
             return np.column_stack([1.0 - p, p])
+        # Normalised in log space: far from every class's data all Φ underflow to 0.
+        log_p = log_ndtr(scores)
+        p = np.exp(log_p - np.max(log_p, axis=1, keepdims=True))
         return p / np.sum(p, axis=1, keepdims=True)
 
     def predict(self, X):
-        """Most probable class (``argmax_c log P_c(y = +1)`` for one-vs-rest)."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        """Most probable class: the argmax of :meth:`predict_proba` (ties go to the
+        first class in ``classes_``, also when Φ rounds a tiny score to exactly ½)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

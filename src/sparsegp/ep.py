@@ -19,6 +19,7 @@ from ._base import (
     default_kernel,
     warn_if_ep_did_not_converge,
 )
+from ._memory import require_memory
 from ._optimize import ParameterSpace, bias_block, kernel_block, maximize
 from .approximations.ep import (
     DensePosterior,
@@ -49,6 +50,11 @@ class EPBinaryModel:
             )
 
         return batched_latent(predict, X, len(self.X_train))
+
+
+#: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B,
+#: its Cholesky factor, V = L⁻¹S½K and the sequential sweep's Σ.
+_DENSE_ARRAYS = 5
 
 
 class EPGPClassifier(GPClassifierMixin):
@@ -177,6 +183,18 @@ class EPGPClassifier(GPClassifierMixin):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+
+    def _check_training_size(self, X):
+        n = len(X)
+        kernel = default_kernel(X) if self.kernel is None else self.kernel
+        arrays = _DENSE_ARRAYS + (kernel.n_dims if self.optimizer is not None else 0)
+        require_memory(
+            arrays * 8.0 * n * n,
+            f"full EP's n × n matrices (about {arrays} float64 arrays of {n} × {n}: "
+            "the kernel matrix, its gradient per hyperparameter, the posterior)",
+            "use a sparse classifier (FITCGPClassifier, IVMClassifier) or fit on "
+            "a subsample",
+        )
 
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()

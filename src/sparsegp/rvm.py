@@ -21,10 +21,15 @@ from ._base import (
     validate_dense,
 )
 from ._linalg import solve_lower
+from ._memory import require_memory
 from ._threads import one_blas_thread
 from .approximations.rvm_ssem import batch_em, subspace_em
 from .kernels import KernelBlocks
 from .likelihoods import Probit
+
+#: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
+#: posterior covariance and its factor).
+_BATCH_SQUARE_ARRAYS = 3
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -114,6 +119,13 @@ class _RVMFitting:
 
             fit = subspace_em(column, n_basis, t, **common)
         else:
+            m = n_basis
+            require_memory(
+                8.0 * (len(X) * m + _BATCH_SQUARE_ARRAYS * m * m),
+                f"the batch RVM's design matrix ({len(X)} × {m}) and its "
+                f"{_BATCH_SQUARE_ARRAYS} {m} × {m} matrices (float64)",
+                "use method='ssem', a smaller n_basis, or fit on a subsample",
+            )
             Psi = kernel(X, X[centres])
             if self.bias:
                 Psi = np.column_stack([np.ones(len(X)), Psi])

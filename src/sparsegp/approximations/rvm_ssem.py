@@ -32,7 +32,7 @@ from ..likelihoods import Probit
 
 #: Smallest precision of a weight (prior standard deviation 1 000).
 _MIN_ALPHA = 1e-6
-#: Smallest noise variance, relative to the mean squared target.
+#: Smallest noise variance, relative to the mean squared target (:func:`_mean_square`).
 _MIN_NOISE = 1e-10
 #: Newton steps of a mean-field E-step inside EM (001: "typically 20"; warm-started, so
 #: an E-step that stops short is continued by the next) and of the final one.
@@ -381,7 +381,7 @@ class _Trainer:
         if self.learn_noise and not self.classification:
             self.noise = max(
                 update_noise(posterior, alpha, self.noise, len(self.t), self.update),
-                _MIN_NOISE * self.t_t / len(self.t),
+                _MIN_NOISE * _mean_square(self.t),
             )
         keep = new_alpha < self.threshold
         if not np.any(keep):  # keep the strongest one rather than an empty model
@@ -475,13 +475,19 @@ class _Trainer:
         )
 
 
+def _mean_square(t):
+    """``tᵀt / n``, or 1 when every target is zero (the scale noise is measured in)."""
+    power = float(np.dot(t, t)) / len(t)
+    return power if power > 0 else 1.0
+
+
 def _trainer(t, options):
     return _Trainer(
         t,
         classification=options.get("classification", False),
         update=options.get("update", "mackay"),
         threshold=options.get("threshold", 1e12),
-        noise=options.get("noise", 0.01 * np.var(t) if len(t) > 1 else 1.0),
+        noise=options.get("noise", 0.01 * (np.var(t) or _mean_square(t))),
         learn_noise=options.get("learn_noise", True),
         sigma_in=options.get("sigma_in", 1.0),
         mean_field=options.get("mean_field", "tap"),

@@ -1,0 +1,345 @@
+"""Reliability battery: every public estimator on generated data, valid and invalid.
+
+Valid data of random shape, scale (1e-6 … 1e6, per feature too), with duplicates,
+near-duplicates, ties, imbalance, constant and integer features, float32, lists,
+DataFrames and sparse matrices: outputs are finite, probabilities sum to one,
+``predict`` agrees with ``predict_proba``, a second fit with the same ``random_state``
+predicts the same, and a pickled model predicts identically. Invalid input raises
+``ValueError``/``TypeError`` whose message names the problem.
+
+The cases are drawn by hypothesis. The ``ci`` profile (the default, registered in
+``conftest.py``) replays a fixed derandomised sample; ``--hypothesis-profile=explore``
+draws many more at random.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.sparse import csr_matrix
+from sklearn.base import clone, is_classifier
+
+import sparsegp
+from sparsegp import _memory
+
+ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
+CLASSIFIERS = [e for e in ESTIMATORS if is_classifier(e())]
+REGRESSORS = [e for e in ESTIMATORS if not is_classifier(e())]
+CONTAINERS = ["ndarray", "float32", "list", "DataFrame", "csr"]
+
+
+@st.composite
+def datasets(draw, classification):
+    """``(X, y, description)``: inputs in a random container and targets."""
+    n = draw(st.integers(12, 50))  # FITC's default 10 pseudo-inputs need n ≥ 10
+    d = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    X = rng.standard_normal((n, d))
+    features = draw(st.sampled_from(["plain", "integer", "ties", "constant"]))
+    if features == "integer":
+        X = np.round(3 * X)
+    elif features == "ties":
+        X = np.round(X, 1)
+    elif features == "constant":
+        X[:, rng.integers(d)] = 7.0
+    rows = draw(st.sampled_from(["distinct", "duplicates", "near-duplicates"]))
+    if rows != "distinct":
+        copies = rng.integers(n, size=n // 3)
+        X[: n // 3] = X[copies]
+        if rows == "near-duplicates":
+            X[: n // 3] *= 1 + 1e-10 * rng.standard_normal((n // 3, d))
+    log_scale = draw(st.floats(-6, 6))
+    if draw(st.booleans()):  # one scale per feature
+        X *= 10.0 ** (log_scale + rng.uniform(-2, 2, size=d)).clip(-6, 6)
+    else:
+        X *= 10.0**log_scale
+    y = classes(draw, rng, X) if classification else targets(draw, rng, X)
+    container = draw(st.sampled_from(CONTAINERS))
+    return in_container(X, container), y, f"{features}/{rows}/{container}"
+
+
+def classes(draw, rng, X):
+    """Labels of two or three classes, some imbalanced, with a few flipped."""
+    n = len(X)
+    n_classes = draw(st.sampled_from([2, 2, 3]))
+    minority = draw(st.floats(0.1, 0.5))
+    score = X[:, 0] / (np.std(X[:, 0]) or 1.0) + 0.5 * rng.standard_normal(n)
+    cuts = np.quantile(score, np.linspace(minority, 1 - minority, n_classes - 1))
+    codes = np.searchsorted(cuts, score)
+    for c in range(n_classes):  # at least two examples of every class
+        if np.sum(codes == c) < 2:
+            codes[rng.choice(n, size=2, replace=False)] = c
+    codes = codes if len(np.unique(codes)) == n_classes else np.arange(n) % n_classes
+    names = draw(st.sampled_from(["int", "str", "pm1"]))
+    if names == "str":
+        return np.array(["cat", "dog", "emu"])[codes]
+    return codes * 2 - 1 if names == "pm1" and n_classes == 2 else codes
+
+
+def targets(draw, rng, X):
+    """Smooth targets with noise, at a random scale and offset."""
+    spread = np.ptp(X, axis=0)
+    z = X / np.where(spread > 1e-9 * np.max(np.abs(X), axis=0), spread, 1.0)
+    f = np.sin(z[:, 0]) + 0.5 * z[:, -1] + 0.1 * rng.standard_normal(len(X))
+    return 10.0 ** draw(st.floats(-3, 3)) * f + draw(st.floats(-1e3, 1e3))
+
+
+def in_container(X, container):
+    if container == "float32":
+        return X.astype(np.float32)
+    if container == "list":
+        return X.tolist()
+    if container == "DataFrame":
+        return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    if container == "csr":
+        return csr_matrix(X)
+    return X
+
+
+def outputs(model, X):
+    """Every prediction the estimator offers, as a tuple of arrays."""
+    if is_classifier(model):
+        mean, var = model.latent_mean_and_variance(X)
+        return model.predict_proba(X), model.predict(X), mean, var
+    return model.predict(X, return_std=True)
+
+
+BATTERY = settings(
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    deadline=None,
+)
+
+
+def quietly_fitted(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bound and convergence warnings are expected
+        return estimator.fit(X, y)
+
+
+def check_valid_fit(estimator_class, X, y):
+    model = quietly_fitted(estimator_class(random_state=0), X, y)
+    got = outputs(model, X)
+    for array in got:
+        if array.dtype.kind == "f":
+            assert np.all(np.isfinite(array)), array
+    if is_classifier(model):
+        proba, labels, _, var = got
+        assert proba.shape == (len(y), len(np.unique(y)))
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-9)
+        assert np.all((proba >= 0) & (proba <= 1))
+        np.testing.assert_array_equal(labels, model.classes_[np.argmax(proba, axis=1)])
+        assert np.all(var >= 0)
+    else:
+        assert np.all(got[1] >= 0)
+    again = quietly_fitted(clone(model), X, y)
+    for first, second in zip(got, outputs(again, X), strict=True):
+        np.testing.assert_array_equal(first, second)
+    restored = pickle.loads(pickle.dumps(model))
+    for first, second in zip(got, outputs(restored, X), strict=True):
+        np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("estimator_class", CLASSIFIERS, ids=lambda e: e.__name__)
+@BATTERY
+@given(data=datasets(classification=True))
+def test_classifier_on_valid_data(estimator_class, data):
+    X, y, _ = data
+    check_valid_fit(estimator_class, X, y)
+
+
+@pytest.mark.parametrize("estimator_class", REGRESSORS, ids=lambda e: e.__name__)
+@BATTERY
+@given(data=datasets(classification=False))
+def test_regressor_on_valid_data(estimator_class, data):
+    X, y, _ = data
+    check_valid_fit(estimator_class, X, y)
+
+
+def toy_problem(estimator_class):
+    """30 valid points in 2-D with targets the estimator takes."""
+    X = np.random.default_rng(0).standard_normal((30, 2))
+    return X, np.arange(30) % 2 if is_classifier(estimator_class()) else X[:, 0]
+
+
+def invalid_inputs(estimator_class):
+    """``(name, X, y, message)``: training data the estimator must refuse."""
+    X, y = toy_problem(estimator_class)
+    with_nan, with_inf = X.copy(), X.copy()
+    with_nan[3, 1], with_inf[3, 1] = np.nan, np.inf
+    nan_labels = y.astype(float)
+    nan_labels[4] = np.nan
+    cases = [
+        ("NaN in X", with_nan, y, "Input X contains NaN"),
+        ("inf in X", with_inf, y, "Input X contains infinity"),
+        ("empty", X[:0], y[:0], "0 sample"),
+        ("mismatched lengths", X, y[:29], "inconsistent numbers of samples"),
+        ("NaN label", X, nan_labels, "Input y contains NaN"),
+        ("3-D X", X.reshape(30, 2, 1), y, "dim 3"),
+        ("1-D X", X[:, 0], y, "Expected 2D array"),
+        ("text in X", np.full((30, 2), "a"), y, "could not convert string"),
+    ]
+    if is_classifier(estimator_class()):
+        cases.append(("one class", X, np.zeros(30), "at least two classes"))
+    return cases
+
+
+def invalid_cases():
+    return list(_invalid_cases())
+
+
+def _invalid_cases():
+    for estimator_class in ESTIMATORS:
+        for name, X, y, message in invalid_inputs(estimator_class):
+            yield pytest.param(
+                estimator_class, X, y, message, id=f"{estimator_class.__name__}-{name}"
+            )
+
+
+@pytest.mark.parametrize("estimator_class, X, y, message", invalid_cases())
+def test_invalid_training_data_is_refused_by_name(estimator_class, X, y, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        estimator_class().fit(X, y)
+
+
+SIZE_PARAMETERS = {
+    "active_set_size": "exceeds the 30 training points",
+    "n_inducing": "exceeds the 30 training points",
+    "max_basis_vectors": None,  # the online GPs keep all points when it is that large
+}
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+@pytest.mark.parametrize("value", [-1, 0, 2.5])
+def test_negative_zero_or_fractional_sizes_name_the_parameter(estimator_class, value):
+    X, y = toy_problem(estimator_class)
+    for name in SIZE_PARAMETERS.keys() & estimator_class().get_params().keys():
+        with pytest.raises(ValueError, match=f"'{name}' parameter"):
+            estimator_class(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+def test_oversized_sizes_are_refused_or_capped(estimator_class):
+    X, y = toy_problem(estimator_class)
+    for name in SIZE_PARAMETERS.keys() & estimator_class().get_params().keys():
+        estimator = estimator_class(**{name: 10**6}, random_state=0)
+        message = SIZE_PARAMETERS[name]
+        if estimator_class is sparsegp.NLPSparseGPClassifier:
+            message = "leaves no training point outside the basis"
+        if message is None:
+            assert np.all(np.isfinite(outputs(quietly_fitted(estimator, X, y), X)[0]))
+        else:
+            with pytest.raises(ValueError, match=f"{name}=1000000 {message}"):
+                estimator.fit(X, y)
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+def test_wrong_number_of_features_at_predict_is_named(estimator_class):
+    X, y = toy_problem(estimator_class)
+    model = quietly_fitted(estimator_class(random_state=0), X, y)
+    with pytest.raises(ValueError, match="X has 1 features, but .* is expecting 2"):
+        model.predict(X[:, :1])
+
+
+def test_predict_agrees_with_predict_proba_when_the_score_rounds_to_a_tie(monkeypatch):
+    """Φ(1e-17) is exactly ½ in float64: ``predict`` once took the sign of the score
+    (class 1) while ``predict_proba`` tied (class 0). Found by the battery on a
+    constant feature."""
+    X, y = toy_problem(sparsegp.IVMClassifier)
+    model = sparsegp.IVMClassifier(random_state=0).fit(X, y)
+    monkeypatch.setattr(model, "decision_function", lambda X: np.full(len(X), 1e-17))
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(
+        model.predict(X), model.classes_[np.argmax(proba, axis=1)]
+    )
+
+
+def test_multiclass_probabilities_survive_underflow_of_every_class(monkeypatch):
+    """Far from every class's data each one-vs-rest Φ(z) can underflow to 0; the
+    normalisation is done in log space so the probabilities stay finite."""
+    X, y = np.random.default_rng(0).standard_normal((30, 2)), np.arange(30) % 3
+    model = sparsegp.IVMClassifier(random_state=0).fit(X, y)
+    monkeypatch.setattr(
+        model, "decision_function", lambda X: np.array([[-40.0, -45.0, -50.0]])
+    )
+    proba = model.predict_proba(X[:1])
+    assert np.all(np.isfinite(proba)) and proba[0, 0] > 0.99
+
+
+@pytest.mark.parametrize(
+    "estimator, parameter",
+    [
+        (sparsegp.EPGPClassifier(), "sparse classifier"),
+        (sparsegp.RVMClassifier(method="batch"), "method='ssem'"),
+        (sparsegp.RVMRegressor(method="batch"), "method='ssem'"),
+    ],
+    ids=lambda e: type(e).__name__ if hasattr(e, "fit") else "",
+)
+def test_dense_methods_estimate_memory_before_allocating(
+    monkeypatch, estimator, parameter
+):
+    """Full EP and the batch RVM hold n × n matrices: with too little memory they
+    say so, naming what to change, instead of being killed mid-fit."""
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10**3)
+    X, y = toy_problem(type(estimator))
+    with pytest.raises(MemoryError, match=parameter):
+        estimator.fit(X, y)
+
+
+def noise_free_line(variant):
+    """y = 2·x₀ + 0.1 on 60 points in 3-D, X as a user might hand it over."""
+    X = np.random.default_rng(0).random((60, 3))
+    if variant == "integer":
+        X = np.round(10 * X)
+    elif variant == "constant feature":
+        X[:, 2] = 1.0
+    elif variant == "near-duplicates":
+        X[30:] = X[:30] * (1 + 1e-9)
+    y = 2 * X[:, 0] + 0.1
+    if variant == "DataFrame":
+        return pd.DataFrame(X), y
+    return (X.tolist(), y) if variant == "list of lists" else (X, y)
+
+
+@pytest.mark.parametrize("regressor", REGRESSORS, ids=lambda e: e.__name__)
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "plain",
+        "integer",
+        "constant feature",
+        "near-duplicates",
+        "DataFrame",
+        "list of lists",
+    ],
+)
+def test_noise_free_targets_give_finite_accurate_predictions(regressor, variant):
+    """The noise level runs to its lower bound and the amplitude to its upper one on
+    noise-free data; predictions once turned to NaN there without a warning."""
+    X, y = noise_free_line(variant)
+    model = quietly_fitted(regressor(random_state=0), X, y)
+    mean, std = model.predict(X, return_std=True)
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)) and np.all(std >= 0)
+    assert np.sqrt(np.mean((mean - y) ** 2)) < 0.05 * np.std(y)
+
+
+@pytest.mark.parametrize("regressor", REGRESSORS, ids=lambda e: e.__name__)
+@pytest.mark.parametrize("level", [0.0, 1.0, -3e5])
+def test_constant_targets_are_predicted(regressor, level):
+    """Constant targets normalise to zeros: the RVM's noise started at 0.01·var(t) = 0
+    and its floor was relative to tᵀt = 0, so A + ΨᵀΩΨ was infinite."""
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    model = quietly_fitted(regressor(random_state=0), X, np.full(20, level))
+    mean, std = model.predict(X, return_std=True)
+    np.testing.assert_allclose(mean, level, atol=1e-6)
+    assert np.all(np.isfinite(std))
+
+
+@pytest.mark.parametrize("regressor", REGRESSORS, ids=lambda e: e.__name__)
+def test_targets_too_large_to_normalise_are_refused_by_name(regressor):
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    with pytest.raises(ValueError, match="spread of y overflows float64"):
+        regressor().fit(X, np.full(20, 1e300))
