@@ -7,7 +7,7 @@ another in the same process (needs the ``[bench]`` extra)::
         --datasets banana twonorm ringnorm --realizations 5 \
         --out benchmarks/results/fitc_peers.json
 
-Each estimator runs with its library's usual budget: FITC-EP with seed 004's (best of
+Each estimator runs with its library's usual budget: FITC-EP with [NGH07]'s (best of
 three initialisations, 20 L-BFGS-B iterations each), GPy with 100 L-BFGS-B
 iterations, GPyTorch with 300 full-batch Adam steps; ``fitc_100it`` gives FITC-EP
 GPy's budget (one initialisation, 100 iterations).

@@ -1,4 +1,4 @@
-"""FITC-EP cost against N and M: the O(N·M²) law of seed 004.
+"""FITC-EP cost against N and M: the O(N·M²) law of [NGH07].
 
     SPARSEGP_DATA=../shared/data python benchmarks/fitc_scaling.py
 

@@ -6,8 +6,8 @@ Example (the run recorded in BENCHMARKS.md)::
         --realizations 10 --n-jobs 2 --out benchmarks/results/ida_ep.json
 
 ``--datasets`` also takes ``synth`` (Ripley's fixed split: one realization) and
-``crabs`` (sex, seeded 80/120 splits), the two extra sets of seed 004's Table 1, and
-``splice_002``: splice restricted to inputs 28-34, as seed 002 uses it.
+``crabs`` (sex, seeded 80/120 splits), the two extra sets of [NGH07]'s Table 1, and
+``splice_002``: splice restricted to inputs 28-34, as [SSK09] uses it.
 
 Each (data set, realization) pair is one task; all estimators of a task run in the same
 process one after another, so their fit times are comparable. With ``--n-jobs 2`` two
@@ -52,7 +52,7 @@ ESTIMATORS = {
         selection="randomized",
         random_state=0,
     ),
-    # the same IVM, then 004 §6's FITC posterior over all sites on its active set
+    # the same IVM, then [NGH07] §6's FITC posterior over all sites on its active set
     "ivm_fitc": lambda dataset, X: IVMClassifier(
         active_set_size=FITC_PAPER_IVM[dataset][2],
         selection="randomized",
@@ -60,18 +60,18 @@ ESTIMATORS = {
         random_state=0,
     ),
     # the number of pseudo-inputs of the same table's SPGPC column
-    # 004's protocol: the best of three initialisations
+    # [NGH07]'s protocol: the best of three initialisations
     "fitc": lambda dataset, X: FITCGPClassifier(
         n_inducing=FITC_PAPER_SPGPC[dataset][2], n_restarts_optimizer=2, random_state=0
     ),
-    # Csató's online GP with d = N/5 and N/2 basis vectors (seed 002's sizes)
+    # Csató's online GP with d = N/5 and N/2 basis vectors ([SSK09]'s sizes)
     "online_n5": lambda dataset, X: SparseOnlineGPClassifier(
         max_basis_vectors=len(X) // 5, random_state=0
     ),
     "online_n2": lambda dataset, X: SparseOnlineGPClassifier(
         max_basis_vectors=len(X) // 2, random_state=0
     ),
-    # seed 002's columns: NLP selection (κ = 59), its random baseline (κ = 1) and the
+    # [SSK09]'s columns: NLP selection (κ = 59), its random baseline (κ = 1) and the
     # IVM, all with d = N/5; the d_max sweep of its Table 3
     "nlp": lambda dataset, X: NLPSparseGPClassifier(random_state=0),
     "nlp_random": lambda dataset, X: NLPSparseGPClassifier(
@@ -80,7 +80,7 @@ ESTIMATORS = {
     "ivm_n5": lambda dataset, X: IVMClassifier(
         active_set_size=0.2, selection="randomized", random_state=0
     ),
-    # 002's IVM column: the d of least test NLP, N/2 (image N/3, titanic 2N/3)
+    # [SSK09]'s IVM column: the d of least test NLP, N/2 (image N/3, titanic 2N/3)
     "ivm_002": lambda dataset, X: IVMClassifier(
         active_set_size={"image": 1 / 3, "titanic": 2 / 3}.get(dataset, 0.5),
         selection="randomized",
@@ -92,7 +92,7 @@ ESTIMATORS = {
         )
         for k in (20, 10, 4, 3, 2)
     },
-    # the RVM by Subspace EM: its default newcomers (Tipping & Faul's α) and 001's α = L
+    # the RVM by Subspace EM: its default newcomers (Tipping & Faul's α) and [QW03]'s α = L
     "rvm": lambda dataset, X: RVMClassifier(random_state=0),
     "rvm_threshold": lambda dataset, X: RVMClassifier(
         entering="threshold", random_state=0
@@ -102,7 +102,7 @@ ESTIMATORS = {
 }
 
 
-#: Seed 002 uses inputs 28-34 (1-based) of splice's 60.
+#: [SSK09] uses inputs 28-34 (1-based) of splice's 60.
 SPLICE_002_INPUTS = slice(27, 34)
 
 

@@ -1,11 +1,11 @@
-"""The IVM's probabilities: eq. 5's active-set posterior against 004 §6's FITC one.
+"""The IVM's probabilities: eq. 5's active-set posterior against [NGH07] §6's FITC one.
 
     SPARSEGP_DATA=../shared/data python benchmarks/ivm_calibration.py \
         --out benchmarks/results/ivm_calibration.json
 
 MNIST 13×13, 4 against the rest, the 7 291 seeded training images of
-``fitc_speed.py`` (seed 004's USPS-sized task) and the 10 000 test images; d = 400 as
-in 004 §5. Estimators, one BLAS thread, all in this process:
+``fitc_speed.py`` ([NGH07]'s USPS-sized task) and the 10 000 test images; d = 400 as
+in [NGH07] §5. Estimators, one BLAS thread, all in this process:
 
 - ``IVMClassifier(active_set_size=400)`` with its defaults (``posterior="active_set"``);
 - the same with ``posterior="fitc"`` (EP over all sites on the FITC prior with the

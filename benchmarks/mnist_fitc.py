@@ -1,9 +1,9 @@
-"""FITC-EP and the IVM on MNIST "4 against the rest", seed 004's USPS experiment.
+"""FITC-EP and the IVM on MNIST "4 against the rest", [NGH07]'s USPS experiment.
 
     SPARSEGP_DATA=../shared/data python benchmarks/mnist_fitc.py --sizes 200 400 \
         --out benchmarks/results/mnist_fitc.json
 
-004 used USPS (16×16 digits, 7 291 training and 2 007 test images). USPS is not in the
+[NGH07] used USPS (16×16 digits, 7 291 training and 2 007 test images). USPS is not in the
 data folder; this runs the same task on MNIST at 13×13 (169 inputs): a seeded random
 7 291 of MNIST's training images, all 10 000 test images. ``FITCGPClassifier`` learns
 kernel, bias and all M×169 pseudo-input coordinates (one initialisation at k-means

@@ -3,11 +3,11 @@
     SPARSEGP_DATA=../shared/data python benchmarks/mnist_ivm.py --digits 0 1 2 3 4 5 6 7 8 9 \
         --n-jobs 2 --out benchmarks/results/mnist_ivm_13.json
 
-Protocol (000 §4): 13×13 images, 59 000 training and 1 000 validation images (a seeded
+Protocol ([LSH02] §4): 13×13 images, 59 000 training and 1 000 validation images (a seeded
 split of MNIST's 60 000), 10 000 test images; kernel ``C·exp(−‖x−x′‖²/(2ℓ²)) + 0.1``
 with ``(C, ℓ²)`` (ℓ² scaled by pixels/169 for 28×28) chosen by validation error of
 IVMs trained on a random 5 000 subset, ties broken by the validation log loss;
-``b = Φ⁻¹(r)``; ``d`` from the paper's Table 1; randomized greedy selection as 000's
+``b = Φ⁻¹(r)``; ``d`` from the paper's Table 1; randomized greedy selection as [LSH02]'s
 Table 1 (``--selection greedy`` for full greedy). The SVC uses the same RBF width with its
 ``C`` chosen on the same subset and validation set, and is timed in the same process.
 """
@@ -151,7 +151,7 @@ def main(argv=None):
         "--selection",
         default="randomized",
         choices=("randomized", "greedy"),
-        help="000 Table 1 used randomized greedy (2 random, 198 greedy, |J| = 500, τ = ½)",
+        help="[LSH02] Table 1 used randomized greedy (2 random, 198 greedy, |J| = 500, τ = ½)",
     )
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)

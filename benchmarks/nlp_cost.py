@@ -1,4 +1,4 @@
-"""Cost of NLP basis selection (seed 002): the O(κ·n·d²) law, its profile, and the IVM.
+"""Cost of NLP basis selection ([SSK09]): the O(κ·n·d²) law, its profile, and the IVM.
 
     SPARSEGP_DATA=../shared/data python benchmarks/nlp_cost.py
 
@@ -8,7 +8,7 @@ n = 4 000, d = 100; n doubled at κ = 59, d = 100; d doubled at κ = 59, n = 4 0
 the share of time spent scoring candidates (eq. 2.14) and including the winner.
 Part 2, whole fits with default settings (hyperparameters learnt) of
 ``NLPSparseGPClassifier`` and ``IVMClassifier`` at the same d = N/5 on banana and image
-(realizations 0-2), and the ratio beside seed 002's (Matlab) 29.24 s / 3.96 s and
+(realizations 0-2), and the ratio beside [SSK09]'s (Matlab) 29.24 s / 3.96 s and
 1 209.2 s / 37.1 s.
 """
 
@@ -84,7 +84,7 @@ def fit_seconds(model, X, y, X_test, y_test):
 def against_the_ivm():
     print(
         "\n| data set | realization | d | IVM s | NLP s | ratio | IVM error % "
-        "| NLP error % | NLP outer iterations | 002's ratio |"
+        "| NLP error % | NLP outer iterations | [SSK09]'s ratio |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for dataset in ("banana", "image"):

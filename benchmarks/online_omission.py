@@ -2,7 +2,7 @@
 
     python benchmarks/online_omission.py --repetitions 100
 
-Seed 003's Fig. 3.4: Friedman #1 with n examples (raw targets, as 003), likelihood
+[Csa02]'s Fig. 3.4: Friedman #1 with n examples (raw targets, as [Csa02]), likelihood
 noise σ₀² = 0.02, kernel ``exp(-‖x - x′‖²/(2·2))`` (σ_K² = 2), BV set capped at 90 % of
 n or at 50. The online pass runs with the exact score; at every deletion the element
 eq. 85 would have removed is compared with the one eq. 83 removes. Printed: the

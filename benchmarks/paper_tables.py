@@ -1,7 +1,7 @@
-"""Published figures the benchmarks are compared with (from ALGORITHMS.md §2.7, §5.9).
+"""Published figures the benchmarks are compared with (from [SSK09] Tables 2-4, [NGH07] Table 1).
 
-Errors are fractions, NLP in nats. 002 reports mean ± sd over 100 realizations (20 for
-image and splice; its splice uses 7 of the 60 inputs); 004 reports means over 10 folds.
+Errors are fractions, NLP in nats. [SSK09] reports mean ± sd over 100 realizations (20 for
+image and splice; its splice uses 7 of the 60 inputs); [NGH07] reports means over 10 folds.
 """
 
 #: Naish-Guzman & Holden (2007), Table 1, "GPC" column: (error, nlp).
@@ -70,7 +70,7 @@ NLP_PAPER_BASELINE = {
     "twonorm": (0.0332, 0.0043, 0.1230, 0.0129),
     "waveform": (0.1214, 0.0100, 0.2761, 0.0148),
 }
-#: 002's IVM used the d_max of lowest test NLP: N/2, image N/3, titanic 2N/3.
+#: [SSK09]'s IVM used the d_max of lowest test NLP: N/2, image N/3, titanic 2N/3.
 NLP_PAPER_IVM = {
     "banana": (0.1036, 0.0048, 0.2465, 0.0079),
     "breast_cancer": (0.3510, 0.1226, 0.6319, 0.0434),
@@ -85,7 +85,7 @@ NLP_PAPER_IVM = {
     "twonorm": (0.0264, 0.0025, 0.0960, 0.0093),
     "waveform": (0.0997, 0.0044, 0.2318, 0.0074),
 }
-#: 002, Table 3: test NLP (mean, sd) of NLP(κ = 59) against d_max = N/k.
+#: [SSK09], Table 3: test NLP (mean, sd) of NLP(κ = 59) against d_max = N/k.
 NLP_PAPER_DMAX = {
     "image": {
         20: (0.2392, 0.0106),

@@ -1,7 +1,7 @@
 """Sparse GP classifiers of other libraries behind scikit-learn's fit / predict_proba.
 
 Binary problems only; installed by the ``[bench]`` extra. Both use the kernel of
-seed 004 (amplitude × isotropic RBF) and ``M`` inducing inputs initialised at the same
+[NGH07] (amplitude × isotropic RBF) and ``M`` inducing inputs initialised at the same
 k-means centres as ``FITCGPClassifier``, and learn them with the hyperparameters.
 
 * :class:`GPySparseEP` — GPy's ``SparseGPClassification``: EP on the DTC

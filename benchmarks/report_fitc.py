@@ -1,4 +1,4 @@
-"""Compare saved runs of FITCGPClassifier with seed 004's SPGPC column.
+"""Compare saved runs of FITCGPClassifier with [NGH07]'s SPGPC column.
 
     python benchmarks/report_fitc.py benchmarks/results/ida_fitc.json \
         benchmarks/results/ida_ep.json benchmarks/results/ripley_ep.json
@@ -43,8 +43,8 @@ def report(paths):
             continue
         print(f"\n{title}\n")
         print(
-            "| data set | n | M | FITC error % | FITC NLP | 004 SPGPC err / nlp | "
-            "within 1 sd | full EP error % / NLP | 004 GPC err / nlp | SVC error % | "
+            "| data set | n | M | FITC error % | FITC NLP | [NGH07] SPGPC err / nlp | "
+            "within 1 sd | full EP error % / NLP | [NGH07] GPC err / nlp | SVC error % | "
             "fit s: FITC / SVC |"
         )
         print("|---|---:|---:|---|---|---|---|---|---|---|---|")

@@ -4,7 +4,7 @@
 
 For each data set: our mean ± sd (sd over realizations), the published full-GP
 figures, whether ours lies within one of our standard deviations of each published
-figure (or of the published sd for 002), and the fit-time ratios of the peers.
+figure (or of the published sd for [SSK09]), and the fit-time ratios of the peers.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def report(path):
     for r in run["results"]:
         by.setdefault(r["dataset"], {}).setdefault(r["estimator"], []).append(r)
     print(
-        "| data set | EP error % | EP NLP | 004 GPC err / nlp | within 1 sd | "
-        "002 full GP err / nlp | within 1 sd | SVC err % | sklearn GPC err % / NLP | "
+        "| data set | EP error % | EP NLP | [NGH07] GPC err / nlp | within 1 sd | "
+        "[SSK09] full GP err / nlp | within 1 sd | SVC err % | sklearn GPC err % / NLP | "
         "fit s: EP / SVC / skGPC |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")

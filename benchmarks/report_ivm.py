@@ -26,7 +26,7 @@ def report(ivm_path, ep_path=None):
     runs = by_dataset(ivm_path)
     ep = by_dataset(ep_path) if ep_path else {}
     print(
-        "| data set | d | IVM error % | IVM NLP | 004 IVM err / nlp | within 1 sd | "
+        "| data set | d | IVM error % | IVM NLP | [NGH07] IVM err / nlp | within 1 sd | "
         "SVC error % | SVC NLP | fit s: IVM / SVC | full EP error % / NLP |"
     )
     print("|---|---:|---|---|---|---|---|---|---|---|")

@@ -1,10 +1,10 @@
-"""Seed 002's Tables 2-4 from saved runs of NLPSparseGPClassifier and its peers.
+"""[SSK09]'s Tables 2-4 from saved runs of NLPSparseGPClassifier and its peers.
 
     python benchmarks/report_nlp.py benchmarks/results/ida_nlp.json \
         [benchmarks/results/ida_nlp_dmax.json]
 
-Tables 2 (test NLP, ×10⁻²) and 4 (test error, %): ours beside 002's figures for the full
-GP, the random baseline, NLP(κ = 59) and the IVM (ours at d = N/5 and at 002's d, 002's
+Tables 2 (test NLP, ×10⁻²) and 4 (test error, %): ours beside [SSK09]'s figures for the full
+GP, the random baseline, NLP(κ = 59) and the IVM (ours at d = N/5 and at [SSK09]'s d, [SSK09]'s
 at its best d_max: N/2, image N/3, titanic 2N/3), with "within 1 sd" judged against the
 larger of the two sds. Then the fit times and, if the runs hold them, Table 3 (test NLP
 against d_max = N/k). Original and reconstructed realizations are reported apart.
@@ -24,7 +24,7 @@ from paper_tables import (
 from report_fitc import load
 from report_full_gp import stats, within
 
-#: ours -> 002's column, in 002's order.
+#: ours -> [SSK09]'s column, in [SSK09]'s order.
 COLUMNS = (
     ("ep", NLP_PAPER_FULL_GP),
     ("nlp_random", NLP_PAPER_BASELINE),
@@ -46,10 +46,10 @@ def cell(rows, field, scale):
 
 def comparison_table(grouped, field, scale, title):
     offset = 0 if field == "error" else 2
-    print(f"\n{title}: ours (002)\n")
+    print(f"\n{title}: ours ([SSK09])\n")
     print(
         "| data set | runs | full EP | baseline κ=1 | NLP κ=59 | NLP κ=59 within 1 sd "
-        "| IVM d=N/5 | IVM at 002's d | SVC |"
+        "| IVM d=N/5 | IVM at [SSK09]'s d | SVC |"
     )
     print("|---|---:|---|---|---|---|---|---|---|")
     for dataset, est in grouped.items():
@@ -105,7 +105,7 @@ def dmax_table(grouped):
             )
     if rows:
         print("\nTable 3: test NLP (×10⁻²) of NLP(κ = 59) against d_max\n")
-        print("| data set | d_max | runs | ours | 002 | within 1 sd | error % |")
+        print("| data set | d_max | runs | ours | [SSK09] | within 1 sd | error % |")
         print("|---|---|---:|---|---|---|---|")
         print("\n".join(rows))
 

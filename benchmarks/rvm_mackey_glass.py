@@ -1,4 +1,4 @@
-"""RVM on the Mackey-Glass series: Subspace EM against batch EM and sklearn-rvm (001 Fig. 3).
+"""RVM on the Mackey-Glass series: Subspace EM against batch EM and sklearn-rvm ([QW03] Fig. 3).
 
     python benchmarks/rvm_mackey_glass.py --sizes 100 200 400 800 1600 2400 \
         --repetitions 10 --out benchmarks/results/rvm_mackey_glass.json
@@ -7,10 +7,10 @@ Inputs are 16 values spaced 6 steps apart, the target six steps ahead of the new
 (``mackey_glass_regression``), Gaussian basis functions of variance 10
 (``RBF(sqrt(10))``, fixed). Each repetition draws a fresh partition: 5 804 test
 examples and n training examples from the rest. Per n: test MSE, relevance vectors and
-fit seconds of ``RVMRegressor`` with Subspace EM (as 001, and with the noise held
+fit seconds of ``RVMRegressor`` with Subspace EM (as [QW03], and with the noise held
 during the sweep) and with batch EM (MacKay updates, all), and of sklearn-rvm's
 ``EMRVR`` (batch EM, same basis), timed in the same process one after another with one
-BLAS thread; then 001's ratios SSEM / batch for both SSEM variants.
+BLAS thread; then [QW03]'s ratios SSEM / batch for both SSEM variants.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def estimators(target_variance):
     """
     kernel = RBF(np.sqrt(WIDTH_VARIANCE))
     models = {
-        # 001 fits the raw series: no target normalisation; newcomers at α = L as
-        # 001's Fig. 1 is written
+        # [QW03] fits the raw series: no target normalisation; newcomers at α = L as
+        # [QW03]'s Fig. 1 is written
         "ssem": lambda: RVMRegressor(
             kernel,
             method="ssem",
@@ -61,7 +61,7 @@ def estimators(target_variance):
             normalize_y=False,
         ),
         # newcomers enter at Tipping & Faul's evidence-maximising α (or not at all),
-        # σ² learnt in every M-step as 001
+        # σ² learnt in every M-step as [QW03]
         "ssem_tipping_faul": lambda: RVMRegressor(
             kernel,
             method="ssem",

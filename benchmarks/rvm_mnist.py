@@ -1,12 +1,12 @@
-"""RVM classifier on MNIST ones against the rest, 16 PCA components (001 §5).
+"""RVM classifier on MNIST ones against the rest, 16 PCA components ([QW03] §5).
 
     SPARSEGP_DATA=../shared/data python benchmarks/rvm_mnist.py --methods ssem batch \
         --batch-max-iter 60 --peer-size 2000 --out benchmarks/results/rvm_mnist.json
 
-Training set as 001: the 6 742 ones and 6 742 other digits drawn at random (13 484);
+Training set as [QW03]: the 6 742 ones and 6 742 other digits drawn at random (13 484);
 test: the 10 000 test digits. PCA to 16 components fitted on the training images. Basis:
 a dictionary of 800 Gaussian basis functions centred on random training inputs plus a
-bias, width by the median heuristic (001 does not give it) or, with ``--width-factors``,
+bias, width by the median heuristic ([QW03] does not give it) or, with ``--width-factors``,
 the factor of it with the lowest error of SSEM fits on a held-out fifth of the training
 set (the test set is never used for the choice; one factor is used as given),
 adaptive-TAP mean field, MacKay updates. sklearn-rvm's ``EMRVC`` (batch EM, Laplace, one
@@ -34,7 +34,7 @@ from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_mnist
 
 N_BASIS = 800
-#: Newcomers at α = L, as 001's Fig. 1 is written (the run recorded in BENCHMARKS.md).
+#: Newcomers at α = L, as [QW03]'s Fig. 1 is written (the run recorded in BENCHMARKS.md).
 ENTERING = "threshold"
 
 

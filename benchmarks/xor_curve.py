@@ -1,4 +1,4 @@
-"""Seed 004's Figure 1: the sparsity needed for < 15 % error on xor as N grows.
+"""[NGH07]'s Figure 1: the sparsity needed for < 15 % error on xor as N grows.
 
     python benchmarks/xor_curve.py --seeds 5 --out benchmarks/results/xor_curve.json
 

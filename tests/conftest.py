@@ -55,7 +55,7 @@ def dense_ep(K, y, likelihood, **options):
 
 
 def fitc_ep(prior, y, likelihood, **options):
-    """EP from zero sites on a FITC prior (004's sequential EP unless told)."""
+    """EP from zero sites on a FITC prior ([NGH07]'s sequential EP unless told)."""
     n = prior.V.shape[1]
     options = dict(mode="sequential", damping=1.0) | options
     return run_ep(

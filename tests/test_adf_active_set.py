@@ -63,7 +63,7 @@ def test_all_points_active_equals_one_dense_adf_pass():
         mom = lik.moments(h[i], A[i, i], y[i])
         expected_p = mom.w / (1 - A[i, i] * mom.w)
         column = A[:, i].copy()
-        A -= mom.w * np.outer(column, column)  # dense ADF, ALGORITHMS.md §0.3
+        A -= mom.w * np.outer(column, column)  # dense ADF, algorithms.md §0.3
         h += mom.g * column
         np.testing.assert_allclose(state.p[i], expected_p, rtol=1e-10)
     np.testing.assert_allclose(state.a, np.diag(A), rtol=1e-9)

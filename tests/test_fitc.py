@@ -1,4 +1,4 @@
-"""FITC-EP (seed 004) against dense EP on the FITC covariance, full EP and finite differences."""
+"""FITC-EP ([NGH07]) against dense EP on the FITC covariance, full EP and finite differences."""
 
 import numpy as np
 import pytest
@@ -191,7 +191,9 @@ def test_four_pseudo_inputs_learn_xor():
     X, y = make_xor_clusters(200, random_state=0)
     X_test, y_test = make_xor_clusters(2000, random_state=1)
     clf = FITCGPClassifier(n_inducing=4, random_state=0).fit(X, y)
-    assert 1.0 - clf.score(X_test, y_test) < 0.16  # Bayes error ≈ 0.13 (004 Figure 1)
+    assert (
+        1.0 - clf.score(X_test, y_test) < 0.16
+    )  # Bayes error ≈ 0.13 ([NGH07] Figure 1)
     assert clf.inducing_points_.shape == (4, 2)
 
 

@@ -58,7 +58,7 @@ def test_probit_without_deletion_is_sequential_adf():
     state = SparseOnlineGP(KERNEL, likelihood, 100, 0.0, "approximate").update(X, y)
     K = KERNEL(X)
     A, h = K.copy(), np.zeros(len(y))
-    for i in range(len(y)):  # the dense ADF update of ALGORITHMS.md §0.3
+    for i in range(len(y)):  # the dense ADF update of algorithms.md §0.3
         moments = likelihood.moments(h[i], A[i, i], y[i])
         column = A[:, i].copy()
         A -= moments.w * np.outer(column, column)

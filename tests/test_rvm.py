@@ -95,7 +95,7 @@ def test_bad_input_gets_clear_errors():
 
 
 def test_centred_nearly_noise_free_series_keeps_its_relevance_vectors():
-    """Mackey-Glass with 001's wide basis functions and normalised targets: σ² learnt
+    """Mackey-Glass with [QW03]'s wide basis functions and normalised targets: σ² learnt
     from the first basis function (the bias, useless on centred targets) took all the
     variance, and no newcomer was admitted — a constant prediction. Learnt after the
     sweep (the default), the model keeps its relevance vectors."""
@@ -112,7 +112,7 @@ def test_centred_nearly_noise_free_series_keeps_its_relevance_vectors():
 @pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])
 def test_every_mean_field_fits_banana_without_a_crash(mean_field):
     # With Tipping & Faul's newcomers naive mean field's cavity variances overflowed
-    # (NotPSDError on the first 200 banana points); it keeps 001's rule.
+    # (NotPSDError on the first 200 banana points); it keeps [QW03]'s rule.
     X, y, X_test, y_test = load_banana()
     model = RVMClassifier(mean_field=mean_field, random_state=0).fit(X[:200], y[:200])
     proba = model.predict_proba(X_test)

@@ -123,7 +123,7 @@ def test_adaptive_tap_is_ep_on_the_weight_space_prior():
     cov_y = Psi @ post.covariance() @ Psi.T
     np.testing.assert_allclose(Psi @ post.mean, ep.mean, atol=1e-7)
     np.testing.assert_allclose(np.diag(cov_y), ep.var, atol=1e-7)
-    # the fixed point satisfies 001 eq. 16, μ = A⁻¹Ψᵀg, with g at EP's cavities
+    # the fixed point satisfies [QW03] eq. 16, μ = A⁻¹Ψᵀg, with g at EP's cavities
     V = 1 / (1 / ep.var - ep.tau)
     y_cavity = V * (ep.mean / ep.var - ep.nu)
     g = Probit().moments(y_cavity, V, t).g
@@ -310,7 +310,7 @@ def test_entering_alpha_maximises_the_evidence_with_the_others_fixed():
 
 def test_tipping_faul_subspace_em_reaches_the_batch_evidence():
     """On the sinc problem the evidence-maximising newcomers reach batch EM's
-    evidence, as 001's newcomers at α = L do here (their gap shows on nearly
+    evidence, as [QW03]'s newcomers at α = L do here (their gap shows on nearly
     noise-free series: BENCHMARKS.md, Mackey-Glass)."""
     Psi, t = sinc_problem(n=80, seed=3)
     options = dict(noise=0.01, tol=1e-8, max_iter=2000)

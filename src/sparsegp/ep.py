@@ -41,7 +41,7 @@ class EPBinaryModel:
     log_marginal_likelihood: float
 
     def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance (R&W Alg. 3.6), in batches."""
+        """Latent predictive mean and variance ([RW06] Alg. 3.6), in batches."""
 
         def predict(X_batch):
             K_cross = self.kernel(self.X_train, X_batch)
@@ -63,7 +63,7 @@ class EPGPClassifier(GPClassifierMixin):
     The full (non-sparse) GP classifier every sparse estimator of the package is
     compared with: EP as in Rasmussen & Williams (2006), Alg. 3.5, in the stable
     ``B = I + S̃½ K S̃½`` form, with kernel hyperparameters and the probit bias ``b``
-    chosen by maximising the EP evidence with its analytic gradient (R&W eq. 5.27).
+    chosen by maximising the EP evidence with its analytic gradient ([RW06] eq. 5.27).
 
     .. math:: p(y \\mid f) = \\Phi(y (f + b)), \\qquad f \\sim GP(0, k).
 
@@ -89,7 +89,7 @@ class EPGPClassifier(GPClassifierMixin):
         Initial (or, with ``learn_bias=False``, fixed) bias.
     ep_mode : {"parallel", "sequential"}, default="parallel"
         Parallel EP updates all sites from the same marginals, then refreshes the
-        posterior in O(n³); sequential EP (R&W Alg. 3.5) updates sites one by one with
+        posterior in O(n³); sequential EP ([RW06] Alg. 3.5) updates sites one by one with
         rank-one changes in random order.
     damping : float in (0, 1], default=1.0
         Fraction of each moment-matched site change applied at first; halved when
@@ -126,8 +126,8 @@ class EPGPClassifier(GPClassifierMixin):
 
     References
     ----------
-    Rasmussen, C. E. and Williams, C. K. I. (2006). Gaussian Processes for Machine
-    Learning, §3.6 and §5.5.2. MIT Press.
+    [RW06] Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian Processes for
+    Machine Learning*, Alg. 3.5-3.6 and §5.5.2. MIT Press.
 
     Examples
     --------

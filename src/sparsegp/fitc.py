@@ -63,7 +63,7 @@ class FITCBinaryModel:
     n_sweeps: int = 0
 
     def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance (004 §3.1): O(M) and O(M²) per point."""
+        """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point."""
 
         def predict(X_batch):
             K_u_star = self.kernel(self.inducing_points, X_batch)
@@ -77,13 +77,13 @@ class FITCBinaryModel:
 class FITCGPClassifier(GPClassifierMixin):
     """Sparse GP classifier: EP on the FITC prior with M learnt pseudo-inputs.
 
-    Naish-Guzman & Holden's generalized FITC approximation (seed 004): the latent
+    Naish-Guzman & Holden's generalized FITC approximation ([NGH07]): the latent
     function is conditioned on its values at ``M`` pseudo-inputs ``X̄`` placed anywhere
     in input space, the training latents are independent given them (FITC prior), and
     EP approximates the probit posterior in O(N·M²) per sweep. Kernel
     hyperparameters, the probit bias and the pseudo-inputs maximise the EP evidence
     with its analytic gradient. A handful of pseudo-inputs often matches the full GP
-    classifier (004 Table 1: M = 2 on twonorm and ringnorm).
+    classifier ([NGH07] Table 1: M = 2 on twonorm and ringnorm).
 
     .. math:: p(y \\mid f) = \\Phi(y (f + b)), \\quad
               f \\sim N(0, Q_{ff} + \\mathrm{diag}(K_{ff} - Q_{ff})).
@@ -95,7 +95,7 @@ class FITCGPClassifier(GPClassifierMixin):
     ----------
     kernel : sklearn kernel, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)``, the isotropic kernel of
-        004, with ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised inputs).
+        [NGH07], with ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised inputs).
         Learning hyperparameters or pseudo-inputs needs sums and products of
         ``ConstantKernel`` and ``RBF`` (scalar or ARD length-scales); with
         ``optimizer=None`` any kernel works.
@@ -105,20 +105,20 @@ class FITCGPClassifier(GPClassifierMixin):
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
         Initial pseudo-inputs: k-means centres (fitted on at most 20 random
-        training points per centre), a random subset of the training inputs (004),
+        training points per centre), a random subset of the training inputs ([NGH07]),
         the active set of an IVM with the initial kernel, or given.
     optimize_inducing : bool, default=True
         Learn the pseudo-inputs with the hyperparameters. ``False`` learns only the
-        kernel and bias, the compromise 004 suggests for high-dimensional inputs.
+        kernel and bias, the compromise [NGH07] suggests for high-dimensional inputs.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps kernel, bias and pseudo-inputs at their initial values.
     n_restarts_optimizer : int, default=0
         Extra initialisations (new initial pseudo-inputs drawn by ``inducing_init``);
-        the one with the highest evidence wins. 004 took the best of 3-5; each costs
+        the one with the highest evidence wins. [NGH07] took the best of 3-5; each costs
         a whole fit, and from k-means centres one start is usually enough. Not used
         for an array ``inducing_init``.
     max_iter_optimizer : int, default=20
-        L-BFGS-B iterations per initialisation (004: 20 CG iterations).
+        L-BFGS-B iterations per initialisation ([NGH07]: 20 CG iterations).
     learn_bias : bool, default=True
         Learn the probit bias ``b``.
     bias : float, default=0.0
@@ -126,7 +126,7 @@ default="kmeans"
     ep_mode : {"parallel", "sequential"}, default="parallel"
         Parallel EP updates all sites from the same marginals, then refreshes the
         posterior by two O(N·M²) matrix products (BLAS-3, near the machine's peak);
-        sequential is 004's EP, one O(M²) update of the structured posterior per
+        sequential is [NGH07]'s EP, one O(M²) update of the structured posterior per
         site in random order. Both reach the same fixed point; parallel takes more
         sweeps but each is 10-20× cheaper (BENCHMARKS.md, FITC cost).
     damping : float in (0, 1] or "auto", default="auto"
@@ -139,7 +139,7 @@ default="kmeans"
     max_sweeps : int, default=100
         Maximum EP sweeps per evidence evaluation.
     jitter : float, default=1e-6
-        ``ε_u`` added to the diagonal of ``K_uu`` (004 footnote 3).
+        ``ε_u`` added to the diagonal of ``K_uu`` ([NGH07] footnote 3).
     n_jobs : int, default=None
         Parallel one-vs-rest problems (joblib).
     random_state : int, RandomState instance or None, default=None
@@ -164,8 +164,8 @@ default="kmeans"
 
     References
     ----------
-    Naish-Guzman, A. and Holden, S. (2007). The generalized FITC approximation.
-    NIPS 20.
+    [NGH07] Naish-Guzman, A. and Holden, S. (2008). The generalized FITC
+    approximation. NIPS 20.
 
     Examples
     --------

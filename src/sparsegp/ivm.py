@@ -180,12 +180,12 @@ class _IVMFitting:
         return float(self._held_out_error(model, mean, var, y)), nlp
 
     def _fit_ivm(self, X, y, kernel, rng, strategy):
-        """Alternate selection with L-BFGS-B on the active set's evidence (§1.8).
+        """Alternate selection with L-BFGS-B on the active set's evidence (algorithms.md §1.8).
 
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
-        (Naish-Guzman & Holden 2007, §4, criticise exactly this). Each round is
+        ([NGH07] §4 criticises exactly this). Each round is
         therefore scored by the predictive NLP of up to ``_N_SCORE`` training points
-        outside the active set (the O(n) criterion of 000 §3), and the best round kept.
+        outside the active set (the O(n) criterion of [LSH02] §3), and the best round kept.
         """
         start = time.perf_counter()
         d = self._active_set_size(len(y))
@@ -294,7 +294,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         (BENCHMARKS.md); on clean digits it is five times more accurate than uniform.
         Costs the (cheaper) uniform fit on top.
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
-        The randomized greedy schedule of 000 §3.
+        The randomized greedy schedule of [LSH02] §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
         Precision of the selection's O(n·d) store ``V`` (and of its kernel blocks).
         ``float32`` halves its memory and runs the selection about 1.8× faster; the
@@ -305,7 +305,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in float64, else float64.
     posterior : {"active_set", "fitc"}, default="active_set"
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
-        ``"fitc"``: Naish-Guzman & Holden's compromise (004 §6): after selection, EP
+        ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
         over all n sites on the FITC prior whose pseudo-inputs are the active set,
         its kernel and bias relearnt from the IVM's by ``_FITC_ITERATIONS`` (5)
         L-BFGS-B steps on the FITC EP evidence (kept fixed with ``optimizer=None``).
@@ -324,7 +324,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in the paper's MNIST runs (0.1) where hyperparameters were not learnt.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         Hyperparameters alternate between selection and maximising the approximate
-        marginal likelihood of the active set with its sites fixed (§1.8); ``None``
+        marginal likelihood of the active set with its sites fixed (algorithms.md §1.8); ``None``
         keeps the kernel fixed.
     n_outer_iterations : int, default=3
         Alternations of optimisation and reselection.
@@ -349,10 +349,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     References
     ----------
-    Lawrence, N., Seeger, M. and Herbrich, R. (2003). Fast sparse Gaussian process
-    methods: the informative vector machine. NIPS 15.
-    Naish-Guzman, A. and Holden, S. (2007). The generalized FITC approximation.
-    NIPS 20 (``posterior="fitc"``).
+    [LSH02] Lawrence, N., Seeger, M. and Herbrich, R. (2003). Fast sparse Gaussian
+    process methods: the informative vector machine. NIPS 15.
+    [NGH07] Naish-Guzman, A. and Holden, S. (2008). The generalized FITC
+    approximation. NIPS 20.
+    The mathematics: docs/algorithms.md §1; [NGH07] for ``posterior="fitc"``.
 
     Examples
     --------
@@ -443,7 +444,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         return model
 
     def _fitc_posterior(self, X, y, model, random_state):
-        """004 §6: EP over all sites on the FITC prior with the active set as Z.
+        """[NGH07] §6: EP over all sites on the FITC prior with the active set as Z.
 
         Kernels FITC cannot differentiate keep the IVM's kernel and bias.
         """
@@ -487,7 +488,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
 
     With a Gaussian likelihood the ADF sites are exact, and the entropy score picks the
     point of largest current posterior variance; prediction is exact GP regression
-    on the active subset (ALGORITHMS.md §6.2). The noise is the kernel's
+    on the active subset (algorithms.md §1.10). The noise is the kernel's
     ``WhiteKernel`` term, as in ``GaussianProcessRegressor``.
 
     Parameters
@@ -523,6 +524,12 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     log_marginal_likelihood_value_ : float
     y_mean_, y_std_ : float
         The target normalisation (0 and 1 without ``normalize_y``).
+
+    References
+    ----------
+    [LSH02] Lawrence, N., Seeger, M. and Herbrich, R. (2003). Fast sparse Gaussian
+    process methods: the informative vector machine. NIPS 15.
+    The mathematics: docs/algorithms.md §1.10.
     """
 
     _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}

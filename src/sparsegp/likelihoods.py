@@ -3,7 +3,7 @@
 Every approximation in the package (EP, ADF, the online GP, mean-field RVM) needs the same
 three numbers for a latent ``f ~ N(mu, var)``: the log of the averaged likelihood
 ``log Z = log ∫ p(y | f) N(f | mu, var) df`` and its first two derivatives with respect
-to ``mu``. ``ALGORITHMS.md`` §0.2 (Lemma P) states them; this module evaluates them stably.
+to ``mu``. algorithms.md §0.2 (Lemma P) states them; this module evaluates them stably.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def inverse_mills_ratio(z, log_cdf=None):
 def probit_curvature(z, rho=None):
     """Return ``ρ(z)(z + ρ(z))`` with an asymptotic series for ``z < -30``.
 
-    The direct form cancels catastrophically in the far left tail (``ALGORITHMS.md``
+    The direct form cancels catastrophically in the far left tail (algorithms.md
     §0.2); there ``1 - z⁻² + 6z⁻⁴ - 50z⁻⁶ + 518z⁻⁸`` is accurate to 2e-11.
     """
     z = np.asarray(z, dtype=float)
@@ -81,7 +81,7 @@ class Probit:
     Parameters
     ----------
     bias : float
-        The bias ``b`` added to the latent function (004 calls it ``β``).
+        The bias ``b`` added to the latent function ([NGH07] calls it ``β``).
     slope : float
         The slope ``λ > 0``; it is not identifiable together with the kernel amplitude,
         so estimators keep it at 1.
@@ -91,7 +91,7 @@ class Probit:
     slope: float = 1.0
 
     def moments(self, mu, var, y) -> Moments:
-        """Lemma P of ``ALGORITHMS.md`` §0.2 at ``f ~ N(mu, var)``."""
+        """Lemma P of algorithms.md §0.2 at ``f ~ N(mu, var)``."""
         mu, var, y = np.broadcast_arrays(
             np.asarray(mu, float), np.asarray(var, float), np.asarray(y, float)
         )
@@ -131,7 +131,7 @@ class Probit:
         return Moments(log_z=log_cdf, g=lam * y * rho / s, w=w, z=z)
 
     def predict_proba(self, mean, var):
-        """``P(y = +1 | x)`` for a latent predictive ``N(mean, var)`` (§0.1)."""
+        """``P(y = +1 | x)`` for a latent predictive ``N(mean, var)`` (algorithms.md §0.1)."""
         return ndtr(self.predictive_z(mean, var))
 
     def predictive_z(self, mean, var):
@@ -151,7 +151,7 @@ class Gaussian:
     noise: float
 
     def moments(self, mu, var, y) -> Moments:
-        """Closed-form log Z, g and w (``ALGORITHMS.md`` §0.2, last paragraph)."""
+        """Closed-form log Z, g and w (algorithms.md §0.2, last paragraph)."""
         total = np.asarray(var, float) + self.noise
         resid = np.asarray(y, float) - np.asarray(mu, float)
         log_z = -0.5 * (resid * resid / total + np.log(total)) - _LOG_SQRT_2PI
@@ -167,7 +167,7 @@ class Gaussian:
 
 
 def site_from_cavity(mu_c, var_c, moments: Moments):
-    """Moment-matching site ``(τ̃, ν̃)`` for a cavity ``N(mu_c, var_c)`` (Lemma S, §0.3).
+    """Moment-matching site ``(τ̃, ν̃)`` for a cavity ``N(mu_c, var_c)`` (algorithms.md §0.3).
 
     ``τ̃ = w / (1 - var_c w)`` and ``ν̃ = (g + w mu_c) / (1 - var_c w)``; cavity times
     site then has exactly the tilted mean and variance.

@@ -1,4 +1,4 @@
-"""The validation-based sparse GP classifier: NLPSparseGPClassifier (seed 002)."""
+"""The validation-based sparse GP classifier: NLPSparseGPClassifier ([SSK09])."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ _LOG_SLOPE_BOUNDS = (np.log(1e-3), np.log(1e3))
 def median_heuristic_kernel(X, rng):
     """``1 · exp(−‖x−x′‖²/(2σ²))`` with σ² the median squared pairwise distance.
 
-    The initialisation ALGORITHMS.md §8.5 adopts for 002's unspecified one ("as in
+    The initialisation algorithms.md §2.4 adopts for [SSK09]'s unspecified one ("as in
     Schölkopf & Smola 2002"), on a subsample of at most 1 000 points. The length-scale
     bounds are ``σ·(10⁻⁵, 10⁵)``, so inputs in any units get the same search range.
     """
@@ -66,7 +66,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     ``κ`` candidates, the one that most lowers the negative log predictive loss of the
     training points outside the basis (eqs. 2.7-2.8, 2.14). The same loss, with the basis
     and its sites fixed, is then decreased in the kernel hyperparameters and the bias by
-    a few L-BFGS-B steps, and the basis is chosen afresh (002 §2.5). O(n·d² + κ·s·d²)
+    a few L-BFGS-B steps, and the basis is chosen afresh ([SSK09] §2.5). O(n·d² + κ·s·d²)
     time per basis (s = ``validation_size``), O(n·d) memory; predictions as the IVM's
     (O(d) mean, O(d²) variance).
 
@@ -74,14 +74,14 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     ----------
     kernel : sklearn kernel, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(σ)`` with σ² the median squared
-        distance between training points (ALGORITHMS.md §8.5). Hyperparameter learning
+        distance between training points (algorithms.md §2.4). Hyperparameter learning
         needs sums and products of ``ConstantKernel`` and ``RBF``.
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting). Must leave at least one training point outside.
     working_set_size : int or None, default=59
         ``κ``: candidates scored per inclusion (Smola & Bartlett's 59). ``None`` scores
-        every point outside the basis; 1 is random selection (002's baseline).
+        every point outside the basis; 1 is random selection ([SSK09]'s baseline).
     validation_size : int or None, default=2000
         Training points outside the basis that score the candidates (drawn afresh at
         each inclusion) and that the hyperparameter steps average over (drawn once per
@@ -92,16 +92,16 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     bias, slope : float, default=0.0, 1.0
         Initial probit bias ``b`` and slope ``λ`` of ``Φ(λ y (f + b))``.
     learn_slope : bool, default=False
-        Learn ``λ`` too. Only ``λ²v`` and ``λb`` matter (ALGORITHMS.md §2.5), so with
+        Learn ``λ`` too. Only ``λ²v`` and ``λb`` matter (algorithms.md §2.5), so with
         an amplitude in the kernel this adds a flat direction; off by default.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None``: one basis at the given kernel, bias and slope.
     max_iter_optimizer : int, default=5
-        L-BFGS-B iterations per outer iteration. 002 takes "one or two line searches"
+        L-BFGS-B iterations per outer iteration. [SSK09] takes "one or two line searches"
         of CG; L-BFGS-B forgets its curvature between outer iterations, and 5 steps
         reach as low a loss in fewer outer iterations (BENCHMARKS.md).
     max_outer_iterations : int, default=20
-        Cap on outer iterations (002: about 10 are typical).
+        Cap on outer iterations ([SSK09]: about 10 are typical).
     patience : int, default=5
         Stop once the training NLP has not decreased by more than ``tol`` (relative
         to the best so far) for this many consecutive outer iterations.
@@ -120,13 +120,14 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     kernel_, bias_, classes_, estimators_
         As for :class:`EPGPClassifier`.
     log_marginal_likelihood_value_ : float
-        ``L_IVM`` of the basis with its sites (ALGORITHMS.md §1.8), for reference: the
+        ``L_IVM`` of the basis with its sites (algorithms.md §1.8), for reference: the
         method does not maximise it.
 
     References
     ----------
-    Sundararajan, S., Shevade, S. and Keerthi, S. S. (2009). Fast sparse Gaussian process
-    classifiers using a validation-based basis selection. Technical report.
+    [SSK09] Sundararajan, S., Shevade, S. and Keerthi, S. S. (2009). Validation-based
+    sparse Gaussian process classifier design. Neural Computation 21(7).
+    The mathematics: docs/algorithms.md §2.
 
     Examples
     --------
@@ -210,7 +211,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self._basis_size(len(X))
 
     def _fit_binary(self, X, y, random_state):
-        """The two-loop algorithm of 002 §2.5; returns the outer iteration of least NLP."""
+        """The two-loop algorithm of [SSK09] §2.5; returns the outer iteration of least NLP."""
         start = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = median_heuristic_kernel(X, rng) if self.kernel is None else self.kernel

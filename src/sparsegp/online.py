@@ -2,7 +2,7 @@
 
 Both learn from a stream in one pass with ``partial_fit`` (or ``fit``), keeping at most
 ``max_basis_vectors`` basis vectors; the mathematics is in
-:mod:`sparsegp.approximations.online`. Seed 003 fixes the hyperparameters; here, by
+:mod:`sparsegp.approximations.online`. [Csa02] fixes the hyperparameters; here, by
 default, they are estimated once from a subsample with the exact model
 (``GaussianProcessRegressor``, :class:`EPGPClassifier`) before the pass, or taken as
 given with ``optimizer=None``.
@@ -56,7 +56,7 @@ class _OnlineFitting:
     """The passes over the data shared by both estimators.
 
     A first pass starts from an empty BV set and chooses the basis. A second pass
-    restarts from that basis, held fixed (``α = 0``, ``C = 0``, 003 §3.6), and projects
+    restarts from that basis, held fixed (``α = 0``, ``C = 0``, [Csa02] §3.6), and projects
     every example onto it by eq. 88: each likelihood term enters once, and the
     examples seen early meet the final basis rather than the smaller one of their
     time (for regression this is exactly the DTC posterior on the basis). Passes
@@ -113,7 +113,7 @@ class OnlineBinaryModel:
         return self.state.likelihood
 
     def latent_mean_and_variance(self, X):
-        """O(t) mean and O(t²) variance per point (003 §3.6), in batches."""
+        """O(t) mean and O(t²) variance per point ([Csa02] §3.6), in batches."""
         state = self.state
 
         def predict(X_batch):
@@ -145,7 +145,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         ``tol·k(x, x)`` is projected onto the current basis (eq. 88) and does not join
         it; this keeps ``K_BV⁻¹`` well conditioned on (near-)duplicate inputs.
     deletion_score : {"approximate", "exact"}, default="approximate"
-        Deletion score: eq. 85 (the mean term, O(d), used in 003's experiments) or
+        Deletion score: eq. 85 (the mean term, O(d), used in [Csa02]'s experiments) or
         eq. 83 (the full KL divergence, O(d³) per deletion). (Not ``score``: that
         name is scikit-learn's ``score`` method.)
     n_passes : int, default=1
@@ -187,8 +187,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
 
     References
     ----------
-    Csató, L. (2002). Gaussian processes - iterative sparse approximations. PhD
-    thesis, Aston University, chapter 3.
+    [Csa02] Csató, L. (2002). Gaussian processes - iterative sparse approximations.
+    PhD thesis, Aston University, chapter 3.
+    The mathematics: docs/algorithms.md §3.
 
     Examples
     --------
@@ -345,6 +346,12 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         beyond two)
     kernel_, bias_, classes_, estimators_
         As for :class:`EPGPClassifier`; ``estimators_[c].state`` is the online state.
+
+    References
+    ----------
+    [Csa02] Csató, L. (2002). Gaussian processes - iterative sparse approximations.
+    PhD thesis, Aston University, chapter 3.
+    The mathematics: docs/algorithms.md §3.
 
     Examples
     --------

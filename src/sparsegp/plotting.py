@@ -183,7 +183,7 @@ def plot_reliability_diagram(y_true, probabilities, *, ax=None, n_bins=15):
 
 
 def plot_rejection_curves(curves, *, ax=None):
-    """Error against rejected fraction for several classifiers (000, Fig. 1).
+    """Error against rejected fraction for several classifiers ([LSH02], Fig. 1).
 
     Parameters
     ----------

@@ -66,7 +66,7 @@ class RVMModel:
         return columns
 
     def latent_mean_and_variance(self, X):
-        """``ψ(x)ᵀμ`` and ``ψ(x)ᵀΣψ(x)`` (001 eqs. 9-10, without the noise)."""
+        """``ψ(x)ᵀμ`` and ``ψ(x)ᵀΣψ(x)`` ([QW03] eqs. 9-10, without the noise)."""
 
         def predict(X_batch):
             Psi = self.design(X_batch)
@@ -164,7 +164,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     """Relevance vector machine for regression, grown by Subspace EM.
 
     Basis functions ``k(x, x_j)`` at the training inputs plus a bias; each weight has a
-    prior ``N(0, α_j⁻¹)`` and the evidence (001 eq. 11) is maximised over the α and the
+    prior ``N(0, α_j⁻¹)`` and the evidence ([QW03] eq. 11) is maximised over the α and the
     noise ``σ²``. Subspace EM (Quiñonero-Candela & Winther 2003, Fig. 1) adds basis
     functions one at a time, pruning those whose α reaches ``threshold``: O(n·|R|²) per
     step instead of the batch method's O(n³).
@@ -178,15 +178,15 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     method : {"ssem", "batch"}, default="ssem"
         Subspace EM, or batch EM with every basis function active from the start.
     update : {"mackay", "em"}, default="mackay"
-        α and σ² updates (001 eq. 12). With ``"em"`` a newcomer entering at α = L moves
-        away from L only additively, so ``threshold`` must be moderate (ALGORITHMS.md §8).
+        α and σ² updates ([QW03] eq. 12). With ``"em"`` a newcomer entering at α = L moves
+        away from L only additively, so ``threshold`` must be moderate (algorithms.md §4.3).
     threshold : float, default=1e12
         ``L``: α ≥ L prunes.
     entering : {"tipping_faul", "threshold"}, default="tipping_faul"
         Subspace EM's newcomers: ``"threshold"`` enter with α = L and one EM step, as
-        001's Fig. 1 is written; ``"tipping_faul"`` enter at the α that maximises the
+        [QW03]'s Fig. 1 is written; ``"tipping_faul"`` enter at the α that maximises the
         evidence with the others fixed, ``s²/(q² − s)``, and are skipped when
-        ``q² ≤ s`` (Tipping & Faul 2003; ALGORITHMS.md §4.3 recommends it). From
+        ``q² ≤ s`` (Tipping & Faul 2003; algorithms.md §4.3 recommends it). From
         α = L a newcomer that the early, too-large noise estimate makes look useless is
         pruned for good: on Mackey-Glass (n = 1 000) ``"threshold"`` ends 4-6× above
         batch EM's test error, ``"tipping_faul"`` below it; on IDA image 9.3 % against
@@ -200,7 +200,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         Initial ``σ²`` in the units of ``y``; ``None`` means ``(0.1 · std y)²``, as
         Tipping's SparseBayes.
     learn_noise : bool or "after_sweep", default="after_sweep"
-        ``True`` learns ``σ²`` in every M-step (001). ``"after_sweep"`` holds it at
+        ``True`` learns ``σ²`` in every M-step ([QW03]). ``"after_sweep"`` holds it at
         ``noise`` while Subspace EM adds basis functions and learns it in the final
         batch EM. Learnt from the first few basis functions, ``σ²`` takes the residual
         of a tiny model: on nearly noise-free targets the sweep then prunes (or, with
@@ -215,7 +215,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         Centre and scale the targets by their mean and standard deviation before
         fitting (the weights' prior is then on the scale of the data). Without it,
         targets far from zero (scikit-learn's diabetes data, mean 152) kept no
-        relevance vector. 001's experiments use raw targets (``False``).
+        relevance vector. [QW03]'s experiments use raw targets (``False``).
     random_state, verbose
         Dictionary subset, progress.
 
@@ -234,6 +234,14 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         The target normalisation (0 and 1 without ``normalize_y``).
     n_iter_ : int
         E-steps taken.
+
+    References
+    ----------
+    [QW03] Quiñonero-Candela, J. and Winther, O. (2003). Incremental Gaussian
+    processes. NIPS 15.
+    [TF03] Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
+    maximisation for sparse Bayesian models. AISTATS.
+    The mathematics: docs/algorithms.md §4.
 
     Examples
     --------
@@ -316,7 +324,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         return self
 
     def _latent_and_noise(self, X):
-        """Latent mean and variance and ``σ²`` in normalised units (001 eqs. 9-10)."""
+        """Latent mean and variance and ``σ²`` in normalised units ([QW03] eqs. 9-10)."""
         mean, var = self.model_.latent_mean_and_variance(X)
         return mean, var, self.noise_ / self.y_std_**2
 
@@ -325,7 +333,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     """Relevance vector machine for probit classification, by Subspace EM and mean field.
 
     Likelihood ``Φ(t·y(x)/σ_in)`` with ``y(x) = ψ(x)ᵀw``; the E-step is the mean-field
-    posterior of 001 §4 — ``"tap"`` (adaptive TAP, which equals EP), ``"naive"`` mean
+    posterior of [QW03] §4 — ``"tap"`` (adaptive TAP, which equals EP), ``"naive"`` mean
     field, or ``"laplace"`` (the MAP with Gaussian curvature) — solved by damped Newton
     steps (eq. 19); the M-step updates the α as for regression. ``σ_in`` is fixed.
 
@@ -333,7 +341,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     ----------
     kernel, method, update, threshold, entering, bias, n_basis, tol, max_iter
         As for :class:`RVMRegressor`; the final batch EM stops when no ``log α`` moves
-        by more than ``tol`` (001 gives no classification evidence to monitor).
+        by more than ``tol`` ([QW03] gives no classification evidence to monitor).
     mean_field : {"tap", "naive", "laplace"}, default="tap"
         Naive mean field takes the prior variance as cavity variance: on well-separated
         classes it drives α to its floor and the weights to thousands, where its E-step
@@ -351,7 +359,17 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         E-steps taken (per one-vs-rest problem).
     classes_, estimators_
     log_marginal_likelihood_value_ : float
-        NaN: 001 defines no classification evidence.
+        NaN: [QW03] defines no classification evidence.
+
+    References
+    ----------
+    [QW03] Quiñonero-Candela, J. and Winther, O. (2003). Incremental Gaussian
+    processes. NIPS 15.
+    [OW00] Opper, M. and Winther, O. (2000). Gaussian processes for classification:
+    mean-field algorithms. Neural Computation 12(11).
+    [TF03] Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood
+    maximisation for sparse Bayesian models. AISTATS.
+    The mathematics: docs/algorithms.md §4.4.
 
     Examples
     --------

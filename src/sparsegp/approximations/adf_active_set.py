@@ -1,4 +1,4 @@
-"""The ADF active-set state shared by the IVM and the NLP method (ALGORITHMS.md §1.2-1.5).
+"""The ADF active-set state shared by the IVM and the NLP method (algorithms.md §1.2-1.5).
 
 A Gaussian approximation ``N(f | h, A)`` of the posterior over all n training latents,
 with sites only on an active set ``I`` (Lawrence, Seeger & Herbrich 2002, eq. 1). It is
@@ -9,7 +9,7 @@ candidates O(n) (eq. 4).
 
 ``V`` is held transposed (``Vt``, n × d, one contiguous row per training point), so a
 point's column is one contiguous read. Columns may be left stale and completed on
-demand (the delayed updating of the randomized greedy selection, §1.5):
+demand (the delayed updating of the randomized greedy selection, algorithms.md §1.5):
 ``rows_done[j]`` counts the rows of column j that are current, and ``a[j]``, ``h[j]``
 are the marginals at those rows (completing a column only adds its new rows' terms).
 Work on a set of points
@@ -161,7 +161,7 @@ class ADFActiveSet:
         elsewhere.
 
         Stale columns are completed by a blocked forward substitution
-        ``V_{·j} = L⁻¹ Π½ K_{I,j}`` over row blocks of ``_ROW_BLOCK`` (ALGORITHMS.md
+        ``V_{·j} = L⁻¹ Π½ K_{I,j}`` over row blocks of ``_ROW_BLOCK`` (algorithms.md
         §1.5): sorted by ``rows_done``, the columns lacking rows of a block are a
         prefix of the set, so each block is one kernel block, one product with the
         rows above it and one triangular solve. A column costs O((k − rows held)·k)
@@ -185,8 +185,8 @@ class ADFActiveSet:
     def _forward_substitute(self, Vt, held, kernel_columns, a, h):
         """Complete the rows ``held[j]:k`` of each column and update ``a``, ``h`` by them.
 
-        ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj`` (§1.2) change only by the
-        new rows' terms, accumulated in float64 whatever V's precision.
+        ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj`` (algorithms.md §1.2) change
+        only by the new rows' terms, accumulated in float64 whatever V's precision.
         """
         k = self.size
         active = np.asarray(self.active)
@@ -241,12 +241,12 @@ class ADFActiveSet:
         return self.likelihood.moments(columns.h, columns.a, self.y[columns.points])
 
     def entropy_scores(self, columns: CurrentColumns):
-        """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` (000 eq. 4)."""
+        """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` ([LSH02] eq. 4)."""
         w = self.moments(columns).w
         return -0.5 * np.log1p(-columns.a * w)
 
     def include(self, position, columns: CurrentColumns):
-        """Add ``columns.points[position]`` to the active set (000 eqs. 2-3, §1.3).
+        """Add ``columns.points[position]`` to the active set (algorithms.md §1.3).
 
         The new row of ``V`` (O(k) per column) extends every column of ``columns``;
         other stored columns become stale and are completed later by :meth:`gather`.
@@ -281,10 +281,10 @@ class ADFActiveSet:
         self.active.append(i)
 
     def predictor(self) -> DensePredictor:
-        """Prediction from the active set (000 eq. 5), frozen; the O(n·d) state is not kept.
+        """Prediction from the active set ([LSH02] eq. 5), frozen; the O(n·d) state is not kept.
 
         With sites ``Π_I`` on the active set this is the dense EP predictor of
-        R&W Alg. 3.6 on ``I``: ``L``, ``Π_I½`` and ``β = Π_I½ L⁻ᵀ c`` (mean
+        [RW06] Alg. 3.6 on ``I``: ``L``, ``Π_I½`` and ``β = Π_I½ L⁻ᵀ c`` (mean
         ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``).
         """
         k = self.size

@@ -1,12 +1,12 @@
-"""Expectation propagation: one loop for every Gaussian prior (ALGORITHMS.md §5, §6.1).
+"""Expectation propagation: one loop for every Gaussian prior (algorithms.md §5, §6.1).
 
 Pure numerics. Sites are kept in natural parameters ``τ̃`` (precision) and
 ``ν̃ = τ̃ m``. The loop (:func:`run_ep`) sees the posterior ``N(μ, Σ)`` over the training
 latents only through a small interface, :class:`SitePosterior`: its marginals, its
 refresh from the sites, ``log|I + K T̃|`` and a sequential sweep. Two posteriors
-implement it: :class:`DensePosterior` for a full prior ``N(0, K)`` (R&W Alg. 3.5,
+implement it: :class:`DensePosterior` for a full prior ``N(0, K)`` ([RW06] Alg. 3.5,
 in the stable ``B = I + S̃½ K S̃½`` form) and
-:class:`~sparsegp.approximations.fitc_ep.FITCPosterior` for the FITC prior (004).
+:class:`~sparsegp.approximations.fitc_ep.FITCPosterior` for the FITC prior ([NGH07]).
 :class:`WarmStartedEP` starts each run from the previous run's sites, as an
 optimizer's evidence evaluations want.
 """
@@ -71,7 +71,7 @@ class DensePosterior:
     """EP posterior on a full prior ``N(0, K)``: ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``.
 
     A refresh factors ``B = I + S̃½ K S̃½`` (eigenvalues ≥ 1, no jitter needed) and
-    forms ``V = L⁻¹ S̃½ K`` so that ``Σ = K − VᵀV``: O(n³) (R&W Alg. 3.5, lines 9-11).
+    forms ``V = L⁻¹ S̃½ K`` so that ``Σ = K − VᵀV``: O(n³) ([RW06] Alg. 3.5, lines 9-11).
 
     Parameters
     ----------
@@ -107,7 +107,7 @@ class DensePosterior:
         return self.nu - self.tau * self._mean
 
     def sequential_sweep(self, order, site_update):
-        """R&W Alg. 3.5: one rank-one change of ``Σ`` per site, O(n²) each."""
+        """[RW06] Alg. 3.5: one rank-one change of ``Σ`` per site, O(n²) each."""
         V = solve_lower(self.chol_B, np.sqrt(self.tau)[:, None] * self.K)
         Sigma = np.asfortranarray(self.K - V.T @ V)
         mean = self._mean.copy()
@@ -133,7 +133,7 @@ class EPState:
     mean, var : ndarray of shape (n,)
         Posterior marginals.
     log_evidence : float
-        EP approximation of ``log p(y | X)`` (ALGORITHMS.md §5.5).
+        EP approximation of ``log p(y | X)`` (algorithms.md §5.5).
     n_sweeps : int
         Sweeps performed.
     converged : bool
@@ -168,7 +168,7 @@ def cavity_gradient(state: EPState, y, likelihood):
 
 
 def log_evidence(posterior: SitePosterior, likelihood, y, mean, var):
-    """EP log evidence for any prior (R&W eq. 3.65 in natural parameters, §5.5).
+    """EP log evidence for any prior ([RW06] eq. 3.65 in natural parameters, algorithms.md §5.5).
 
     ``log Z_EP = Σ_i (log Ẑ_i + ½ log(1 + τ̃_i/τ_c,i) + ½ ν_c,i²/τ_c,i
     − ½ (ν̃_i + ν_c,i)²/(τ̃_i + τ_c,i)) − ½ log|I + K T̃| + ½ ν̃ᵀμ``.
@@ -304,7 +304,7 @@ def run_ep(
     mode : {"parallel", "sequential"}
         Parallel updates all sites from the same marginals, then refreshes the
         posterior (BLAS-3 work only); sequential visits the sites one by one in
-        random order (R&W Alg. 3.5, 004 §3), then refreshes.
+        random order ([RW06] Alg. 3.5, [NGH07] §3), then refreshes.
     damping : float in (0, 1]
         Fraction of the moment-matched change applied to each site at first.
         When the sites change no less than they did three sweeps before, the
@@ -427,7 +427,7 @@ def _inverse_from_cholesky(L):
 
 
 def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
-    """Gradient of the EP log evidence at the fixed point (ALGORITHMS.md §6.1).
+    """Gradient of the EP log evidence at the fixed point (algorithms.md §6.1).
 
     ``∂ log Z/∂θ = ½ ωᵀ (∂K/∂θ) ω − ½ tr(R ∂K/∂θ)`` with ``R = S̃½ B⁻¹ S̃½`` (R&W
     eq. 5.27), and ``∂ log Z/∂b = Σ_i g_i`` at the cavities.
@@ -461,7 +461,7 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
 
 @dataclass(frozen=True)
 class DensePredictor:
-    """What full-EP prediction needs (R&W Alg. 3.6): ``L``, ``√τ̃`` and ``ω``.
+    """What full-EP prediction needs ([RW06] Alg. 3.6): ``L``, ``√τ̃`` and ``ω``.
 
     The prior ``K`` (n × n) that the EP state holds is not kept.
 

@@ -1,4 +1,4 @@
-"""EP on the FITC prior with M pseudo-inputs (seed 004; ALGORITHMS.md §5).
+"""EP on the FITC prior with M pseudo-inputs ([NGH07]; algorithms.md §5).
 
 Pure numerics: kernel blocks ``K_uu``, ``K_uf``, ``diag K_ff`` and labels in; the
 posterior EP runs on (:class:`FITCPosterior`, driven by
@@ -6,11 +6,11 @@ posterior EP runs on (:class:`FITCPosterior`, driven by
 all in O(n·M²) time and O(n·M) memory. The prior is ``K_FITC = VᵀV + diag(d₀)`` with
 ``V = L_u⁻¹ K_uf``.
 
-A parallel sweep refreshes the posterior by BLAS-3 products. A sequential sweep (004's
-EP) keeps 004's structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ``, written in
+A parallel sweep refreshes the posterior by BLAS-3 products. A sequential sweep ([NGH07]'s
+EP) keeps [NGH07]'s structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ``, written in
 the whitened coordinates of ``V`` so that after a rebuild ``F = L_B⁻ᵀ`` with
-``L_B L_Bᵀ = I + V diag(G) Vᵀ``. 004 keeps ``F`` lower-triangular and changes it by a
-Cholesky rank-one update/downdate; any square root will do (ALGORITHMS.md §5.2), and
+``L_B L_Bᵀ = I + V diag(G) Vᵀ``. [NGH07] keeps ``F`` lower-triangular and changes it by a
+Cholesky rank-one update/downdate; any square root will do (algorithms.md §5.2), and
 here a site update multiplies ``F`` by a symmetric rank-one square root,
 ``F ← F (I − β a aᵀ)``: one BLAS ``dger``, O(M²), positive definite by construction.
 """
@@ -48,7 +48,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class FITCPrior:
-    """The FITC prior ``K_FITC = VᵀV + diag(d₀)`` (004 eqs. 1-3).
+    """The FITC prior ``K_FITC = VᵀV + diag(d₀)`` ([NGH07] eqs. 1-3).
 
     Attributes
     ----------
@@ -66,7 +66,7 @@ class FITCPrior:
 
     @classmethod
     def from_kernel(cls, K_uu, K_uf, k_diag, jitter=1e-6):
-        """Build the prior from kernel blocks; ``jitter`` is ``ε_u`` (004 fn. 3)."""
+        """Build the prior from kernel blocks; ``jitter`` is ``ε_u`` ([NGH07] fn. 3)."""
         K_uu = np.asarray(K_uu, dtype=float)
         chol_uu = cholesky_jitter(
             K_uu + jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
@@ -87,9 +87,9 @@ class FITCPosterior:
 
     With ``t = 1/(1 + τ̃ d₀)``, ``G = τ̃ t`` and ``L_B L_Bᵀ = I + V diag(G) Vᵀ``,
     ``A = diag(d₀ t) + diag(t) Eᵀ E diag(t)`` and ``h = d₀ t ν̃ + t ⊙ Eᵀ E (t ν̃)``
-    with ``E = L_B⁻¹ V`` (ALGORITHMS.md §5.3): a refresh is one ``syrk`` and one
+    with ``E = L_B⁻¹ V`` (algorithms.md §5.3): a refresh is one ``syrk`` and one
     product of ``V`` with the M×M triangle ``L_B⁻¹``, 3·n·M² flops. A sequential
-    sweep works on 004's structured form (:class:`StructuredFITCPosterior`).
+    sweep works on [NGH07]'s structured form (:class:`StructuredFITCPosterior`).
 
     Parameters
     ----------
@@ -126,13 +126,13 @@ class FITCPosterior:
         return self._mean, self._var
 
     def log_det(self):
-        """``log|I + K_FITC T̃| = Σ log(1 + τ̃ d₀) + log|B|`` (§5.5)."""
+        """``log|I + K_FITC T̃| = Σ log(1 + τ̃ d₀) + log|B|`` (algorithms.md §5.5)."""
         return float(np.sum(np.log1p(self.tau * self.prior.d0))) + (
             log_det_from_cholesky(self.chol_B)
         )
 
     def sequential_sweep(self, order, site_update):
-        """004's EP: each site an O(M²) update of the structured posterior."""
+        """[NGH07]'s EP: each site an O(M²) update of the structured posterior."""
         structured = StructuredFITCPosterior(self.prior, self.tau, self.nu)
         for i in order:
             structured.visit_site(i, site_update)
@@ -140,7 +140,7 @@ class FITCPosterior:
 
 
 class StructuredFITCPosterior:
-    """004's structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ`` (§5.2).
+    """[NGH07]'s structured form ``A = D + P F Fᵀ Pᵀ``, ``h = ν_D + P γ`` (algorithms.md §5.2).
 
     Written in the whitened coordinates of ``V`` (``P = diag(t) Vᵀ``), so that after
     a rebuild ``F = L_B⁻ᵀ``. The marginal of one point and a site update cost O(M²).
@@ -158,7 +158,7 @@ class StructuredFITCPosterior:
         self.rebuild()
 
     def rebuild(self):
-        """Recompute the structure from the sites (ALGORITHMS.md §5.3), O(n·M²)."""
+        """Recompute the structure from the sites (algorithms.md §5.3), O(n·M²)."""
         posterior = FITCPosterior(self.prior, self.tau, self.nu)
         t = 1.0 / (1.0 + self.tau * self.prior.d0)
         self.d = self.prior.d0 * t
@@ -189,7 +189,7 @@ class StructuredFITCPosterior:
         self._apply_site(i, self.F.T @ self.P[i], mean_i, tau_i, nu_i)
 
     def _apply_site(self, i, a, h_i, tau_i, nu_i):
-        """ALGORITHMS.md §5.4 with 004's ``ν`` typo fixed; ``a = Fᵀ p_i``, ``h_i``.
+        """algorithms.md §5.4 with [NGH07]'s ``ν`` typo fixed; ``a = Fᵀ p_i``, ``h_i``.
 
         ``F Fᵀ − c x xᵀ`` with ``x = F a`` equals ``F (I − c a aᵀ) Fᵀ``, and
         ``I − c a aᵀ = (I − β a aᵀ)²`` for ``β = c / (1 + √(1 − c‖a‖²))``. Falls back
@@ -220,7 +220,7 @@ class EvidenceSensitivities:
     """``log Z_EP`` as a linear function of the kernel blocks' perturbations.
 
     At the EP fixed point, ``d log Z_EP = ⟨dK_uf, kernel_uf⟩ − ⟨dK_uu, kernel_uu⟩
-    + ⟨d diag K_ff, kernel_diag⟩`` (ALGORITHMS.md §5.6, ``F′``, ``H′``, ``c``), and
+    + ⟨d diag K_ff, kernel_diag⟩`` (algorithms.md §5.6, ``F′``, ``H′``, ``c``), and
     ``∂ log Z_EP/∂b = bias``.
     """
 
@@ -231,9 +231,9 @@ class EvidenceSensitivities:
 
 
 def fitc_ep_sensitivities(state: EPState, y, likelihood) -> EvidenceSensitivities:
-    """The matrices ``F′``, ``H′`` and ``c`` of ALGORITHMS.md §5.6, in O(n·M²).
+    """The matrices ``F′``, ``H′`` and ``c`` of algorithms.md §5.6, in O(n·M²).
 
-    Generic form ``∂log Z = ½ ωᵀ ∂K ω − ½ tr(B ∂K)`` (R&W eq. 5.27) with
+    Generic form ``∂log Z = ½ ωᵀ ∂K ω − ½ tr(B ∂K)`` ([RW06] eq. 5.27) with
     ``K = K_FITC``, ``ω = ν̃ − T̃ h``, ``B = (K_FITC + T̃⁻¹)⁻¹``, pushed through
     ``K_FITC = Wᵀ K_uf + diag(k − diag Q_ff)``-style chain rules with
     ``W = K_uu⁻¹ K_uf = L_u⁻ᵀ V``. The sites are held fixed (EP fixed point).
@@ -313,7 +313,7 @@ class FITCKernelBlocks:
 
 
 def fitc_ep_gradient(state: EPState, y, likelihood, blocks: FITCKernelBlocks):
-    """Gradient of the FITC-EP ``log Z`` in ``(θ, b, X̄)`` (ALGORITHMS.md §5.6).
+    """Gradient of the FITC-EP ``log Z`` in ``(θ, b, X̄)`` (algorithms.md §5.6).
 
     The sensitivities contracted with the kernel blocks' derivatives: O(n·M² + n·M·D),
     no ``(n, M, D)`` array.
@@ -337,7 +337,7 @@ def fitc_ep_gradient(state: EPState, y, likelihood, blocks: FITCKernelBlocks):
 
 @dataclass(frozen=True)
 class FITCPredictor:
-    """What FITC prediction needs from a fitted posterior: O(M²) memory (004 §3.1).
+    """What FITC prediction needs from a fitted posterior: O(M²) memory ([NGH07] §3.1).
 
     The EP state holds ``V`` and ``L_B⁻¹ V`` (M × n each); a fitted model keeps only
     these M-sized factors.
@@ -369,7 +369,7 @@ class FITCPredictor:
         return cls(chol_uu=chol_uu, chol_B=posterior.chol_B, weights=weights)
 
     def latent_mean_and_variance(self, K_u_star, k_diag):
-        """Latent predictive mean and variance at test points (004 §3.1; §5.7).
+        """Latent predictive mean and variance at test points ([NGH07] §3.1; algorithms.md §5.7).
 
         ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with
         ``a* = L_u⁻¹ k_u`` (O(M²)).

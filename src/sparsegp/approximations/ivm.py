@@ -1,9 +1,9 @@
-"""Informative Vector Machine: active-set selection, evidence and prediction (§1).
+"""Informative Vector Machine: active-set selection, evidence and prediction (algorithms.md §1).
 
 Lawrence, Seeger & Herbrich (2002). Selection grows an :class:`ADFActiveSet` by the
 differential-entropy score (eq. 4) in O(n·d²) time and O(n·d) memory; the
 hyperparameter objective is the approximate marginal likelihood of the active set
-with its sites fixed (§1.8); prediction is eq. 5.
+with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2, progress=Non
 def select_randomized_greedy(
     state: ADFActiveSet, d, rng, *, selection_size=500, retain=0.5, progress=None
 ):
-    """Greedy over a selection index J of fixed size with delayed updates (§1.5).
+    """Greedy over a selection index J of fixed size with delayed updates (algorithms.md §1.5).
 
     After each inclusion, the best ``⌊retain·|J|⌋`` members of J stay, the rest is
     redrawn uniformly from the points outside the active set and the kept ones; only
@@ -110,7 +110,7 @@ def _advance(progress):
 
 
 def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
-    """``log N(m_I | 0, K_I + Π_I⁻¹)`` and its gradient, sites fixed (§1.8).
+    """``log N(m_I | 0, K_I + Π_I⁻¹)`` and its gradient, sites fixed (algorithms.md §1.8).
 
     Parameters
     ----------
@@ -143,10 +143,10 @@ def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
 
 
 def subset_log_marginal_likelihood(K_noisy, K_noisy_gradient, y):
-    """Exact GP regression evidence ``log N(y | 0, K + σ²I)`` and gradient (R&W eq. 5.9).
+    """Exact GP regression evidence ``log N(y | 0, K + σ²I)`` and gradient ([RW06] eq. 5.9).
 
     With a Gaussian likelihood the IVM sites are exact (``Π = I/σ²``, ``m = y``), so
-    ``L_IVM`` of §1.8 is this evidence of the active subset; ``K_noisy`` includes the
+    ``L_IVM`` of algorithms.md §1.8 is this evidence of the active subset; ``K_noisy`` includes the
     noise term, so its gradient covers the noise level too.
     """
     L = cholesky_jitter(K_noisy, what="K_I + σ²I")
@@ -176,7 +176,7 @@ def select_active_set(
     progress=None,
     dtype=np.float64,
 ) -> ADFActiveSet:
-    """Grow an active set of size ``d`` by one of the strategies of 000 §3.
+    """Grow an active set of size ``d`` by one of the strategies of [LSH02] §3.
 
     ``"greedy"``: ``n_random_start`` random inclusions, then full greedy.
     ``"randomized"``: the same up to ``n_random_start + n_full_greedy`` points, then

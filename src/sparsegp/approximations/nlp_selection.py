@@ -1,4 +1,4 @@
-"""Validation-based basis selection and hyperparameters by the NLP loss (ALGORITHMS.md §2).
+"""Validation-based basis selection and hyperparameters by the NLP loss (algorithms.md §2).
 
 Sundararajan, Shevade & Keerthi (2009). The sparse ADF posterior of the IVM
 (:class:`ADFActiveSet`) is grown one basis vector at a time; each step draws a working
@@ -10,7 +10,7 @@ loss of the training points outside the active set (eqs. 2.7-2.8),
 A candidate is scored from the current state in O(n·k) (eq. 2.14) — all κ of them in one
 vectorised step, O(κ·n·k); on a sample of s validation points, O(κ·s·k). The
 hyperparameters (kernel θ, bias b, slope λ) then follow the gradient of the same loss
-with the active set and its sites held fixed (§2.5).
+with the active set and its sites held fixed (algorithms.md §2.5).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def candidate_losses(state: ADFActiveSet, candidates, validation):
 def select_by_nlp(
     state: ADFActiveSet, d, rng, *, working_set_size=59, validation_size=None
 ):
-    """Grow ``state`` to ``d`` basis vectors by the NLP criterion (002 §2.5, steps 3-6).
+    """Grow ``state`` to ``d`` basis vectors by the NLP criterion ([SSK09] §2.5, steps 3-6).
 
     The first point is drawn at random; each later one is the best of a working set
     of ``min(n_c, working_set_size)`` points drawn afresh from the ``n_c`` points
@@ -120,7 +120,7 @@ def select_by_nlp(
 
 @dataclass(frozen=True)
 class ValidationLoss:
-    """``NLP(u)`` at fixed sites and its gradient (§2.5).
+    """``NLP(u)`` at fixed sites and its gradient (algorithms.md §2.5).
 
     Attributes
     ----------
@@ -138,7 +138,7 @@ class ValidationLoss:
 
 
 def validation_loss(kernel, likelihood, X_active, p, m, X_outside, y_outside):
-    """``NLP(u)`` and its gradient with the active set and its sites fixed (§2.5).
+    """``NLP(u)`` and its gradient with the active set and its sites fixed (algorithms.md §2.5).
 
     With ``T = (K_u + Π⁻¹)⁻¹`` and ``β = T m``, the points outside have marginals
     ``h = K_cu β`` and ``a = k_cc − rowsum(K_cu T ⊙ K_cu)``, equal to the ADF state at

@@ -1,7 +1,7 @@
 """Csató's sparse online GP: one pass, a bounded basis-vector set, KL-optimal deletion.
 
 The posterior process after the examples seen so far is represented on a basis-vector
-(BV) set of size ``t ≤ d`` (``ALGORITHMS.md`` §3.1, Csató 2002, ch. 3):
+(BV) set of size ``t ≤ d`` (algorithms.md §3.1, Csató 2002, ch. 3):
 
     mean  ⟨f(x)⟩ = k_BV(x)ᵀ α,       cov  k(x, x′) + k_BV(x)ᵀ C k_BV(x′).
 
@@ -45,7 +45,7 @@ class SparseOnlineGP:
     kernel : sklearn kernel
         Latent covariance (noise excluded).
     likelihood : Probit or Gaussian
-        Provides ``scalar_moments(mu, var, y)`` (Lemma P of ``ALGORITHMS.md`` §0.2).
+        Provides ``scalar_moments(mu, var, y)`` (Lemma P of algorithms.md §0.2).
     max_basis_vectors : int
         The cap ``d`` on the BV set.
     tol : float
@@ -94,7 +94,7 @@ class SparseOnlineGP:
     def with_basis(
         cls, kernel, likelihood, basis_vectors, max_basis_vectors, tol, score
     ):
-        """A predefined BV set, held fixed: ``α = 0``, ``C = 0`` (003 §3.6).
+        """A predefined BV set, held fixed: ``α = 0``, ``C = 0`` ([Csa02] §3.6).
 
         Every example is then projected onto the basis (eq. 88). Elements whose
         residual against the ones before them is below ``tol`` are dropped, so ``K_BV``
@@ -145,7 +145,7 @@ class SparseOnlineGP:
         return blas.dtrsv(self.L.T, np.asarray(k, dtype=float), lower=0, trans=1)
 
     def update(self, X, y):
-        """Process the examples ``(X[i], y[i])`` in order (003 §3.6, one pass).
+        """Process the examples ``(X[i], y[i])`` in order ([Csa02] §3.6, one pass).
 
         BLAS runs on one thread here (:func:`~sparsegp._threads.fit_threads`, the
         estimators' own policy; a no-op inside a fit): the O(t²) operations are too
@@ -222,9 +222,9 @@ class SparseOnlineGP:
 
         Only for the approximate score and a full BV set. The scores after the full
         update follow from ``α′ = α + q·Ck`` and ``diag(Q′ + C′)`` (``diag_after``)
-        in O(t²), and the newcomer's is ``q²γ/(1 + γr)`` (§3.4). When it is the
+        in O(t²), and the newcomer's is ``q²γ/(1 + γr)`` (algorithms.md §3.4). When it is the
         smallest, the projected update (eq. 88) *is* full update plus deletion of
-        the newcomer (§3.2), at less cost: 003 §3.6's speed-up, here exact.
+        the newcomer (algorithms.md §3.2), at less cost: [Csa02] §3.6's speed-up, here exact.
         """
         if self.score != "approximate" or self.size < self.max_basis_vectors:
             return False
@@ -317,7 +317,7 @@ class SparseOnlineGP:
         self._count_change()
 
     def latent_mean_and_variance(self, K_cross, k_diag):
-        """``μ* = uᵀa`` and ``σ*² = k** − ‖u‖² + uᵀ W u``, ``u = L⁻¹ k_BV`` (§3.6).
+        """``μ* = uᵀa`` and ``σ*² = k** − ‖u‖² + uᵀ W u``, ``u = L⁻¹ k_BV`` (algorithms.md §3.6).
 
         ``K_cross`` is t×m.
         """

@@ -1,14 +1,14 @@
-"""Relevance vector machine trained by Subspace EM (ALGORITHMS.md §4).
+"""Relevance vector machine trained by Subspace EM (algorithms.md §4).
 
 Quiñonero-Candela & Winther (2003). Weights ``w`` of ``M`` basis functions (kernel
 columns at the training inputs plus a bias) have priors ``N(0, α_j⁻¹)``; basis functions
-with ``α_j ≥ L`` are pruned. Subspace EM (SSEM, 001 Fig. 1) visits the basis functions
+with ``α_j ≥ L`` are pruned. Subspace EM (SSEM, [QW03] Fig. 1) visits the basis functions
 one by one: each newcomer enters with ``α = L``, then one E-step and one M-step run on
 the active set ``R``; once all have been visited, batch EM runs on ``R`` to
 convergence. An E-step costs O(n·|R|² + |R|³) instead of the batch method's O(M³).
 
-Regression has the exact Gaussian E-step (001 eqs. 6-7) and evidence (eq. 11);
-classification (probit ``Φ(t·y/σ_in)``) uses the mean-field E-step of 001 §4 with the
+Regression has the exact Gaussian E-step ([QW03] eqs. 6-7) and evidence (eq. 11);
+classification (probit ``Φ(t·y/σ_in)``) uses the mean-field E-step of [QW03] §4 with the
 cavity variance of the Laplace (``V = 0``), naive mean-field or adaptive-TAP (EP)
 approximation, solved by damped Newton steps in μ (eq. 19).
 """
@@ -34,7 +34,7 @@ from ..likelihoods import Probit
 _MIN_ALPHA = 1e-6
 #: Smallest noise variance, relative to the mean squared target (:func:`_mean_square`).
 _MIN_NOISE = 1e-10
-#: Newton steps of a mean-field E-step inside EM (001: "typically 20"; warm-started, so
+#: Newton steps of a mean-field E-step inside EM ([QW03]: "typically 20"; warm-started, so
 #: an E-step that stops short is continued by the next) and of the final one.
 _E_STEP_ITER, _FINAL_E_STEP_ITER = 30, 300
 
@@ -86,7 +86,7 @@ def _posterior_from_precision(precision, rhs):
 
 
 def regression_e_step(gram, psi_t, t_t, n, alpha, noise):
-    """Posterior of the active weights and the log evidence (001 eqs. 6, 7, 11).
+    """Posterior of the active weights and the log evidence ([QW03] eqs. 6, 7, 11).
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def regression_e_step(gram, psi_t, t_t, n, alpha, noise):
 
 
 def update_alpha(posterior: Posterior, alpha, update, threshold):
-    """EM ``1/(μ² + Σ_jj)`` or MacKay ``γ_j/μ_j²`` update of α (001 eq. 12).
+    """EM ``1/(μ² + Σ_jj)`` or MacKay ``γ_j/μ_j²`` update of α ([QW03] eq. 12).
 
     MacKay's update with ``μ_j = 0`` prunes (``α_j = L``). α is kept at or above
     ``_MIN_ALPHA``: on separable classes the evidence drives α to 0 and the weights to
@@ -136,7 +136,7 @@ def update_alpha(posterior: Posterior, alpha, update, threshold):
 
 
 def update_noise(posterior: Posterior, alpha, noise, n, update):
-    """EM or MacKay update of ``σ²`` (001 eq. 12 and §8.12)."""
+    """EM or MacKay update of ``σ²`` ([QW03] eq. 12 and algorithms.md §4.2)."""
     well_determined = np.sum(1.0 - alpha * posterior.sigma_diag)
     if update == "em":
         return (posterior.residual + noise * well_determined) / n
@@ -150,9 +150,9 @@ class MeanFieldSites:
     Attributes
     ----------
     g : ndarray of shape (n,)
-        ``∂ log ⟨Φ⟩/∂y`` at the cavity (001 eq. 17).
+        ``∂ log ⟨Φ⟩/∂y`` at the cavity ([QW03] eq. 17).
     omega : ndarray of shape (n,)
-        Site precisions ``Ω`` (001 eq. 18).
+        Site precisions ``Ω`` ([QW03] eq. 18).
     converged : bool
         Whether ``μ`` and ``g`` settled within ``max_iter`` Newton steps.
     """
@@ -163,7 +163,7 @@ class MeanFieldSites:
 
 
 def _cavity_consistent_g(likelihood, y_mean, V, t, g, *, tol, max_steps=10):
-    """Solve ``g_i = ∂ log Z_i/∂y^c`` at ``y^c_i = ŷ_i − V_i g_i`` (001 eq. 18) for ``g``.
+    """Solve ``g_i = ∂ log Z_i/∂y^c`` at ``y^c_i = ŷ_i − V_i g_i`` ([QW03] eq. 18) for ``g``.
 
     Scalar Newton steps per example, ``g ← g − (g − G)/(1 − V w)``, from the previous
     ``g``: the plain update ``g ← G`` contracts only by ``V w``, which nears 1 when ``V``
@@ -182,7 +182,7 @@ def _cavity_consistent_g(likelihood, y_mean, V, t, g, *, tol, max_steps=10):
 def mean_field_e_step(
     Psi, alpha, t, sigma_in, variant, *, mean=None, sites=None, max_iter=30, tol=1e-8
 ):
-    """Mean-field posterior of the weights for probit classification (001 eqs. 16-19).
+    """Mean-field posterior of the weights for probit classification ([QW03] eqs. 16-19).
 
     Iterates the cavity statistics and damped Newton steps
     ``μ ← μ + η Σ(Ψᵀg − Aμ)`` with ``Σ = (A + ΨᵀΩΨ)⁻¹`` until ``μ`` and ``g`` settle.
@@ -209,7 +209,7 @@ def mean_field_e_step(
         them: a warm ``μ`` beside ``Ω = 0`` (cavities at the prior variance) is far from
         consistent, and the damped iteration can stall there.
     max_iter, tol : int, float
-        Newton iterations (001: "about 20"; warm-started inside Subspace EM) and the
+        Newton iterations ([QW03]: "about 20"; warm-started inside Subspace EM) and the
         relative change of ``μ`` and ``g`` that ends them.
 
     Returns
@@ -425,7 +425,7 @@ class _Trainer:
         """Batch EM on ``R`` until the relative change of the monitored quantity < tol.
 
         Regression monitors the log evidence; classification (no evidence formula in
-        001) the largest change of ``log α``.
+        [QW03]) the largest change of ``log α``.
         """
         iterations = 0
         for iterations in range(1, max_iter + 1):
@@ -459,7 +459,7 @@ class _Trainer:
         if self.classification and not self.sites.converged:
             warnings.warn(
                 f"The final mean-field E-step did not settle in {_FINAL_E_STEP_ITER} "
-                "Newton steps; the weights are not at a fixed point of 001 eqs. 16-19 "
+                "Newton steps; the weights are not at a fixed point of [QW03] eqs. 16-19 "
                 "(with naive mean field, α at its floor makes the cavity variances "
                 "too wide for double precision).",
                 ConvergenceWarning,
@@ -504,7 +504,7 @@ def subspace_em(
     callback=None,
     **options,
 ) -> RVMFit:
-    """Subspace EM (001 Fig. 1): grow ``R`` one basis function at a time.
+    """Subspace EM ([QW03] Fig. 1): grow ``R`` one basis function at a time.
 
     Parameters
     ----------
@@ -519,13 +519,13 @@ def subspace_em(
     callback : callable ``(step, size)``, optional
         Progress report.
     **options
-        ``entering`` ("threshold": a newcomer enters with α = L, as 001;
+        ``entering`` ("threshold": a newcomer enters with α = L, as [QW03];
         "tipping_faul": at the α that maximises the evidence with the others fixed,
         ``s²/(q² − s)``, and not at all when ``q² ≤ s`` — Tipping & Faul 2003, the
-        option ALGORITHMS.md §4.3 recommends; naive mean-field classification keeps
+        option algorithms.md §4.3 recommends; naive mean-field classification keeps
         "threshold"), ``classification`` (False), ``update`` ("mackay" or "em"),
         ``threshold`` (L, 1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
-        (True: in every M-step, as 001; ``"after_sweep"``: σ² held at ``noise`` while
+        (True: in every M-step, as [QW03]; ``"after_sweep"``: σ² held at ``noise`` while
         basis functions are added, learnt in the final batch EM), ``sigma_in`` (1.0),
         ``mean_field`` ("tap", "naive" or "laplace").
     """

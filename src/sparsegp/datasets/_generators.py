@@ -1,4 +1,4 @@
-"""Synthetic problems of the seed papers: xor clusters (004), Mackey-Glass series (001)."""
+"""Synthetic problems of the seed papers: xor clusters ([NGH07]), Mackey-Glass series ([QW03])."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MNIST digits, at full 28×28 resolution or down-sampled to 13×13 as in seed 000."""
+"""MNIST digits, at full 28×28 resolution or down-sampled to 13×13 as in [LSH02]."""
 
 from __future__ import annotations
 

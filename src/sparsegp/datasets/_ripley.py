@@ -1,4 +1,4 @@
-"""Ripley's (1996) synth and crabs data, as used in seed 004's Table 1."""
+"""Ripley's (1996) synth and crabs data, as used in [NGH07]'s Table 1."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def load_synth(data_home=None):
 def load_crabs(realization=0, data_home=None):
     """Leptograpsus crabs, sex from five measurements, in a seeded 80 / 120 split.
 
-    No split is published; seed 004 reports 80 training and 120 test crabs. This
+    No split is published; [NGH07] reports 80 training and 120 test crabs. This
     draws 20 training crabs from each species×sex group with seed ``realization``
     and standardises the inputs with the training mean and deviation.
 
