@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from sklearn.base import clone, is_classifier
+from sklearn.datasets import make_moons
+from sklearn.exceptions import ConvergenceWarning
 
 import sparsegp
 from sparsegp import _memory
@@ -343,3 +345,25 @@ def test_targets_too_large_to_normalise_are_refused_by_name(regressor):
     X = np.random.default_rng(0).standard_normal((20, 2))
     with pytest.raises(ValueError, match="spread of y overflows float64"):
         regressor().fit(X, np.full(20, 1e300))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        sparsegp.EPGPClassifier(max_iter_optimizer=1),
+        sparsegp.EPGPClassifier(optimizer=None, max_sweeps=1),
+        sparsegp.FITCGPClassifier(optimizer=None, max_sweeps=1),
+        sparsegp.NLPSparseGPClassifier(max_outer_iterations=1),
+        sparsegp.RVMClassifier(max_iter=1),
+        sparsegp.RVMRegressor(max_iter=1),
+    ],
+    ids=repr,
+)
+def test_iteration_caps_are_honoured_with_a_convergence_warning(estimator):
+    """A fit stopped by its iteration cap returns a usable model and says so."""
+    X, y = make_moons(100, noise=0.3, random_state=0)  # toy_problem's labels are noise
+    if not is_classifier(estimator):
+        y = np.sin(3 * X[:, 0]) + X[:, 1]
+    with pytest.warns(ConvergenceWarning, match="max_iter|max_sweeps|max_outer"):
+        estimator.set_params(random_state=0).fit(X, y)
+    assert np.all(np.isfinite(outputs(estimator, X)[0]))

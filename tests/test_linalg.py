@@ -70,3 +70,24 @@ def test_solve_lower_in_place_equals_solve_lower(order, dtype, rtol):
     np.testing.assert_allclose(B, expected, rtol=rtol)
     with pytest.raises(ValueError, match="contiguous"):
         solve_lower_in_place(L, np.ones((6, 18))[:, ::2])
+
+
+@pytest.mark.parametrize("condition", [1e6, 1e9, 1e12])
+def test_cholesky_of_ill_conditioned_kernel_matrices_is_accurate(condition):
+    """Condition numbers up to 1e12 factorise without jitter to working accuracy."""
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.standard_normal((40, 40)))[0]
+    A = (Q * np.geomspace(1.0, 1.0 / condition, 40)) @ Q.T
+    A = (A + A.T) / 2
+    L = cholesky_jitter(A)
+    np.testing.assert_allclose(L @ L.T, A, atol=1e-13)
+
+
+def test_rbf_matrix_of_near_duplicates_gets_jitter_and_a_warning():
+    """Near-duplicate inputs make an RBF matrix singular to double precision: the jitter
+    ladder factorises it and names the jitter."""
+    x = np.concatenate([np.linspace(0, 1, 30), np.linspace(0, 1, 30) + 1e-9])
+    A = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / 0.5**2)
+    with pytest.warns(NumericalWarning, match="added jitter"):
+        L = cholesky_jitter(A)
+    np.testing.assert_allclose(L @ L.T, A, atol=1e-6)

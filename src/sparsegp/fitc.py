@@ -74,6 +74,17 @@ class FITCBinaryModel:
         return batched_latent(predict, X, len(self.inducing_points))
 
 
+def require_fitc_memory(n_inducing, n_samples):
+    """``MemoryError`` before a FITC fit whose M × n blocks would not fit in memory."""
+    require_memory(
+        _MN_ARRAYS * 8.0 * n_inducing * n_samples,
+        f"FITC's M × n blocks (about {_MN_ARRAYS} float64 arrays of {n_inducing} × "
+        f"{n_samples})",
+        "lower n_inducing (active_set_size for IVMClassifier(posterior='fitc')), "
+        "or fit on a subsample",
+    )
+
+
 class FITCGPClassifier(GPClassifierMixin):
     """Sparse GP classifier: EP on the FITC prior with M learnt pseudo-inputs.
 
@@ -259,12 +270,7 @@ default="kmeans"
                 f"n_inducing={self.n_inducing} exceeds the {len(X)} training points "
                 f"the pseudo-inputs are initialised from."
             )
-        M = self.n_inducing if given is None else len(given)
-        require_memory(
-            _MN_ARRAYS * 8.0 * M * len(X),
-            f"FITC's M × n blocks (about {_MN_ARRAYS} float64 arrays of {M} × {len(X)})",
-            "lower n_inducing, or fit on a subsample",
-        )
+        require_fitc_memory(self.n_inducing if given is None else len(given), len(X))
 
     def _initial_inducing(self, X, y, kernel, rng):
         given = self._given_inducing_points()

@@ -31,7 +31,7 @@ from .approximations.ivm import (
     select_active_set,
     subset_log_marginal_likelihood,
 )
-from .fitc import FITCGPClassifier
+from .fitc import FITCGPClassifier, require_fitc_memory
 from .kernels import KernelBlocks, check_input_differentiable, split_white_noise
 from .likelihoods import Gaussian, Probit
 
@@ -413,7 +413,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.verbose = verbose
 
     def _check_training_size(self, X):
-        self._active_set_size(len(X))
+        d = self._active_set_size(len(X))
+        if self.posterior == "fitc":
+            require_fitc_memory(d, len(X))
 
     @staticmethod
     def _held_out_error(model, mean, var, y):
@@ -463,7 +465,6 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             random_state=random_state,
             verbose=self.verbose,
         )
-        fitc._check_training_size(X)
         fitted = fitc._fit_binary(X, y, random_state)
         return replace(
             model,

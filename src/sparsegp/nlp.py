@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.spatial.distance import pdist
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -249,6 +251,14 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 break
             kernel, likelihood = self._hyperparameter_step(
                 X, y, kernel, likelihood, state, outside, rng
+            )
+        if learn and stalled < self.patience:
+            warnings.warn(
+                f"NLPSparseGPClassifier: stopped at max_outer_iterations="
+                f"{self.max_outer_iterations} while the validation NLP was still "
+                "falling; the best iteration is kept. Raise max_outer_iterations.",
+                ConvergenceWarning,
+                stacklevel=5,
             )
         if self.verbose:
             print(
