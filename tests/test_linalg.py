@@ -6,6 +6,7 @@ from scipy.linalg import solve_triangular
 
 from sparsegp._linalg import (
     cho_solve_lower,
+    cholesky_permuted,
     cholesky_jitter,
     log_det_from_cholesky,
     solve_lower,
@@ -91,3 +92,11 @@ def test_rbf_matrix_of_near_duplicates_gets_jitter_and_a_warning():
     with pytest.warns(NumericalWarning, match="added jitter"):
         L = cholesky_jitter(A)
     np.testing.assert_allclose(L @ L.T, A, atol=1e-6)
+
+
+def test_cholesky_permuted_factorises_the_reordered_matrix(rng):
+    A = random_spd(rng, 7)
+    order = rng.permutation(7)
+    L = cholesky_permuted(cholesky_jitter(A), order)
+    np.testing.assert_allclose(L @ L.T, A[np.ix_(order, order)], rtol=1e-12)
+    np.testing.assert_array_equal(L, np.tril(L))

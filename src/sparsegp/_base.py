@@ -64,6 +64,23 @@ def batched_latent(predict, X, n_train):
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+def latent_from_kernel(kernel, points, predictor, X):
+    """Latent mean and variance at ``X`` of a posterior that sees a test point only
+    through ``k(points, x)`` and ``k(x, x)``.
+
+    ``predictor.latent_mean_and_variance(K_cross, k_diag)`` is the posterior's
+    prediction (full EP, FITC, the IVM's active set, the online GP's BV set); it is
+    applied over row blocks of ``X`` (:func:`batched_latent`).
+    """
+
+    def predict(X_batch):
+        return predictor.latent_mean_and_variance(
+            kernel(points, X_batch), kernel.diag(X_batch)
+        )
+
+    return batched_latent(predict, X, max(len(points), 1))
+
+
 def validate_dense(estimator, X, y="no_validation", **options):
     """scikit-learn's ``validate_data`` in float64, ``scipy.sparse`` input made dense.
 

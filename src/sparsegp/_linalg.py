@@ -13,6 +13,7 @@ from .exceptions import NotPSDError, NumericalWarning
 __all__ = [
     "cholesky_jitter",
     "cho_solve_lower",
+    "cholesky_permuted",
     "log_det_from_cholesky",
     "solve_lower",
     "solve_lower_in_place",
@@ -106,6 +107,13 @@ def solve_lower_transpose(L, B):
 def cho_solve_lower(L, B):
     """``(L Lᵀ)⁻¹ B`` from the lower factor ``L``."""
     return cho_solve((L, True), B, check_finite=False)
+
+
+def cholesky_permuted(L, order):
+    """Lower Cholesky factor of ``P A Pᵀ`` (rows and columns of ``A = L Lᵀ`` taken in
+    ``order``), from ``L``."""
+    A = L @ L.T
+    return cholesky_jitter(A[np.ix_(order, order)], what="the reordered matrix")
 
 
 def log_det_from_cholesky(L):

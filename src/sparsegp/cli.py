@@ -302,25 +302,16 @@ def run_evaluate(args):
         print(f"| {name} | {value:.4f} |")
 
 
-def main(argv=None):
-    """Entry point of the ``sparsegp`` console script."""
-    parser = argparse.ArgumentParser(
-        prog="sparsegp",
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="\n".join(__doc__.splitlines()[1:]),
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}"
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    data_help = (
-        "a .csv file with a header row, a LIBSVM file (.svm, .libsvm, .svmlight, "
-        ".txt) or a .npz file with arrays X and y"
-    )
-    target_help = "CSV only: the label column (default: the last column)"
+_DATA_HELP = (
+    "a .csv file with a header row, a LIBSVM file (.svm, .libsvm, .svmlight, "
+    ".txt) or a .npz file with arrays X and y"
+)
+_TARGET_HELP = "CSV only: the label column (default: the last column)"
+
+
+def _add_fit_parser(commands):
     fit = commands.add_parser("fit", help="fit a model on a data file and save it")
-    fit.add_argument("data", type=Path, help=data_help)
+    fit.add_argument("data", type=Path, help=_DATA_HELP)
     fit.add_argument("--model", required=True, choices=sorted(MODELS))
     fit.add_argument(
         "--task",
@@ -328,7 +319,7 @@ def main(argv=None):
         choices=["auto", "classification", "regression"],
         help="auto: regression for continuous targets, else classification",
     )
-    fit.add_argument("--target", help=target_help)
+    fit.add_argument("--target", help=_TARGET_HELP)
     fit.add_argument(
         "--param",
         action="append",
@@ -347,19 +338,25 @@ def main(argv=None):
         required=True,
         help="model file: .skops (safe to load) or .joblib",
     )
+
+
+def _add_predict_and_evaluate_parsers(commands):
     predict = commands.add_parser(
         "predict", help="predictions, probabilities and error bars as CSV"
     )
     predict.add_argument("model", type=Path)
-    predict.add_argument("data", type=Path, help=data_help + " (targets optional)")
-    predict.add_argument("--target", help=target_help)
+    predict.add_argument("data", type=Path, help=_DATA_HELP + " (targets optional)")
+    predict.add_argument("--target", help=_TARGET_HELP)
     predict.add_argument("--output", type=Path, help="CSV file (default: stdout)")
-    evaluate_cmd = commands.add_parser(
+    evaluate = commands.add_parser(
         "evaluate", help="error, NLP, Brier score and AUC on a labelled file"
     )
-    evaluate_cmd.add_argument("model", type=Path)
-    evaluate_cmd.add_argument("data", type=Path, help=data_help)
-    evaluate_cmd.add_argument("--target", help=target_help)
+    evaluate.add_argument("model", type=Path)
+    evaluate.add_argument("data", type=Path, help=_DATA_HELP)
+    evaluate.add_argument("--target", help=_TARGET_HELP)
+
+
+def _add_demo_parser(commands):
     demo = commands.add_parser(
         "demo", help="fit every estimator on the shipped banana data"
     )
@@ -376,6 +373,29 @@ def main(argv=None):
         default=None,
         help="use only the first N training points (a quicker run)",
     )
+
+
+def build_parser():
+    """The ``sparsegp`` argument parser with its four commands."""
+    parser = argparse.ArgumentParser(
+        prog="sparsegp",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.splitlines()[1:]),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    _add_fit_parser(commands)
+    _add_predict_and_evaluate_parsers(commands)
+    _add_demo_parser(commands)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``sparsegp`` console script."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "demo":
         run_demo(None if args.no_plot else args.out, n_train=args.n_train)

@@ -15,8 +15,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    batched_latent,
     default_kernel,
+    latent_from_kernel,
     warn_if_ep_did_not_converge,
 )
 from ._memory import require_memory
@@ -42,14 +42,7 @@ class EPBinaryModel:
 
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance ([RW06] Alg. 3.6), in batches."""
-
-        def predict(X_batch):
-            K_cross = self.kernel(self.X_train, X_batch)
-            return self.predictor.latent_mean_and_variance(
-                K_cross, self.kernel.diag(X_batch)
-            )
-
-        return batched_latent(predict, X, len(self.X_train))
+        return latent_from_kernel(self.kernel, self.X_train, self.predictor, X)
 
 
 #: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B,
@@ -212,43 +205,9 @@ class EPGPClassifier(GPClassifierMixin):
                 random_state=random_state,
             ),
         )
-
-        def evidence(x):
-            kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
-            K, K_gradient = kernel_x(X, eval_gradient=True)
-            likelihood = Probit(bias)
-            state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood)
-            grad_kernel, grad_bias = ep_log_evidence_gradient(
-                state, K_gradient, y, likelihood
-            )
-            if self.verbose >= 2:
-                print(
-                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
-                )
-            gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
-            return state.log_evidence, gradient
-
         x = space.pack({"theta": kernel.theta, "bias": self.bias})
         if self.optimizer is not None and len(x) > 0:
-            result = maximize(
-                evidence,
-                x,
-                space.bounds(),
-                n_restarts=self.n_restarts_optimizer,
-                random_state=random_state,
-                max_iter=self.max_iter_optimizer,
-                ftol=self.tol,
-                progress="EPGPClassifier: EP evidence" if self.verbose else None,
-            )
-            x = result.x
-            if not result.converged:
-                warnings.warn(
-                    f"EPGPClassifier: L-BFGS-B stopped at max_iter_optimizer="
-                    f"{self.max_iter_optimizer} iterations before the EP evidence "
-                    "converged; raise max_iter_optimizer.",
-                    ConvergenceWarning,
-                    stacklevel=4,
-                )
+            x = self._maximise_evidence(X, y, kernel, space, ep, x, random_state)
         kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)
         K = kernel_(X)
@@ -267,3 +226,41 @@ class EPGPClassifier(GPClassifierMixin):
             predictor=DensePredictor.from_state(state),
             log_marginal_likelihood=state.log_evidence,
         )
+
+    def _maximise_evidence(self, X, y, kernel, space, ep, x, random_state):
+        """L-BFGS-B on ``log Z_EP`` and its analytic gradient from ``x``; the optimum."""
+
+        def evidence(x):
+            kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
+            K, K_gradient = kernel_x(X, eval_gradient=True)
+            likelihood = Probit(bias)
+            state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood)
+            grad_kernel, grad_bias = ep_log_evidence_gradient(
+                state, K_gradient, y, likelihood
+            )
+            if self.verbose >= 2:
+                print(
+                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+                )
+            gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
+            return state.log_evidence, gradient
+
+        result = maximize(
+            evidence,
+            x,
+            space.bounds(),
+            n_restarts=self.n_restarts_optimizer,
+            random_state=random_state,
+            max_iter=self.max_iter_optimizer,
+            ftol=self.tol,
+            progress="EPGPClassifier: EP evidence" if self.verbose else None,
+        )
+        if not result.converged:
+            warnings.warn(
+                f"EPGPClassifier: L-BFGS-B stopped at max_iter_optimizer="
+                f"{self.max_iter_optimizer} iterations before the EP evidence "
+                "converged; raise max_iter_optimizer.",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+        return result.x

@@ -15,9 +15,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    batched_latent,
     default_kernel,
     default_length_scale,
+    latent_from_kernel,
     warn_if_ep_did_not_converge,
 )
 from ._memory import require_memory
@@ -65,13 +65,7 @@ class FITCBinaryModel:
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point."""
 
-        def predict(X_batch):
-            K_u_star = self.kernel(self.inducing_points, X_batch)
-            return self.predictor.latent_mean_and_variance(
-                K_u_star, self.kernel.diag(X_batch)
-            )
-
-        return batched_latent(predict, X, len(self.inducing_points))
+        return latent_from_kernel(self.kernel, self.inducing_points, self.predictor, X)
 
 
 def require_fitc_memory(n_inducing, n_samples):

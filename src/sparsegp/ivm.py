@@ -16,8 +16,8 @@ from tqdm.auto import tqdm
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
-    batched_latent,
     default_kernel,
+    latent_from_kernel,
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
@@ -52,15 +52,8 @@ class ActiveSetModel:
     selection: str = ""
 
     def latent_mean_and_variance(self, X):
-        """Eq. 5 of Lawrence et al. (2002): O(d) mean, O(d²) variance per point."""
-
-        def predict(X_batch):
-            K_cross = self.kernel(self.X_active, X_batch)
-            return self.posterior.latent_mean_and_variance(
-                K_cross, self.kernel.diag(X_batch)
-            )
-
-        return batched_latent(predict, X, len(self.X_active))
+        """[LSH02] eq. 5 (or FITC's): O(d) mean, O(d²) variance per point."""
+        return latent_from_kernel(self.kernel, self.X_active, self.posterior, X)
 
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.

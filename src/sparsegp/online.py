@@ -24,9 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
-    batched_latent,
     bound_warnings_silenced,
     default_kernel,
+    latent_from_kernel,
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
@@ -115,12 +115,7 @@ class OnlineBinaryModel:
     def latent_mean_and_variance(self, X):
         """O(t) mean and O(t²) variance per point ([Csa02] §3.6), in batches."""
         state = self.state
-
-        def predict(X_batch):
-            K_cross = state.kernel(state.basis_vectors, X_batch)
-            return state.latent_mean_and_variance(K_cross, state.kernel.diag(X_batch))
-
-        return batched_latent(predict, X, max(state.size, 1))
+        return latent_from_kernel(state.kernel, state.basis_vectors, state, X)
 
 
 class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):

@@ -20,7 +20,7 @@ from ._base import (
     restore_on_failure,
     validate_dense,
 )
-from ._linalg import solve_lower
+from ._linalg import cholesky_permuted, solve_lower
 from ._memory import require_memory
 from ._threads import one_blas_thread
 from .approximations.rvm_ssem import batch_em, subspace_em
@@ -87,11 +87,20 @@ class _RVMFitting:
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`RVMModel` and the fit."""
         start = time.perf_counter()
-        if self.kernel is None:
-            kernel = default_rbf(X)
-        else:
-            kernel = self.kernel
+        kernel = default_rbf(X) if self.kernel is None else self.kernel
         centres = self._centres(X, rng)
+        fit = self._run_em(X, t, kernel, centres, options)
+        model = self._model_from_fit(X, kernel, centres, fit)
+        if self.verbose:
+            print(
+                f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
+                f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
+                f"({time.perf_counter() - start:.1f} s)"
+            )
+        return model, fit
+
+    def _run_em(self, X, t, kernel, centres, options):
+        """Subspace EM over kernel columns computed on demand, or batch EM on ``Ψ``."""
         offset = 1 if self.bias else 0
         n_basis = len(centres) + offset
         callback = None
@@ -117,47 +126,33 @@ class _RVMFitting:
             def column(j):
                 return ones if j < offset else rows([centres[j - offset]])[0]
 
-            fit = subspace_em(column, n_basis, t, **common)
-        else:
-            m = n_basis
-            require_memory(
-                8.0 * (len(X) * m + _BATCH_SQUARE_ARRAYS * m * m),
-                f"the batch RVM's design matrix ({len(X)} × {m}) and its "
-                f"{_BATCH_SQUARE_ARRAYS} {m} × {m} matrices (float64)",
-                "use method='ssem', a smaller n_basis, or fit on a subsample",
-            )
-            Psi = kernel(X, X[centres])
-            if self.bias:
-                Psi = np.column_stack([np.ones(len(X)), Psi])
-            fit = batch_em(Psi, t, **common)
-        order = np.argsort(fit.relevant)  # bias (index 0) first
+            return subspace_em(column, n_basis, t, **common)
+        require_memory(
+            8.0 * (len(X) * n_basis + _BATCH_SQUARE_ARRAYS * n_basis**2),
+            f"the batch RVM's design matrix ({len(X)} × {n_basis}) and its "
+            f"{_BATCH_SQUARE_ARRAYS} {n_basis} × {n_basis} matrices (float64)",
+            "use method='ssem', a smaller n_basis, or fit on a subsample",
+        )
+        Psi = kernel(X, X[centres])
+        if self.bias:
+            Psi = np.column_stack([np.ones(len(X)), Psi])
+        return batch_em(Psi, t, **common)
+
+    def _model_from_fit(self, X, kernel, centres, fit):
+        """The fitted model with the bias (basis index 0), if kept, first."""
+        offset = 1 if self.bias else 0
+        order = np.argsort(fit.relevant)
         relevant = fit.relevant[order]
-        has_bias = bool(self.bias and relevant[0] == 0)
         vectors = centres[relevant[relevant >= offset] - offset]
-        mean, alpha = fit.posterior.mean[order], fit.alpha[order]
-        chol = np.linalg.cholesky(_permuted_precision(fit.posterior.chol, order))
-        if self.verbose:
-            print(
-                f"{type(self).__name__}: {len(vectors)} relevance vectors of "
-                f"{len(centres)} after {fit.n_iterations} E-steps "
-                f"({time.perf_counter() - start:.1f} s)"
-            )
-        model = RVMModel(
+        return RVMModel(
             kernel=kernel,
             relevance_vectors=X[vectors],
-            has_bias=has_bias,
-            mean=mean,
-            chol=chol,
-            alpha=alpha,
+            has_bias=bool(self.bias and relevant[0] == 0),
+            mean=fit.posterior.mean[order],
+            chol=cholesky_permuted(fit.posterior.chol, order),
+            alpha=fit.alpha[order],
             n_iterations=fit.n_iterations,
         )
-        return model, fit
-
-
-def _permuted_precision(chol, order):
-    """``Σ⁻¹`` with rows and columns in ``order``, from its Cholesky factor."""
-    precision = chol @ chol.T
-    return precision[np.ix_(order, order)]
 
 
 class RVMRegressor(_RVMFitting, GPRegressorMixin):
