@@ -6,8 +6,8 @@ from scipy.linalg import solve_triangular
 
 from sparsegp._linalg import (
     cho_solve_lower,
-    cholesky_permuted,
     cholesky_jitter,
+    cholesky_permuted,
     log_det_from_cholesky,
     solve_lower,
     solve_lower_in_place,
