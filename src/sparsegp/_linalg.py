@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.linalg.blas import get_blas_funcs
 
@@ -22,7 +23,13 @@ __all__ = [
 ]
 
 
-def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel matrix"):
+def cholesky_jitter(
+    A: ArrayLike,
+    *,
+    initial_jitter: float = 1e-10,
+    max_tries: int = 6,
+    what: str = "the kernel matrix",
+) -> np.ndarray:
     """Lower Cholesky factor of ``A``, adding escalating jitter if it is not PD.
 
     The jitter starts at ``initial_jitter · mean(diag A)`` and grows tenfold per try
@@ -61,12 +68,12 @@ def cholesky_jitter(A, *, initial_jitter=1e-10, max_tries=6, what="the kernel ma
     )
 
 
-def solve_lower(L, B):
+def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``L⁻¹ B`` for lower-triangular ``L``."""
     return solve_triangular(L, B, lower=True, check_finite=False)
 
 
-def solve_lower_in_place(L, B):
+def solve_lower_in_place(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``B ← L⁻¹ B`` for lower-triangular ``L`` and a C- or F-contiguous ``B``.
 
     One BLAS ``trsm`` call in ``B``'s precision (float32 or float64), without scipy's
@@ -84,7 +91,7 @@ def solve_lower_in_place(L, B):
     return B
 
 
-def solve_lower_wide(L, B, trans=False):
+def solve_lower_wide(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
     """``L⁻¹ B`` (``L⁻ᵀ B`` if ``trans``) for a wide ``B`` of shape (M, n), n ≫ M.
 
     Inverts the M×M triangle once (O(M³)) and multiplies: a GEMM runs 2-3× faster
@@ -99,23 +106,23 @@ def solve_lower_wide(L, B, trans=False):
     return inverse @ B
 
 
-def solve_lower_transpose(L, B):
+def solve_lower_transpose(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``L⁻ᵀ B`` for lower-triangular ``L``."""
     return solve_triangular(L, B, lower=True, trans="T", check_finite=False)
 
 
-def cho_solve_lower(L, B):
+def cho_solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``(L Lᵀ)⁻¹ B`` from the lower factor ``L``."""
     return cho_solve((L, True), B, check_finite=False)
 
 
-def cholesky_permuted(L, order):
+def cholesky_permuted(L: np.ndarray, order: np.ndarray) -> np.ndarray:
     """Lower Cholesky factor of ``P A Pᵀ`` (rows and columns of ``A = L Lᵀ`` taken in
     ``order``), from ``L``."""
     A = L @ L.T
     return cholesky_jitter(A[np.ix_(order, order)], what="the reordered matrix")
 
 
-def log_det_from_cholesky(L):
+def log_det_from_cholesky(L: np.ndarray) -> float:
     """``log |L Lᵀ|``."""
     return 2.0 * float(np.sum(np.log(np.diag(L))))

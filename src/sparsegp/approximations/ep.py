@@ -14,7 +14,7 @@ optimizer's evidence evaluations want.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -279,6 +279,19 @@ class AndersonMixing:
         return mixed[:n], mixed[n:]
 
 
+_Posterior = TypeVar("_Posterior")
+
+
+def posterior_of(state: EPState, kind: type[_Posterior]) -> _Posterior:
+    """``state.posterior``, checked to be a ``kind`` (dense or FITC)."""
+    if not isinstance(state.posterior, kind):
+        raise TypeError(
+            f"an EP state on a {kind.__name__} is needed; this one is on a "
+            f"{type(state.posterior).__name__}."
+        )
+    return state.posterior
+
+
 def run_ep(
     posterior: SitePosterior,
     y,
@@ -449,7 +462,7 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
     grad_kernel : ndarray of shape (p,)
     grad_bias : float
     """
-    posterior = state.posterior
+    posterior = posterior_of(state, DensePosterior)
     sqrt_tau = np.sqrt(state.tau)
     with large_product(len(sqrt_tau) ** 3 / 3):
         R = sqrt_tau[:, None] * _inverse_from_cholesky(posterior.chol_B) * sqrt_tau
@@ -481,7 +494,7 @@ class DensePredictor:
     @classmethod
     def from_state(cls, state: EPState):
         """The predictor of an EP state on a :class:`DensePosterior`."""
-        posterior = state.posterior
+        posterior = posterior_of(state, DensePosterior)
         return cls(posterior.chol_B, np.sqrt(state.tau), posterior.omega)
 
     def latent_mean_and_variance(self, K_cross, k_diag):

@@ -32,7 +32,7 @@ from .._linalg import (
 )
 from .._threads import large_product
 from ..kernels import CrossCovariance
-from .ep import EPState, cavity_gradient
+from .ep import EPState, cavity_gradient, posterior_of
 
 __all__ = [
     "EvidenceSensitivities",
@@ -242,7 +242,7 @@ def fitc_ep_sensitivities(state: EPState, y, likelihood) -> EvidenceSensitivitie
     ``V diag(G) Vᵀ = L_B L_Bᵀ − I`` only ``W``, ``(W E_Gᵀ) E_G`` and
     ``V diag(c) Vᵀ`` remain: 6·n·M² flops.
     """
-    posterior = state.posterior
+    posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
     M, n = prior.V.shape
     G = posterior.G
@@ -359,7 +359,7 @@ class FITCPredictor:
     @classmethod
     def from_state(cls, state: EPState):
         """The predictor of an EP state on a :class:`FITCPosterior`."""
-        posterior = state.posterior
+        posterior = posterior_of(state, FITCPosterior)
         t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
         inner = posterior.E @ (state.nu * t)
         chol_uu = posterior.prior.chol_uu

@@ -78,7 +78,7 @@ class SparseOnlineGP:
         self.max_basis_vectors = max_basis_vectors
         self.tol = tol
         self.score = score
-        self.basis_vectors = None
+        self.basis_vectors: np.ndarray = np.empty((0, 0))
         self.L = np.zeros((0, 0))
         self.a = np.zeros(0)
         self.W = np.zeros((0, 0))
@@ -158,7 +158,7 @@ class SparseOnlineGP:
         return self
 
     def _update_chunk(self, X, y):
-        if self.basis_vectors is None:
+        if self.basis_vectors.shape[1] != X.shape[1]:  # the first examples
             self.basis_vectors = np.empty((0, X.shape[1]))
         K_chunk = self.kernel(X)
         # Column j of ``cross`` is the kernel between the chunk and basis vector j; it

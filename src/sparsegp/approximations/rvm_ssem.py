@@ -400,11 +400,12 @@ class _Trainer:
         ``s = ψᵀΩψ − ‖L⁻¹Ψ_RᵀΩψ‖²`` (``L Lᵀ = A + Ψ_RᵀΩΨ_R``) and ``q = ψᵀg``.
         O(n·|R| + |R|²) per newcomer; ``L`` (O(n·|R|² + |R|³)) once per state.
         """
-        if self.classification and self.sites is None:
+        sites = self.sites
+        if self.classification and sites is None:
             return self.threshold
         if self._entering_state is None:
-            if self.classification:
-                omega, g = self.sites.omega, self.sites.g
+            if sites is not None:  # classification
+                omega, g = sites.omega, sites.g
                 precision = basis.Psi.T @ (omega[:, None] * basis.Psi)
             else:  # Ω = I/σ²: the Gram matrix kept by the basis serves
                 omega = np.full(len(self.t), 1.0 / self.noise)
@@ -456,7 +457,7 @@ class _Trainer:
 
     def finish(self, basis, alpha, n_iterations):
         posterior = self.e_step(basis, alpha, max_iter=_FINAL_E_STEP_ITER)
-        if self.classification and not self.sites.converged:
+        if self.sites is not None and not self.sites.converged:
             warnings.warn(
                 f"The final mean-field E-step did not settle in {_FINAL_E_STEP_ITER} "
                 "Newton steps; the weights are not at a fixed point of [QW03] eqs. 16-19 "
