@@ -97,6 +97,26 @@ def test_posterior_equals_dense_formulas():
     )
 
 
+@pytest.mark.parametrize("amplitude", [1.0, 1e4])
+def test_refresh_marginals_equal_the_dense_posterior_for_tiny_and_zero_sites(amplitude):
+    """Sites from 0 to 1e3 (and τ̃ K_ii on both sides of the cancellation guard): the
+    ⅔n³ refresh gives the marginals of ``(K⁻¹ + T̃)⁻¹`` and ``Σ ν̃``."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 2))
+    K = ConstantKernel(amplitude) * RBF(1.0) + ConstantKernel(1e-3 * amplitude)
+    K = K(X) + 1e-6 * amplitude * np.eye(40)
+    tau = 10.0 ** rng.uniform(-12, 3, size=40) / amplitude
+    tau[:3] = 0.0
+    nu = rng.standard_normal(40) * tau
+    posterior = DensePosterior(K, tau, nu)
+    sqrt_tau = np.sqrt(tau)
+    B = np.eye(40) + sqrt_tau[:, None] * K * sqrt_tau
+    Sigma = K - K @ (sqrt_tau[:, None] * np.linalg.solve(B, sqrt_tau[:, None] * K))
+    mean, var = posterior.marginals()
+    np.testing.assert_allclose(var, np.diag(Sigma), rtol=1e-9)
+    np.testing.assert_allclose(mean, Sigma @ nu, rtol=1e-8, atol=1e-12 * amplitude)
+
+
 def test_evidence_equals_rasmussen_williams_3_65():
     X, y, kernel = small_problem(15)
     K = kernel(X)

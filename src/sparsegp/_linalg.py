@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cho_solve, cholesky, lapack, solve_triangular
 from scipy.linalg.blas import get_blas_funcs
 
 from .exceptions import NotPSDError, NumericalWarning
@@ -15,6 +15,7 @@ __all__ = [
     "cholesky_jitter",
     "cho_solve_lower",
     "cholesky_permuted",
+    "inverse_lower",
     "log_det_from_cholesky",
     "solve_lower",
     "solve_lower_in_place",
@@ -121,6 +122,15 @@ def cholesky_permuted(L: np.ndarray, order: np.ndarray) -> np.ndarray:
     ``order``), from ``L``."""
     A = L @ L.T
     return cholesky_jitter(A[np.ix_(order, order)], what="the reordered matrix")
+
+
+def inverse_lower(L: np.ndarray) -> np.ndarray:
+    """``L⁻¹`` of a lower-triangular ``L`` (LAPACK ``trtri``, n³/3 flops: a third of
+    the ``L⁻¹ B`` solve with ``n`` right-hand sides)."""
+    inverse, info = lapack.dtrtri(L, lower=1)
+    if info != 0:
+        raise NotPSDError(f"the triangular factor is singular (trtri info={info}).")
+    return inverse
 
 
 def log_det_from_cholesky(L: np.ndarray) -> float:

@@ -19,7 +19,12 @@ from typing import Protocol, TypeVar
 import numpy as np
 from scipy.linalg import blas, lapack
 
-from .._linalg import cholesky_jitter, log_det_from_cholesky, solve_lower
+from .._linalg import (
+    cholesky_jitter,
+    inverse_lower,
+    log_det_from_cholesky,
+    solve_lower,
+)
 from .._threads import large_product
 from ..likelihoods import site_from_cavity
 
@@ -67,6 +72,11 @@ class SitePosterior(Protocol):
         returns the new site ``(tau_i, nu_i)`` from the current marginal of ``i``."""
 
 
+#: ``τ̃_i K_ii`` below which ``(1 − [B⁻¹]_ii)/τ̃_i`` loses more than three digits to
+#: cancellation (``[B⁻¹]_ii ≈ 1 − τ̃_i K_ii``); such variances are formed directly.
+_CANCELLATION_GUARD = 1e-3
+
+
 class DensePosterior:
     """EP posterior on a full prior ``N(0, K)``: ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``.
 
@@ -86,14 +96,36 @@ class DensePosterior:
         self.refresh()
 
     def refresh(self):
+        """Factor ``B`` and recompute the marginals, in ⅔n³ flops.
+
+        ``μ = Kν̃ − K S̃½ B⁻¹ S̃½ K ν̃`` by matrix-vector products with ``L⁻¹``. The
+        variances need only ``diag B⁻¹`` (squared column norms of ``L⁻¹``):
+        ``Σ = S̃^{-½}(I − B⁻¹)S̃^{-½}``, so ``Σ_ii = (1 − [B⁻¹]_ii)/τ̃_i``, which
+        cancels when ``τ̃_i K_ii`` is small; those points take
+        ``K_ii − ‖L⁻¹ S̃½ K_{·i}‖²`` instead (O(n²) each). [RW06] Alg. 3.5 forms all
+        of ``L⁻¹ S̃½ K``: 4⁄3 n³.
+        """
         sqrt_tau = np.sqrt(self.tau)
         B = sqrt_tau[:, None] * self.K * sqrt_tau[None, :]
         B[np.diag_indices_from(B)] += 1.0
-        with large_product(len(B) ** 3):
+        with large_product(len(B) ** 3 / 3):
             self.chol_B = cholesky_jitter(B, what="B = I + S½KS½")
-            V = solve_lower(self.chol_B, sqrt_tau[:, None] * self.K)
-        self._var = np.diag(self.K) - np.einsum("ij,ij->j", V, V)
-        self._mean = self.K @ self.nu - V.T @ (V @ self.nu)
+            inv_L = self.inv_chol_B = inverse_lower(self.chol_B)
+        k_diag = np.diag(self.K)
+        K_nu = self.K @ self.nu
+        self._mean = K_nu - self.K @ (
+            sqrt_tau * (inv_L.T @ (inv_L @ (sqrt_tau * K_nu)))
+        )
+        tau_k = self.tau * k_diag
+        direct = tau_k > _CANCELLATION_GUARD
+        var = np.empty_like(k_diag)
+        b_inv_diag = np.einsum("ij,ij->j", inv_L[:, direct], inv_L[:, direct])
+        var[direct] = (1.0 - b_inv_diag) / self.tau[direct]
+        if not np.all(direct):
+            with large_product(float(len(B) ** 2 * np.count_nonzero(~direct))):
+                V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
+            var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
+        self._var = var
 
     def marginals(self):
         return self._mean, self._var
@@ -431,12 +463,12 @@ class WarmStartedEP:
         return state
 
 
-def _inverse_from_cholesky(L):
-    """``(L Lᵀ)⁻¹`` from the lower factor by LAPACK ``potri`` (O(n³/3) after ``L``)."""
-    inverse, info = lapack.dpotri(L, lower=1)
+def _inverse_from_inverse_factor(inv_L):
+    """``B⁻¹ = L⁻ᵀ L⁻¹`` from ``L⁻¹`` by LAPACK ``lauum`` (n³/3 flops)."""
+    product, info = lapack.dlauum(inv_L, lower=1)
     if info != 0:
-        raise np.linalg.LinAlgError(f"dpotri failed with info={info}")
-    return np.tril(inverse) + np.tril(inverse, -1).T
+        raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
+    return np.tril(product) + np.tril(product, -1).T
 
 
 def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
@@ -465,7 +497,11 @@ def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
     posterior = posterior_of(state, DensePosterior)
     sqrt_tau = np.sqrt(state.tau)
     with large_product(len(sqrt_tau) ** 3 / 3):
-        R = sqrt_tau[:, None] * _inverse_from_cholesky(posterior.chol_B) * sqrt_tau
+        R = (
+            sqrt_tau[:, None]
+            * _inverse_from_inverse_factor(posterior.inv_chol_B)
+            * sqrt_tau
+        )
     omega = posterior.omega
     data_fit = np.einsum("i,ijk,j->k", omega, K_gradient, omega)
     trace = np.tensordot(R, K_gradient, axes=([0, 1], [0, 1]))
