@@ -34,23 +34,6 @@ def gaussian_kl(m0, S0, m1, S1):
     )
 
 
-def test_regression_without_deletion_is_exact_gp_after_every_example():
-    X, y = regression_data()
-    state = SparseOnlineGP(KERNEL, Gaussian(NOISE), 100, 0.0, "approximate")
-    for i in range(len(y)):
-        state.update(X[i : i + 1], y[i : i + 1])
-        K = KERNEL(X[: i + 1])
-        inverse = np.linalg.inv(K + NOISE * np.eye(i + 1))
-        np.testing.assert_allclose(state.alpha, inverse @ y[: i + 1], atol=1e-9)
-        np.testing.assert_allclose(state.C, -inverse, atol=1e-9)
-        np.testing.assert_allclose(state.Q @ K, np.eye(i + 1), atol=1e-6)
-    mean, var = state.latent_mean_and_variance(KERNEL(X, X[:3]), KERNEL.diag(X[:3]))
-    gpr = GaussianProcessRegressor(KERNEL + WhiteKernel(NOISE), optimizer=None)
-    gpr_mean, gpr_std = gpr.fit(X, y).predict(X[:3], return_std=True)
-    np.testing.assert_allclose(mean, gpr_mean, atol=1e-9)
-    np.testing.assert_allclose(var + NOISE, gpr_std**2, atol=1e-9)
-
-
 def test_probit_without_deletion_is_sequential_adf():
     X, y = regression_data(15, seed=1)
     y = np.where(y > 0, 1.0, -1.0)

@@ -23,8 +23,6 @@ from sparsegp.approximations.rvm_ssem import (
 from sparsegp.datasets import load_banana
 from sparsegp.likelihoods import Probit
 
-from .conftest import dense_ep
-
 
 def sinc_problem(n=60, seed=0):
     rng = np.random.default_rng(seed)
@@ -111,23 +109,6 @@ def test_laplace_mean_field_is_the_dense_map():
     lik = Probit(0.0, 1.0 / sigma_in).moments(Psi @ w_map, np.zeros(40), t)
     Sigma = np.linalg.inv(np.diag(alpha) + Psi.T @ (lik.w[:, None] * Psi))
     np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-4)
-
-
-def test_adaptive_tap_is_ep_on_the_weight_space_prior():
-    Psi, t, alpha = classification_problem(seed=1)
-    post, _ = mean_field_e_step(Psi, alpha, t, 1.0, "tap", tol=1e-12, max_iter=500)
-    K = Psi @ np.diag(1 / alpha) @ Psi.T
-    ep = dense_ep(
-        K, t, Probit(), mode="parallel", damping=1.0, tol=1e-12, max_sweeps=500
-    )
-    cov_y = Psi @ post.covariance() @ Psi.T
-    np.testing.assert_allclose(Psi @ post.mean, ep.mean, atol=1e-7)
-    np.testing.assert_allclose(np.diag(cov_y), ep.var, atol=1e-7)
-    # the fixed point satisfies [QW03] eq. 16, μ = A⁻¹Ψᵀg, with g at EP's cavities
-    V = 1 / (1 / ep.var - ep.tau)
-    y_cavity = V * (ep.mean / ep.var - ep.nu)
-    g = Probit().moments(y_cavity, V, t).g
-    np.testing.assert_allclose(post.mean, Psi.T @ g / alpha, atol=1e-7)
 
 
 def test_naive_mean_field_differs_from_tap_but_classifies_alike():
