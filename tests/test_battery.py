@@ -347,3 +347,14 @@ def test_iteration_caps_are_honoured_with_a_convergence_warning(estimator):
     with pytest.warns(ConvergenceWarning, match="max_iter|max_sweeps|max_outer"):
         estimator.set_params(random_state=0).fit(X, y)
     assert np.all(np.isfinite(outputs(estimator, X)[0]))
+    assert estimator.converged_ is False
+
+
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+def test_every_estimator_reports_its_iterations_and_convergence(estimator_class):
+    X, y = make_moons(80, noise=0.2, random_state=0)
+    if not is_classifier(estimator_class()):
+        y = np.sin(3 * X[:, 0])
+    model = quietly_fitted(estimator_class(random_state=0), X, y)
+    assert int(np.min(model.n_iter_)) >= 0 and np.ndim(model.n_iter_) == 0
+    assert isinstance(model.converged_, bool)

@@ -49,6 +49,10 @@ class BinaryModel(Protocol):
     kernel: object
     likelihood: Probit
     log_marginal_likelihood: float
+    #: The method's outer iterations (optimizer evaluations, EM steps, passes, …).
+    n_iterations: int
+    #: Whether every iterative part stopped on its tolerance, not on its cap.
+    converged: bool
 
     def latent_mean_and_variance(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Latent predictive mean and variance (without the bias) at ``X``."""
@@ -352,6 +356,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     def _set_fitted_summaries(self):
         models = self.estimators_
+        iterations = [model.n_iterations for model in models]
+        self.n_iter_ = iterations[0] if len(models) == 1 else np.array(iterations)
+        self.converged_ = all(model.converged for model in models)
         if len(models) == 1:
             self.kernel_ = models[0].kernel
             self.bias_ = models[0].likelihood.bias

@@ -39,6 +39,8 @@ class EPBinaryModel:
     X_train: np.ndarray
     predictor: DensePredictor
     log_marginal_likelihood: float
+    n_iterations: int = 0
+    converged: bool = True
 
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance ([RW06] Alg. 3.6), in batches."""
@@ -107,6 +109,13 @@ class EPGPClassifier(GPClassifierMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Evidence evaluations of the optimizer (each an EP run to convergence),
+        per one-vs-rest problem.
+    converged_ : bool
+        The optimizer stopped on its tolerance and the final EP run on ``tol``
+        (not on ``max_iter_optimizer`` / ``max_sweeps``); a
+        ``ConvergenceWarning`` says when not.
     classes_ : ndarray of shape (n_classes,)
     kernel_ : Kernel
         Learnt kernel (a ``CompoundKernel`` of one kernel per class beyond two classes).
@@ -206,8 +215,11 @@ class EPGPClassifier(GPClassifierMixin):
             ),
         )
         x = space.pack({"theta": kernel.theta, "bias": self.bias})
+        n_evaluations, optimizer_converged = 0, True
         if self.optimizer is not None and len(x) > 0:
-            x = self._maximise_evidence(X, y, kernel, space, ep, x, random_state)
+            result = self._maximise_evidence(X, y, kernel, space, ep, x, random_state)
+            x, n_evaluations = result.x, result.n_evaluations
+            optimizer_converged = result.converged
         kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)
         K = kernel_(X)
@@ -225,10 +237,12 @@ class EPGPClassifier(GPClassifierMixin):
             X_train=X,
             predictor=DensePredictor.from_state(state),
             log_marginal_likelihood=state.log_evidence,
+            n_iterations=n_evaluations,
+            converged=optimizer_converged and state.converged,
         )
 
     def _maximise_evidence(self, X, y, kernel, space, ep, x, random_state):
-        """L-BFGS-B on ``log Z_EP`` and its analytic gradient from ``x``; the optimum."""
+        """L-BFGS-B on ``log Z_EP`` and its analytic gradient from ``x``."""
 
         def evidence(x):
             kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
@@ -263,4 +277,4 @@ class EPGPClassifier(GPClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=5,
             )
-        return result.x
+        return result

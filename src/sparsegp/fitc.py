@@ -61,6 +61,12 @@ class FITCBinaryModel:
     log_marginal_likelihood: float
     n_evaluations: int = 0
     n_sweeps: int = 0
+    converged: bool = True
+
+    @property
+    def n_iterations(self):
+        """Evidence evaluations of the optimizer (each an EP run)."""
+        return self.n_evaluations
 
     def latent_mean_and_variance(self, X):
         """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point."""
@@ -155,6 +161,12 @@ default="kmeans"
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Evidence evaluations of the optimizer over all starts, per one-vs-rest problem.
+    converged_ : bool
+        The best start's optimizer stopped on its tolerance and the final EP run
+        converged. Often False by design: ``max_iter_optimizer=20`` is [NGH07]'s
+        budget, not a convergence test.
     classes_ : ndarray of shape (n_classes,)
     inducing_points_ : ndarray of shape (M, n_features) or list of them
         Learnt pseudo-inputs (a list, one per class, beyond two classes).
@@ -377,7 +389,7 @@ default="kmeans"
         x = space.pack(
             {"theta": kernel.theta, "bias": self.bias, "inducing": Z0 / unit}
         )
-        n_evaluations = 0
+        n_evaluations, converged = 0, True
         if self.optimizer is not None and len(x) > 0:
             result = maximize(
                 evidence,
@@ -386,9 +398,18 @@ default="kmeans"
                 max_iter=self.max_iter_optimizer,
                 progress="FITCGPClassifier: EP evidence" if self.verbose else None,
             )
-            x, n_evaluations = result.x, result.n_evaluations
+            x, n_evaluations, converged = (
+                result.x,
+                result.n_evaluations,
+                result.converged,
+            )
         model = self._binary_model(X, y, *unpack(x), ep)
-        return replace(model, n_evaluations=n_evaluations, n_sweeps=ep.n_sweeps)
+        return replace(
+            model,
+            n_evaluations=n_evaluations,
+            n_sweeps=ep.n_sweeps,
+            converged=converged and model.converged,
+        )
 
     def _binary_model(self, X, y, kernel, bias, Z, ep):
         likelihood = Probit(bias)
@@ -403,4 +424,5 @@ default="kmeans"
             inducing_points=np.array(Z),
             predictor=FITCPredictor.from_state(state),
             log_marginal_likelihood=state.log_evidence,
+            converged=state.converged,
         )

@@ -31,6 +31,7 @@ from .approximations.ivm import (
     select_active_set,
     subset_log_marginal_likelihood,
 )
+from .approximations.nlp_selection import nlp_loss
 from .fitc import FITCGPClassifier, require_fitc_memory
 from .kernels import KernelBlocks, check_input_differentiable, split_white_noise
 from .likelihoods import Gaussian, Probit
@@ -50,6 +51,9 @@ class ActiveSetModel:
     log_marginal_likelihood: float
     selection_seconds: float = np.nan
     selection: str = ""
+    #: Alternations of hyperparameter steps and reselection (outer iterations).
+    n_iterations: int = 0
+    converged: bool = True
 
     def latent_mean_and_variance(self, X):
         """[LSH02] eq. 5 (or FITC's): O(d) mean, O(d²) variance per point."""
@@ -218,7 +222,7 @@ class _IVMFitting:
                 f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
                 f"({time.perf_counter() - start:.1f} s)"
             )
-        return best
+        return replace(best[0], n_iterations=rounds), best[1]
 
     def _freeze(self, X, y, kernel, state, seconds, strategy):
         """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
@@ -246,10 +250,7 @@ class _IVMFitting:
         if len(outside) > _N_SCORE:
             outside = rng.choice(outside, size=_N_SCORE, replace=False)
         state.complete(outside)
-        log_p = state.likelihood.log_predictive(
-            state.h[outside], state.a[outside], state.y[outside]
-        )
-        return float(-np.mean(log_p))
+        return nlp_loss(state, outside)
 
 
 class IVMClassifier(_IVMFitting, GPClassifierMixin):
@@ -328,6 +329,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Alternations of hyperparameter steps and reselection run
+        (``n_outer_iterations``, 0 without an optimizer).
+    converged_ : bool
+        Always True: the schedule is fixed.
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
         Training indices of the active set, in inclusion order.
     selection_used_ : str, or list of them (one per class beyond two)
@@ -508,6 +514,10 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Alternations of hyperparameter steps and reselection run.
+    converged_ : bool
+        Always True: the schedule is fixed.
     active_set_ : ndarray of shape (d,)
     selection_used_ : str
         The selection that chose the kept active set.
@@ -594,6 +604,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self.selection_time_ = self.model_.selection_seconds
         self.selection_used_ = self.model_.selection
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
+        self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
         return self
 
     def _latent_and_noise(self, X):

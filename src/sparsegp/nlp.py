@@ -57,7 +57,6 @@ class NLPModel(ActiveSetModel):
     """An :class:`ActiveSetModel` with the loss it reached and the iterations it took."""
 
     training_nlp: float = np.nan
-    n_outer_iterations: int = 0
 
 
 class NLPSparseGPClassifier(GPClassifierMixin):
@@ -113,6 +112,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Outer iterations run (as ``n_outer_iterations_``).
+    converged_ : bool
+        The validation NLP stopped falling (``patience``) before
+        ``max_outer_iterations``; a ``ConvergenceWarning`` says when not.
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
         Training indices of the basis vectors, in inclusion order.
     training_nlp_ : float or ndarray
@@ -265,7 +269,12 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 f"{type(self).__name__}: n={len(y)} d={d} {outer} outer iterations, "
                 f"NLP {best_nlp:.4f} ({time.perf_counter() - start:.1f} s)"
             )
-        return replace(best, training_nlp=best_nlp, n_outer_iterations=outer)
+        return replace(
+            best,
+            training_nlp=best_nlp,
+            n_iterations=outer,
+            converged=not learn or stalled >= self.patience,
+        )
 
     def _hyperparameter_step(self, X, y, kernel, likelihood, state, outside, rng):
         """A few L-BFGS-B steps on ``NLP(u)`` with the basis and its sites fixed.
@@ -347,8 +356,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         if len(models) == 1:
             self.active_set_ = models[0].active_set
             self.training_nlp_ = models[0].training_nlp
-            self.n_outer_iterations_ = models[0].n_outer_iterations
+            self.n_outer_iterations_ = models[0].n_iterations
         else:
             self.active_set_ = [m.active_set for m in models]
             self.training_nlp_ = np.array([m.training_nlp for m in models])
-            self.n_outer_iterations_ = np.array([m.n_outer_iterations for m in models])
+            self.n_outer_iterations_ = np.array([m.n_iterations for m in models])

@@ -112,6 +112,14 @@ class OnlineBinaryModel:
     def likelihood(self):
         return self.state.likelihood
 
+    @property
+    def n_iterations(self):
+        """Examples absorbed (one online update each)."""
+        return self.state.n_seen
+
+    #: A single pass has nothing to converge.
+    converged = True
+
     def latent_mean_and_variance(self, X):
         """O(t) mean and O(t²) variance per point ([Csa02] §3.6), in batches."""
         state = self.state
@@ -173,6 +181,10 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Examples absorbed (one online update each).
+    converged_ : bool
+        Always True: a pass has nothing to converge.
     basis_vectors_ : ndarray of shape (t, n_features)
         The current BV set (t ≤ max_basis_vectors).
     kernel_ : Kernel
@@ -245,6 +257,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         latent, likelihood = _split_noise(self.kernel_)
         self.state_ = self._run_passes(X, y, latent, likelihood, rng)
         self._report(self.state_, start)
+        self.n_iter_, self.converged_ = self.state_.n_seen, True
         return self
 
     @restore_on_failure
@@ -275,6 +288,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             y = (y - self.y_mean_) / self.y_std_
         self.state_.update(X, y)
         self._report(self.state_, start)
+        self.n_iter_, self.converged_ = self.state_.n_seen, True
         return self
 
     def _hyperparameters(self, X, y, rng):
@@ -337,6 +351,10 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 
     Attributes
     ----------
+    n_iter_ : int or ndarray
+        Examples absorbed per one-vs-rest problem.
+    converged_ : bool
+        Always True: a pass has nothing to converge.
     basis_vectors_ : ndarray of shape (t, n_features), or a list (one per class
         beyond two)
     kernel_, bias_, classes_, estimators_
@@ -486,6 +504,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         models = self.estimators_
+        iterations = [m.n_iterations for m in models]
+        self.n_iter_ = iterations[0] if len(models) == 1 else np.array(iterations)
+        self.converged_ = True
         kernels = [m.kernel for m in models]
         biases = [m.likelihood.bias for m in models]
         bases = [m.state.basis_vectors for m in models]

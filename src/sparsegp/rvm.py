@@ -57,6 +57,7 @@ class RVMModel:
     likelihood: object = None
     log_marginal_likelihood: float = np.nan
     n_iterations: int = 0
+    converged: bool = True
 
     def design(self, X):
         """``Ψ(X)`` over the relevant basis functions (bias first if kept)."""
@@ -152,6 +153,7 @@ class _RVMFitting:
             chol=cholesky_permuted(fit.posterior.chol, order),
             alpha=fit.alpha[order],
             n_iterations=fit.n_iterations,
+            converged=fit.converged,
         )
 
 
@@ -216,6 +218,9 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
 
     Attributes
     ----------
+    converged_ : bool
+        The final EM stopped on ``tol``, not ``max_iter`` (a
+        ``ConvergenceWarning`` says when not).
     kernel_ : sklearn kernel
         The kernel of the basis functions (fixed during the fit).
     relevance_vectors_ : ndarray of shape (n_rv, n_features)
@@ -316,6 +321,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self.noise_ = float(fit.noise) * self.y_std_**2
         self.log_marginal_likelihood_value_ = float(fit.posterior.log_evidence)
         self.n_iter_ = fit.n_iterations
+        self.converged_ = fit.converged
         return self
 
     def _latent_and_noise(self, X):
@@ -349,6 +355,9 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     Attributes
     ----------
+    converged_ : bool
+        The final EM stopped on ``tol`` and the final mean-field E-step settled,
+        for every one-vs-rest problem.
     relevance_vectors_ : ndarray, or list of them (one per class beyond two)
     n_iter_ : int or ndarray
         E-steps taken (per one-vs-rest problem).
@@ -431,5 +440,3 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         super()._set_fitted_summaries()
         vectors = [m.relevance_vectors for m in self.estimators_]
         self.relevance_vectors_ = vectors[0] if len(vectors) == 1 else vectors
-        iterations = [m.n_iterations for m in self.estimators_]
-        self.n_iter_ = iterations[0] if len(iterations) == 1 else np.array(iterations)

@@ -313,6 +313,9 @@ class RVMFit:
         Log evidence after each E-step (regression), for monitoring.
     n_iterations : int
         E-steps taken.
+    converged : bool
+        The final EM stopped on ``tol`` (not ``max_iter``) and, for classification,
+        the final mean-field E-step settled.
     """
 
     relevant: np.ndarray
@@ -321,6 +324,7 @@ class RVMFit:
     noise: float
     history: list
     n_iterations: int
+    converged: bool = True
 
 
 class _Trainer:
@@ -350,6 +354,7 @@ class _Trainer:
         self.history: list[float] = []
         self.mean = np.zeros(0)
         self.sites: MeanFieldSites | None = None
+        self.em_converged = True
         #: ``(chol, Ω-weights, g)`` of the current state for :meth:`entering_alpha`;
         #: every newcomer skipped in a row reuses it, an EM step discards it.
         self._entering_state = None
@@ -447,6 +452,7 @@ class _Trainer:
                 break
         else:  # max_iter = 0 asks for no final EM, which is not a failure to converge
             if max_iter > 0:
+                self.em_converged = False
                 warnings.warn(
                     f"RVM EM did not converge in {max_iter} iterations ({len(alpha)} "
                     "basis functions active); raise max_iter or tol.",
@@ -473,6 +479,8 @@ class _Trainer:
             noise=np.nan if self.classification else self.noise,
             history=self.history,
             n_iterations=n_iterations,
+            converged=self.em_converged
+            and (self.sites is None or self.sites.converged),
         )
 
 
