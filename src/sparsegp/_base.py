@@ -9,6 +9,7 @@ predictions into ``predict``, ``predict_proba`` and ``decision_function``.
 from __future__ import annotations
 
 import functools
+import logging
 import warnings
 from abc import abstractmethod
 from contextlib import contextmanager
@@ -56,6 +57,26 @@ class BinaryModel(Protocol):
 
     def latent_mean_and_variance(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Latent predictive mean and variance (without the bias) at ``X``."""
+
+
+#: The package's logger; a fit's progress goes here when logging is configured.
+LOGGER = logging.getLogger("sparsegp")
+
+
+def report_progress(estimator, message, level=1):
+    """Show a fit's progress when ``estimator.verbose >= level``.
+
+    With logging configured (a handler on the ``sparsegp`` logger or the root), the
+    message goes to the ``sparsegp`` logger — at INFO for ``level=1``, DEBUG for
+    ``level=2`` — so applications route and filter it as they do their own; without,
+    it is printed, as scikit-learn's ``verbose`` does.
+    """
+    if estimator.verbose < level:
+        return
+    if LOGGER.hasHandlers():
+        LOGGER.log(logging.INFO if level <= 1 else logging.DEBUG, message)
+    else:
+        print(message)
 
 
 def batched_latent(predict, X, n_train):

@@ -17,6 +17,7 @@ from ._base import (
     GPClassifierMixin,
     default_kernel,
     latent_from_kernel,
+    report_progress,
     warn_if_ep_did_not_converge,
 )
 from ._memory import require_memory
@@ -226,10 +227,11 @@ class EPGPClassifier(GPClassifierMixin):
         state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)
         warn_if_ep_did_not_converge(state, self)
         if self.verbose:
-            print(
-                f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "
+            report_progress(
+                self,
+                message=f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "
                 f"kernel={kernel_} bias={bias_:.3f} "
-                f"({time.perf_counter() - start:.1f} s)"
+                f"({time.perf_counter() - start:.1f} s)",
             )
         return EPBinaryModel(
             kernel=kernel_,
@@ -253,8 +255,10 @@ class EPGPClassifier(GPClassifierMixin):
                 state, K_gradient, y, likelihood
             )
             if self.verbose >= 2:
-                print(
-                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+                report_progress(
+                    self,
+                    level=2,
+                    message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
                 )
             gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
             return state.log_evidence, gradient

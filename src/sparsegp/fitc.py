@@ -18,6 +18,7 @@ from ._base import (
     default_kernel,
     default_length_scale,
     latent_from_kernel,
+    report_progress,
     warn_if_ep_did_not_converge,
 )
 from ._memory import require_memory
@@ -331,11 +332,12 @@ default="kmeans"
         ]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
         if self.verbose:
-            print(
-                f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
+            report_progress(
+                self,
+                message=f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
                 f"log Z_EP={best.log_marginal_likelihood:.3f} kernel={best.kernel} "
                 f"bias={best.likelihood.bias:.3f} "
-                f"({time.perf_counter() - start_time:.1f} s)"
+                f"({time.perf_counter() - start_time:.1f} s)",
             )
         return replace(
             best,
@@ -376,8 +378,10 @@ default="kmeans"
                 state, y, likelihood, blocks
             )
             if self.verbose >= 2:
-                print(
-                    f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+                report_progress(
+                    self,
+                    level=2,
+                    message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
                 )
             gradient = {
                 "theta": grad_kernel,

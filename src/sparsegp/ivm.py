@@ -18,6 +18,7 @@ from ._base import (
     GPRegressorMixin,
     default_kernel,
     latent_from_kernel,
+    report_progress,
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
@@ -164,9 +165,10 @@ class _IVMFitting:
             self._held_out_scores(model, X[points], y[points]) for model, _ in fits
         ]
         if self.verbose:
-            print(
-                "  IVM selection by held-out (error, NLP): randomized greedy "
-                f"{scores[0]}, random {scores[1]}"
+            report_progress(
+                self,
+                message="  IVM selection by held-out (error, NLP): randomized greedy "
+                f"{scores[0]}, random {scores[1]}",
             )
         return fits[min(range(len(fits)), key=scores.__getitem__)]
 
@@ -213,14 +215,16 @@ class _IVMFitting:
                 best = self._freeze(X, y, kernel, state, seconds, strategy)
                 best_nlp = nlp
             if self.verbose:
-                print(
-                    f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
-                    f"kernel={kernel}"
+                report_progress(
+                    self,
+                    message=f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
+                    f"kernel={kernel}",
                 )
         if self.verbose:
-            print(
-                f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
-                f"({time.perf_counter() - start:.1f} s)"
+            report_progress(
+                self,
+                message=f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
+                f"({time.perf_counter() - start:.1f} s)",
             )
         return replace(best[0], n_iterations=rounds), best[1]
 

@@ -14,7 +14,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin
+from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin, report_progress
 from ._optimize import (
     ParameterSpace,
     bias_block,
@@ -244,8 +244,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             if nlp < best_nlp:
                 best, best_nlp = self._freeze(X, kernel, state), nlp
             if self.verbose:
-                print(
-                    f"  NLP outer iteration {outer}: training NLP {nlp:.4f}, {kernel}"
+                report_progress(
+                    self,
+                    message=f"  NLP outer iteration {outer}: training NLP {nlp:.4f}, {kernel}",
                 )
             if (
                 not learn
@@ -265,9 +266,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 stacklevel=5,
             )
         if self.verbose:
-            print(
-                f"{type(self).__name__}: n={len(y)} d={d} {outer} outer iterations, "
-                f"NLP {best_nlp:.4f} ({time.perf_counter() - start:.1f} s)"
+            report_progress(
+                self,
+                message=f"{type(self).__name__}: n={len(y)} d={d} {outer} outer iterations, "
+                f"NLP {best_nlp:.4f} ({time.perf_counter() - start:.1f} s)",
             )
         return replace(
             best,

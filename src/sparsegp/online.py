@@ -27,6 +27,7 @@ from ._base import (
     bound_warnings_silenced,
     default_kernel,
     latent_from_kernel,
+    report_progress,
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
@@ -91,10 +92,11 @@ class _OnlineFitting:
 
     def _report(self, state, start):
         if self.verbose:
-            print(
-                f"{type(self).__name__}: {state.n_seen} examples, {state.size} basis "
+            report_progress(
+                self,
+                message=f"{type(self).__name__}: {state.n_seen} examples, {state.size} basis "
                 f"vectors, {state.n_deleted} deleted, {state.n_projected} projected "
-                f"({time.perf_counter() - start:.1f} s)"
+                f"({time.perf_counter() - start:.1f} s)",
             )
 
 

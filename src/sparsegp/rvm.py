@@ -17,6 +17,7 @@ from ._base import (
     GPRegressorMixin,
     batched_latent,
     default_rbf,
+    report_progress,
     restore_on_failure,
     validate_dense,
 )
@@ -93,10 +94,11 @@ class _RVMFitting:
         fit = self._run_em(X, t, kernel, centres, options)
         model = self._model_from_fit(X, kernel, centres, fit)
         if self.verbose:
-            print(
-                f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
+            report_progress(
+                self,
+                message=f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
                 f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
-                f"({time.perf_counter() - start:.1f} s)"
+                f"({time.perf_counter() - start:.1f} s)",
             )
         return model, fit
 
@@ -109,7 +111,10 @@ class _RVMFitting:
 
             def callback(step, size):
                 if step % 200 == 0:
-                    print(f"  RVM step {step}: {size} active basis functions")
+                    report_progress(
+                        self,
+                        message=f"  RVM step {step}: {size} active basis functions",
+                    )
 
         common = dict(
             update=self.update,

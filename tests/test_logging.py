@@ -1,0 +1,36 @@
+"""``verbose`` progress goes to the ``sparsegp`` logger when logging is configured,
+and is printed when it is not."""
+
+import logging
+
+import numpy as np
+import pytest
+
+from sparsegp import EPGPClassifier, RVMRegressor, _base
+
+X = np.random.default_rng(0).standard_normal((40, 2))
+y = np.where(X[:, 0] > 0, 1, -1)
+
+
+def test_with_logging_configured_progress_is_logged_not_printed(caplog, capsys):
+    with caplog.at_level(logging.DEBUG, logger="sparsegp"):
+        EPGPClassifier(verbose=2, random_state=0).fit(X, y)
+    records = [r for r in caplog.records if r.name == "sparsegp"]
+    assert any("EPGPClassifier: n=40" in r.message for r in records)
+    assert {r.levelno for r in records} == {logging.INFO, logging.DEBUG}
+    assert "EPGPClassifier: n=40" not in capsys.readouterr().out
+
+
+def test_without_logging_configured_progress_is_printed(monkeypatch, capsys):
+    bare = logging.Logger("sparsegp-unconfigured")  # no handlers, no parent
+    monkeypatch.setattr(_base, "LOGGER", bare)
+    RVMRegressor(verbose=1, random_state=0).fit(X, X[:, 0])
+    assert "RVMRegressor:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("verbose", [0, False])
+def test_quiet_fits_report_nothing(verbose, caplog, capsys):
+    with caplog.at_level(logging.DEBUG, logger="sparsegp"):
+        EPGPClassifier(verbose=verbose, random_state=0).fit(X, y)
+    assert not [r for r in caplog.records if r.name == "sparsegp"]
+    assert capsys.readouterr().out == ""
