@@ -16,6 +16,7 @@ TEXTS = sorted(
     [
         *ROOT.glob("src/sparsegp/**/*.py"),
         *ROOT.glob("benchmarks/*.py"),
+        *ROOT.glob("benchmarks/*.md"),
         *ROOT.glob("tests/**/*.py"),
         *DOCS.glob("*.md"),
         *ROOT.glob("*.md"),
