@@ -3,7 +3,9 @@
 A concrete classifier implements one method, ``_fit_binary(X, y, random_state)``, which
 fits a ±1 problem and returns a :class:`BinaryModel`. This base class validates input,
 encodes labels, runs one-vs-rest problems in parallel with joblib, and turns latent
-predictions into ``predict``, ``predict_proba`` and ``decision_function``.
+predictions into ``predict``, ``predict_proba`` and ``decision_function``. Every
+prediction method also takes a ``dask.array.Array`` and returns dask arrays, one task
+per row block (``docs/dask.md``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dask import is_dask_array, map_row_blocks, map_row_pairs
 from ._threads import one_blas_thread
 from .likelihoods import Probit
 
@@ -297,11 +300,20 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
         return_std : bool, default=False
             Also return the predictive standard deviation (noise included).
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            if not return_std:
+                return map_row_blocks(self.predict, X, None, float, self.n_features_in_)
+            return map_row_pairs(
+                lambda block: self.predict(block, return_std=True),
+                X,
+                None,
+                self.n_features_in_,
+            )
         X = validate_dense(self, X, reset=False)
         mean, var, noise = self._latent_and_noise(X)
         mean = self.y_mean_ + self.y_std_ * mean
@@ -391,6 +403,10 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 np.mean([m.log_marginal_likelihood for m in models])
             )
 
+    def _width(self):
+        """Columns of the per-problem outputs: None for one problem, else one each."""
+        return None if len(self.estimators_) == 1 else len(self.estimators_)
+
     def _validated(self, X):
         check_is_fitted(self)
         return validate_dense(self, X, reset=False)
@@ -404,6 +420,11 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             there are more than two classes (one column per one-vs-rest problem).
             The probit bias is not included in ``mean``.
         """
+        if is_dask_array(X):
+            check_is_fitted(self)
+            return map_row_pairs(
+                self.latent_mean_and_variance, X, self._width(), self.n_features_in_
+            )
         X = self._validated(X)
         parts = [m.latent_mean_and_variance(X) for m in self.estimators_]
         if len(parts) == 1:
@@ -420,6 +441,11 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) for two classes (positive favours
         ``classes_[1]``), else (n_samples, n_classes).
         """
+        if is_dask_array(X):
+            check_is_fitted(self)
+            return map_row_blocks(
+                self.decision_function, X, self._width(), float, self.n_features_in_
+            )
         X = self._validated(X)
         scores = [
             m.likelihood.predictive_z(*m.latent_mean_and_variance(X))
@@ -431,8 +457,15 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """Class probabilities, columns in ``classes_`` order.
 
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
-        the one-vs-rest probabilities normalised to sum to one.
+        the one-vs-rest probabilities normalised to sum to one. A dask array ``X``
+        gives a dask array, computed block by block on the cluster.
         """
+        if is_dask_array(X):
+            check_is_fitted(self)
+            width = len(self.classes_)
+            return map_row_blocks(
+                self.predict_proba, X, width, float, self.n_features_in_
+            )
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = ndtr(scores)
@@ -445,5 +478,10 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Most probable class: the argmax of :meth:`predict_proba` (ties go to the
         first class in ``classes_``, also when Φ rounds a tiny score to exactly ½)."""
+        if is_dask_array(X):
+            check_is_fitted(self)
+            return map_row_blocks(
+                self.predict, X, None, self.classes_.dtype, self.n_features_in_
+            )
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
