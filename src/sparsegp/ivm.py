@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
+    bound_warnings_silenced,
     default_kernel,
     latent_from_kernel,
     report_progress,
@@ -468,7 +469,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             random_state=random_state,
             verbose=self.verbose,
         )
-        fitted = fitc._fit_binary(X, y, random_state)
+        with bound_warnings_silenced():  # IVMClassifier.fit warns in its own name
+            fitted = fitc.fit(X, y).estimators_[0]
         return replace(
             model,
             kernel=fitted.kernel,
