@@ -307,3 +307,12 @@ def test_kept_score_denominators_equal_the_dense_diagonal(likelihood):
     np.testing.assert_allclose(
         state.diag_q_plus_c, np.diag(state.Q + state.C), rtol=1e-6, atol=1e-10
     )
+
+
+def test_verbose_pass_shows_a_progress_bar_and_changes_nothing(capsys):
+    X, y = regression_data(12_000, seed=3)
+    options = dict(kernel=KERNEL + WhiteKernel(NOISE), optimizer=None, random_state=0)
+    quiet = SparseOnlineGPRegressor(max_basis_vectors=30, **options).fit(X, y)
+    loud = SparseOnlineGPRegressor(max_basis_vectors=30, verbose=1, **options).fit(X, y)
+    assert "online pass 1" in capsys.readouterr().err
+    np.testing.assert_array_equal(loud.predict(X[:50]), quiet.predict(X[:50]))

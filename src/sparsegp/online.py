@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
 
 from ._base import (
     GPClassifierMixin,
@@ -53,6 +54,10 @@ _SHARED_CONSTRAINTS: dict = {
 }
 
 
+#: Examples per progress-bar step of a pass.
+_PROGRESS_CHUNK = 10_000
+
+
 class _OnlineFitting:
     """The passes over the data shared by both estimators.
 
@@ -77,8 +82,22 @@ class _OnlineFitting:
                     self.deletion_score,
                 )
             order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
-            state.update(X[order], y[order])
+            self._absorb(state, X[order], y[order], f"online pass {n_pass + 1}")
         return state
+
+    def _absorb(self, state, X, y, description):
+        """``state.update`` in chunks of ``_PROGRESS_CHUNK`` examples, with a progress
+        bar when ``verbose`` (chunked updates equal one update: the pass is sequential).
+        """
+        with tqdm(
+            total=len(y), desc=description, disable=not self.verbose, leave=False
+        ) as bar:
+            for start in range(0, len(y), _PROGRESS_CHUNK):
+                state.update(
+                    X[start : start + _PROGRESS_CHUNK],
+                    y[start : start + _PROGRESS_CHUNK],
+                )
+                bar.update(min(_PROGRESS_CHUNK, len(y) - start))
 
     def _new_state(self, kernel, likelihood):
         return SparseOnlineGP(
