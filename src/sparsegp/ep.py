@@ -49,7 +49,8 @@ class EPBinaryModel:
 
 
 #: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B,
-#: its Cholesky factor, V = L⁻¹S½K and the sequential sweep's Σ.
+#: its Cholesky factor and that factor's inverse, and B⁻¹ (for the gradient) or the
+#: sequential sweep's Σ.
 _DENSE_ARRAYS = 5
 
 

@@ -80,8 +80,9 @@ _CANCELLATION_GUARD = 1e-3
 class DensePosterior:
     """EP posterior on a full prior ``N(0, K)``: ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``.
 
-    A refresh factors ``B = I + S̃½ K S̃½`` (eigenvalues ≥ 1, no jitter needed) and
-    forms ``V = L⁻¹ S̃½ K`` so that ``Σ = K − VᵀV``: O(n³) ([RW06] Alg. 3.5, lines 9-11).
+    A refresh factors ``B = I + S̃½ K S̃½ = L Lᵀ`` (eigenvalues ≥ 1, no jitter needed)
+    and inverts ``L``: ⅔n³ flops for the marginals (:meth:`refresh`; [RW06] Alg. 3.5,
+    lines 9-11, forms ``Σ = K − VᵀV`` with ``V = L⁻¹ S̃½ K`` in 4⁄3 n³).
 
     Parameters
     ----------
