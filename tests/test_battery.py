@@ -30,7 +30,6 @@ from sparsegp.testing import check_fitted_outputs
 from sparsegp.testing import prediction_outputs as outputs
 
 ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
-CLASSIFIERS = [e for e in ESTIMATORS if is_classifier(e())]
 REGRESSORS = [e for e in ESTIMATORS if not is_classifier(e())]
 CONTAINERS = ["ndarray", "float32", "list", "DataFrame", "csr"]
 
@@ -125,19 +124,11 @@ def check_valid_fit(estimator_class, X, y):
         np.testing.assert_array_equal(first, second)
 
 
-@pytest.mark.parametrize("estimator_class", CLASSIFIERS, ids=lambda e: e.__name__)
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
 @BATTERY
-@given(data=datasets(classification=True))
-def test_classifier_on_valid_data(estimator_class, data):
-    X, y, _ = data
-    check_valid_fit(estimator_class, X, y)
-
-
-@pytest.mark.parametrize("estimator_class", REGRESSORS, ids=lambda e: e.__name__)
-@BATTERY
-@given(data=datasets(classification=False))
-def test_regressor_on_valid_data(estimator_class, data):
-    X, y, _ = data
+@given(data=st.data())
+def test_estimator_on_valid_data(estimator_class, data):
+    X, y, _ = data.draw(datasets(classification=is_classifier(estimator_class())))
     check_valid_fit(estimator_class, X, y)
 
 

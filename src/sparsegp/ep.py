@@ -227,13 +227,12 @@ class EPGPClassifier(GPClassifierMixin):
         K = kernel_(X)
         state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)
         warn_if_ep_did_not_converge(state, self)
-        if self.verbose:
-            report_progress(
-                self,
-                message=f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "
-                f"kernel={kernel_} bias={bias_:.3f} "
-                f"({time.perf_counter() - start:.1f} s)",
-            )
+        report_progress(
+            self,
+            message=f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "
+            f"kernel={kernel_} bias={bias_:.3f} "
+            f"({time.perf_counter() - start:.1f} s)",
+        )
         return EPBinaryModel(
             kernel=kernel_,
             likelihood=likelihood,
@@ -255,12 +254,11 @@ class EPGPClassifier(GPClassifierMixin):
             grad_kernel, grad_bias = ep_log_evidence_gradient(
                 state, K_gradient, y, likelihood
             )
-            if self.verbose >= 2:
-                report_progress(
-                    self,
-                    level=2,
-                    message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
-                )
+            report_progress(
+                self,
+                level=2,
+                message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
+            )
             gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
             return state.log_evidence, gradient
 

@@ -331,14 +331,13 @@ default="kmeans"
             for _ in range(n_starts)
         ]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
-        if self.verbose:
-            report_progress(
-                self,
-                message=f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
-                f"log Z_EP={best.log_marginal_likelihood:.3f} kernel={best.kernel} "
-                f"bias={best.likelihood.bias:.3f} "
-                f"({time.perf_counter() - start_time:.1f} s)",
-            )
+        report_progress(
+            self,
+            message=f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
+            f"log Z_EP={best.log_marginal_likelihood:.3f} kernel={best.kernel} "
+            f"bias={best.likelihood.bias:.3f} "
+            f"({time.perf_counter() - start_time:.1f} s)",
+        )
         return replace(
             best,
             n_evaluations=sum(model.n_evaluations for model in fits),
@@ -377,12 +376,11 @@ default="kmeans"
             grad_kernel, grad_bias, grad_Z = fitc_ep_gradient(
                 state, y, likelihood, blocks
             )
-            if self.verbose >= 2:
-                report_progress(
-                    self,
-                    level=2,
-                    message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
-                )
+            report_progress(
+                self,
+                level=2,
+                message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
+            )
             gradient = {
                 "theta": grad_kernel,
                 "bias": grad_bias,

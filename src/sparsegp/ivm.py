@@ -165,12 +165,11 @@ class _IVMFitting:
         scores = [
             self._held_out_scores(model, X[points], y[points]) for model, _ in fits
         ]
-        if self.verbose:
-            report_progress(
-                self,
-                message="  IVM selection by held-out (error, NLP): randomized greedy "
-                f"{scores[0]}, random {scores[1]}",
-            )
+        report_progress(
+            self,
+            message="  IVM selection by held-out (error, NLP): randomized greedy "
+            f"{scores[0]}, random {scores[1]}",
+        )
         return fits[min(range(len(fits)), key=scores.__getitem__)]
 
     def _held_out_scores(self, model, X, y):
@@ -215,18 +214,16 @@ class _IVMFitting:
             if nlp < best_nlp:
                 best = self._freeze(X, y, kernel, state, seconds, strategy)
                 best_nlp = nlp
-            if self.verbose:
-                report_progress(
-                    self,
-                    message=f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
-                    f"kernel={kernel}",
-                )
-        if self.verbose:
             report_progress(
                 self,
-                message=f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
-                f"({time.perf_counter() - start:.1f} s)",
+                message=f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
+                f"kernel={kernel}",
             )
+        report_progress(
+            self,
+            message=f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
+            f"({time.perf_counter() - start:.1f} s)",
+        )
         return replace(best[0], n_iterations=rounds), best[1]
 
     def _freeze(self, X, y, kernel, state, seconds, strategy):

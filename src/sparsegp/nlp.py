@@ -243,11 +243,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             stalled = 0 if nlp < best_nlp * (1.0 - self.tol) else stalled + 1
             if nlp < best_nlp:
                 best, best_nlp = self._freeze(X, kernel, state), nlp
-            if self.verbose:
-                report_progress(
-                    self,
-                    message=f"  NLP outer iteration {outer}: training NLP {nlp:.4f}, {kernel}",
-                )
+            report_progress(
+                self,
+                message=f"  NLP outer iteration {outer}: training NLP {nlp:.4f}, {kernel}",
+            )
             if (
                 not learn
                 or stalled >= self.patience
@@ -265,12 +264,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 ConvergenceWarning,
                 stacklevel=5,
             )
-        if self.verbose:
-            report_progress(
-                self,
-                message=f"{type(self).__name__}: n={len(y)} d={d} {outer} outer iterations, "
-                f"NLP {best_nlp:.4f} ({time.perf_counter() - start:.1f} s)",
-            )
+        report_progress(
+            self,
+            message=f"{type(self).__name__}: n={len(y)} d={d} {outer} outer iterations, "
+            f"NLP {best_nlp:.4f} ({time.perf_counter() - start:.1f} s)",
+        )
         return replace(
             best,
             training_nlp=best_nlp,

@@ -110,13 +110,12 @@ class _OnlineFitting:
         return X[rows], y[rows]
 
     def _report(self, state, start):
-        if self.verbose:
-            report_progress(
-                self,
-                message=f"{type(self).__name__}: {state.n_seen} examples, {state.size} basis "
-                f"vectors, {state.n_deleted} deleted, {state.n_projected} projected "
-                f"({time.perf_counter() - start:.1f} s)",
-            )
+        report_progress(
+            self,
+            message=f"{type(self).__name__}: {state.n_seen} examples, {state.size} basis "
+            f"vectors, {state.n_deleted} deleted, {state.n_projected} projected "
+            f"({time.perf_counter() - start:.1f} s)",
+        )
 
 
 class OnlineBinaryModel:

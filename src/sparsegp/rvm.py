@@ -93,13 +93,12 @@ class _RVMFitting:
         centres = self._centres(X, rng)
         fit = self._run_em(X, t, kernel, centres, options)
         model = self._model_from_fit(X, kernel, centres, fit)
-        if self.verbose:
-            report_progress(
-                self,
-                message=f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
-                f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
-                f"({time.perf_counter() - start:.1f} s)",
-            )
+        report_progress(
+            self,
+            message=f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
+            f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
+            f"({time.perf_counter() - start:.1f} s)",
+        )
         return model, fit
 
     def _run_em(self, X, t, kernel, centres, options):
