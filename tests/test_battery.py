@@ -178,35 +178,50 @@ def test_invalid_training_data_is_refused_by_name(estimator_class, X, y, message
         estimator_class().fit(X, y)
 
 
-SIZE_PARAMETERS = {
-    "active_set_size": "exceeds the 30 training points",
-    "n_inducing": "exceeds the 30 training points",
-    "max_basis_vectors": None,  # the online GPs keep all points when it is that large
+#: Each estimator's size parameter and what it says when the size exceeds the data
+#: (``None``: the online GPs keep every point when the cap is that large).
+OVERSIZED = {
+    sparsegp.IVMClassifier: ("active_set_size", "exceeds the 30 training points"),
+    sparsegp.IVMRegressor: ("active_set_size", "exceeds the 30 training points"),
+    sparsegp.FITCGPClassifier: ("n_inducing", "exceeds the 30 training points"),
+    sparsegp.NLPSparseGPClassifier: (
+        "max_basis_vectors",
+        "leaves no training point outside the basis",
+    ),
+    sparsegp.SparseOnlineGPClassifier: ("max_basis_vectors", None),
+    sparsegp.SparseOnlineGPRegressor: ("max_basis_vectors", None),
 }
 
 
-@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+def test_every_sized_estimator_is_in_the_size_tests():
+    sized = {
+        e
+        for e in ESTIMATORS
+        if e().get_params().keys()
+        & {"active_set_size", "n_inducing", "max_basis_vectors"}
+    }
+    assert sized == set(OVERSIZED)
+
+
+@pytest.mark.parametrize("estimator_class", list(OVERSIZED), ids=lambda e: e.__name__)
 @pytest.mark.parametrize("value", [-1, 0, 2.5])
 def test_negative_zero_or_fractional_sizes_name_the_parameter(estimator_class, value):
     X, y = toy_problem(estimator_class)
-    for name in SIZE_PARAMETERS.keys() & estimator_class().get_params().keys():
-        with pytest.raises(ValueError, match=f"'{name}' parameter"):
-            estimator_class(**{name: value}).fit(X, y)
+    name = OVERSIZED[estimator_class][0]
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        estimator_class(**{name: value}).fit(X, y)
 
 
-@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
-def test_oversized_sizes_are_refused_or_capped(estimator_class):
+@pytest.mark.parametrize("estimator_class", list(OVERSIZED), ids=lambda e: e.__name__)
+def test_oversized_sizes_are_refused_by_name_or_capped(estimator_class):
     X, y = toy_problem(estimator_class)
-    for name in SIZE_PARAMETERS.keys() & estimator_class().get_params().keys():
-        estimator = estimator_class(**{name: 10**6}, random_state=0)
-        message = SIZE_PARAMETERS[name]
-        if estimator_class is sparsegp.NLPSparseGPClassifier:
-            message = "leaves no training point outside the basis"
-        if message is None:
-            assert np.all(np.isfinite(outputs(quietly_fitted(estimator, X, y), X)[0]))
-        else:
-            with pytest.raises(ValueError, match=f"{name}=1000000 {message}"):
-                estimator.fit(X, y)
+    name, message = OVERSIZED[estimator_class]
+    estimator = estimator_class(**{name: 10**6}, random_state=0)
+    if message is None:
+        assert np.all(np.isfinite(outputs(quietly_fitted(estimator, X, y), X)[0]))
+    else:
+        with pytest.raises(ValueError, match=f"{name}=1000000 {message}"):
+            estimator.fit(X, y)
 
 
 @pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
