@@ -62,6 +62,28 @@ class BinaryModel(Protocol):
         """Latent predictive mean and variance (without the bias) at ``X``."""
 
 
+def per_problem(values, stack=False):
+    """A fitted summary: the single problem's value, or one per one-vs-rest problem.
+
+    ``stack=True`` returns several values as an ndarray, otherwise as a list.
+    """
+    values = list(values)
+    if len(values) == 1:
+        return values[0]
+    return np.array(values) if stack else values
+
+
+def positive_classes(classes):
+    """The class each binary problem separates from the rest (one for two classes)."""
+    return classes[1:] if len(classes) == 2 else classes
+
+
+def one_vs_rest(classes, y):
+    """Yield the ±1 labels of each binary problem, in ``positive_classes`` order."""
+    for positive in positive_classes(classes):
+        yield np.where(y == positive, 1.0, -1.0)
+
+
 #: The package's logger; a fit's progress goes here when logging is configured.
 LOGGER = logging.getLogger("sparsegp")
 
@@ -360,15 +382,12 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 f"got only one class ({self.classes_[0]})."
             )
         self._check_training_size(X)
-        positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(positives)
+            np.iinfo(np.int32).max, size=len(positive_classes(self.classes_))
         )
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(self._fit_binary_one_blas_thread)(
-                X, np.where(y == c, 1.0, -1.0), seed
-            )
-            for c, seed in zip(positives, seeds, strict=True)
+            delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
+            for labels, seed in zip(one_vs_rest(self.classes_, y), seeds, strict=True)
         )
         self._set_fitted_summaries()
         if getattr(self, "optimizer", None) is not None:
@@ -389,16 +408,12 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     def _set_fitted_summaries(self):
         models = self.estimators_
-        iterations = [model.n_iterations for model in models]
-        self.n_iter_ = iterations[0] if len(models) == 1 else np.array(iterations)
+        self.n_iter_ = per_problem((m.n_iterations for m in models), stack=True)
         self.converged_ = all(model.converged for model in models)
-        if len(models) == 1:
-            self.kernel_ = models[0].kernel
-            self.bias_ = models[0].likelihood.bias
-            self.log_marginal_likelihood_value_ = models[0].log_marginal_likelihood
-        else:
-            self.kernel_ = CompoundKernel([m.kernel for m in models])
-            self.bias_ = np.array([m.likelihood.bias for m in models])
+        self.bias_ = per_problem((m.likelihood.bias for m in models), stack=True)
+        kernels = [m.kernel for m in models]
+        self.kernel_ = kernels[0] if len(models) == 1 else CompoundKernel(kernels)
+        if all(hasattr(m, "log_marginal_likelihood") for m in models):
             self.log_marginal_likelihood_value_ = float(
                 np.mean([m.log_marginal_likelihood for m in models])
             )

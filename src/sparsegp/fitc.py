@@ -18,6 +18,7 @@ from ._base import (
     default_kernel,
     default_length_scale,
     latent_from_kernel,
+    per_problem,
     report_progress,
     warn_if_ep_did_not_converge,
 )
@@ -255,8 +256,7 @@ default="kmeans"
     @property
     def inducing_points_(self):
         """Learnt pseudo-inputs, one array per binary problem beyond two classes."""
-        points = [model.inducing_points for model in self.estimators_]
-        return points[0] if len(points) == 1 else points
+        return per_problem(model.inducing_points for model in self.estimators_)
 
     def _given_inducing_points(self):
         return None if isinstance(self.inducing_init, str) else self.inducing_init

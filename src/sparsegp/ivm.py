@@ -19,6 +19,7 @@ from ._base import (
     bound_warnings_silenced,
     default_kernel,
     latent_from_kernel,
+    per_problem,
     report_progress,
     restore_on_failure,
     validate_dense,
@@ -478,12 +479,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        sets = [m.active_set for m in self.estimators_]
-        self.active_set_ = sets[0] if len(sets) == 1 else sets
-        times = [m.selection_seconds for m in self.estimators_]
-        self.selection_time_ = times[0] if len(times) == 1 else times
-        used = [m.selection for m in self.estimators_]
-        self.selection_used_ = used[0] if len(used) == 1 else used
+        models = self.estimators_
+        self.active_set_ = per_problem(m.active_set for m in models)
+        self.selection_time_ = per_problem(m.selection_seconds for m in models)
+        self.selection_used_ = per_problem(m.selection for m in models)
 
 
 class IVMRegressor(_IVMFitting, GPRegressorMixin):

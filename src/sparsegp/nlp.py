@@ -14,7 +14,12 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import CLASSIFIER_RUNTIME_CONSTRAINTS, GPClassifierMixin, report_progress
+from ._base import (
+    CLASSIFIER_RUNTIME_CONSTRAINTS,
+    GPClassifierMixin,
+    per_problem,
+    report_progress,
+)
 from ._optimize import (
     ParameterSpace,
     bias_block,
@@ -353,11 +358,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
         models = self.estimators_
-        if len(models) == 1:
-            self.active_set_ = models[0].active_set
-            self.training_nlp_ = models[0].training_nlp
-            self.n_outer_iterations_ = models[0].n_iterations
-        else:
-            self.active_set_ = [m.active_set for m in models]
-            self.training_nlp_ = np.array([m.training_nlp for m in models])
-            self.n_outer_iterations_ = np.array([m.n_iterations for m in models])
+        self.active_set_ = per_problem(m.active_set for m in models)
+        self.training_nlp_ = per_problem((m.training_nlp for m in models), stack=True)
+        self.n_outer_iterations_ = per_problem(
+            (m.n_iterations for m in models), stack=True
+        )

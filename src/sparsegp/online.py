@@ -15,7 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import CompoundKernel, Kernel, WhiteKernel
+from sklearn.gaussian_process.kernels import Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -28,6 +28,8 @@ from ._base import (
     bound_warnings_silenced,
     default_kernel,
     latent_from_kernel,
+    one_vs_rest,
+    per_problem,
     report_progress,
     restore_on_failure,
     validate_dense,
@@ -505,40 +507,27 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 f"Labels {unknown!r} are not among the classes {self.classes_!r} "
                 "given on the first call to partial_fit."
             )
-        positives = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         if first:
             rng = check_random_state(self.random_state)
-            self.estimators_ = []
-            for c in positives:
-                kernel, likelihood = self._hyperparameters(
-                    X, np.where(y == c, 1.0, -1.0), rng
+            self.estimators_ = [
+                OnlineBinaryModel(
+                    self._new_state(*self._hyperparameters(X, labels, rng))
                 )
-                self.estimators_.append(
-                    OnlineBinaryModel(self._new_state(kernel, likelihood))
-                )
-        for c, model in zip(positives, self.estimators_, strict=True):
-            model.state.update(X, np.where(y == c, 1.0, -1.0))
+                for labels in one_vs_rest(self.classes_, y)
+            ]
+        for labels, model in zip(
+            one_vs_rest(self.classes_, y), self.estimators_, strict=True
+        ):
+            model.state.update(X, labels)
             self._report(model.state, start)
         self._set_fitted_summaries()
         return self
 
     def _set_fitted_summaries(self):
-        models = self.estimators_
-        iterations = [m.n_iterations for m in models]
-        self.n_iter_ = iterations[0] if len(models) == 1 else np.array(iterations)
-        self.converged_ = True
-        kernels = [m.kernel for m in models]
-        biases = [m.likelihood.bias for m in models]
-        bases = [m.state.basis_vectors for m in models]
-        if len(models) == 1:
-            self.kernel_, self.bias_, self.basis_vectors_ = (
-                kernels[0],
-                biases[0],
-                bases[0],
-            )
-        else:
-            self.kernel_ = CompoundKernel(kernels)
-            self.bias_, self.basis_vectors_ = np.array(biases), bases
+        super()._set_fitted_summaries()
+        self.basis_vectors_ = per_problem(
+            m.state.basis_vectors for m in self.estimators_
+        )
 
 
 def _split_noise(kernel):

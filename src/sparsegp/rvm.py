@@ -17,6 +17,7 @@ from ._base import (
     GPRegressorMixin,
     batched_latent,
     default_rbf,
+    per_problem,
     report_progress,
     restore_on_failure,
     validate_dense,
@@ -442,5 +443,6 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        vectors = [m.relevance_vectors for m in self.estimators_]
-        self.relevance_vectors_ = vectors[0] if len(vectors) == 1 else vectors
+        self.relevance_vectors_ = per_problem(
+            m.relevance_vectors for m in self.estimators_
+        )
