@@ -1,8 +1,8 @@
-"""The one-vs-rest helpers shared by the classifiers (``sparsegp._base``)."""
+"""The one-vs-rest helpers shared by the classifiers (``sparsegp.estimators._base``)."""
 
 import numpy as np
 
-from sparsegp._base import one_vs_rest, per_problem, positive_classes
+from sparsegp.estimators._base import one_vs_rest, per_problem, positive_classes
 
 
 def test_two_classes_are_one_problem_with_the_second_class_positive():

@@ -6,7 +6,8 @@ import logging
 import numpy as np
 import pytest
 
-from sparsegp import EPGPClassifier, RVMRegressor, _base
+from sparsegp import EPGPClassifier, RVMRegressor
+from sparsegp.estimators import _base
 
 X = np.random.default_rng(0).standard_normal((40, 2))
 y = np.where(X[:, 0] > 0, 1, -1)

@@ -18,7 +18,7 @@ from sparsegp import (
     SparseOnlineGPClassifier,
     SparseOnlineGPRegressor,
 )
-from sparsegp._base import default_length_scale
+from sparsegp.estimators._base import default_length_scale
 
 ESTIMATORS = [
     lambda: EPGPClassifier(random_state=0),

@@ -12,6 +12,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
+from .._optimize import ParameterSpace, bias_block, kernel_block, maximize
+from ..approximations.ep import (
+    DensePosterior,
+    DensePredictor,
+    WarmStartedEP,
+    ep_log_evidence_gradient,
+)
+from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
@@ -20,15 +29,6 @@ from ._base import (
     report_progress,
     warn_if_ep_did_not_converge,
 )
-from ._memory import require_memory
-from ._optimize import ParameterSpace, bias_block, kernel_block, maximize
-from .approximations.ep import (
-    DensePosterior,
-    DensePredictor,
-    WarmStartedEP,
-    ep_log_evidence_gradient,
-)
-from .likelihoods import Probit
 
 
 @dataclass(frozen=True)

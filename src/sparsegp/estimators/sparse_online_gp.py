@@ -22,6 +22,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from .._threads import one_blas_thread
+from ..approximations.online import SparseOnlineGP
+from ..kernels import split_white_noise
+from ..likelihoods import Gaussian, Probit
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
@@ -35,11 +39,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
-from ._threads import one_blas_thread
-from .approximations.online import SparseOnlineGP
-from .ep import EPGPClassifier
-from .kernels import split_white_noise
-from .likelihoods import Gaussian, Probit
+from .ep_classifier import EPGPClassifier
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],

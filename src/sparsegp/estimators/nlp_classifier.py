@@ -14,25 +14,25 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import (
-    CLASSIFIER_RUNTIME_CONSTRAINTS,
-    GPClassifierMixin,
-    per_problem,
-    report_progress,
-)
-from ._optimize import (
+from .._optimize import (
     ParameterSpace,
     bias_block,
     kernel_block,
     log_slope_block,
     maximize,
 )
-from .approximations.adf_active_set import ADFActiveSet
-from .approximations.ivm import ivm_log_marginal_likelihood
-from .approximations.nlp_selection import nlp_loss, select_by_nlp, validation_loss
-from .ivm import ActiveSetModel
-from .kernels import KernelBlocks, check_input_differentiable
-from .likelihoods import Probit
+from ..approximations.adf_active_set import ADFActiveSet
+from ..approximations.ivm import ivm_log_marginal_likelihood
+from ..approximations.nlp_selection import nlp_loss, select_by_nlp, validation_loss
+from ..kernels import KernelBlocks, check_input_differentiable
+from ..likelihoods import Probit
+from ._base import (
+    CLASSIFIER_RUNTIME_CONSTRAINTS,
+    ActiveSetModel,
+    GPClassifierMixin,
+    per_problem,
+    report_progress,
+)
 
 #: Points used for the median pairwise distance of the default kernel.
 _N_MEDIAN = 1000

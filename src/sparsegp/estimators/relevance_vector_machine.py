@@ -11,6 +11,12 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._linalg import cholesky_permuted, solve_lower
+from .._memory import require_memory
+from .._threads import one_blas_thread
+from ..approximations.rvm_ssem import batch_em, subspace_em
+from ..kernels import KernelBlocks
+from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
@@ -22,12 +28,6 @@ from ._base import (
     restore_on_failure,
     validate_dense,
 )
-from ._linalg import cholesky_permuted, solve_lower
-from ._memory import require_memory
-from ._threads import one_blas_thread
-from .approximations.rvm_ssem import batch_em, subspace_em
-from .kernels import KernelBlocks
-from .likelihoods import Probit
 
 #: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
 #: posterior covariance and its factor).

@@ -12,6 +12,25 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._memory import require_memory
+from .._optimize import (
+    ParameterSpace,
+    bias_block,
+    inputs_block,
+    kernel_block,
+    maximize,
+)
+from ..approximations.ep import WarmStartedEP
+from ..approximations.fitc_ep import (
+    FITCKernelBlocks,
+    FITCPosterior,
+    FITCPredictor,
+    FITCPrior,
+    fitc_ep_gradient,
+)
+from ..approximations.ivm import select_active_set
+from ..kernels import KernelBlocks, check_input_differentiable
+from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
@@ -22,25 +41,6 @@ from ._base import (
     report_progress,
     warn_if_ep_did_not_converge,
 )
-from ._memory import require_memory
-from ._optimize import (
-    ParameterSpace,
-    bias_block,
-    inputs_block,
-    kernel_block,
-    maximize,
-)
-from .approximations.ep import WarmStartedEP
-from .approximations.fitc_ep import (
-    FITCKernelBlocks,
-    FITCPosterior,
-    FITCPredictor,
-    FITCPrior,
-    fitc_ep_gradient,
-)
-from .approximations.ivm import select_active_set
-from .kernels import KernelBlocks, check_input_differentiable
-from .likelihoods import Probit
 
 #: Training points k-means sees per pseudo-input: the initial centres only need to
 #: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per

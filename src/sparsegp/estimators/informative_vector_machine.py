@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -13,55 +13,29 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
+from .._optimize import ParameterSpace, kernel_block, maximize
+from .._threads import one_blas_thread
+from ..approximations.ivm import (
+    ivm_log_marginal_likelihood,
+    select_active_set,
+    subset_log_marginal_likelihood,
+)
+from ..approximations.nlp_selection import nlp_loss
+from ..kernels import KernelBlocks, check_input_differentiable, split_white_noise
+from ..likelihoods import Gaussian, Probit
 from ._base import (
+    ActiveSetModel,
     GPClassifierMixin,
     GPRegressorMixin,
     bound_warnings_silenced,
     default_kernel,
-    latent_from_kernel,
     per_problem,
     report_progress,
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
 )
-from ._optimize import ParameterSpace, kernel_block, maximize
-from ._threads import one_blas_thread
-from .approximations.ep import DensePredictor
-from .approximations.fitc_ep import FITCPredictor
-from .approximations.ivm import (
-    ivm_log_marginal_likelihood,
-    select_active_set,
-    subset_log_marginal_likelihood,
-)
-from .approximations.nlp_selection import nlp_loss
-from .fitc import FITCGPClassifier, require_fitc_memory
-from .kernels import KernelBlocks, check_input_differentiable, split_white_noise
-from .likelihoods import Gaussian, Probit
-
-
-@dataclass(frozen=True)
-class ActiveSetModel:
-    """A fitted active-set model (IVM or NLP selection): kernel, likelihood, active
-    inputs, the posterior (eq. 5's, or FITC's over all sites with the active inputs
-    as pseudo-inputs), its evidence and the wall time of the selection."""
-
-    kernel: Kernel
-    likelihood: object
-    active_set: np.ndarray
-    X_active: np.ndarray
-    posterior: DensePredictor | FITCPredictor
-    log_marginal_likelihood: float
-    selection_seconds: float = np.nan
-    selection: str = ""
-    #: Alternations of hyperparameter steps and reselection (outer iterations).
-    n_iterations: int = 0
-    converged: bool = True
-
-    def latent_mean_and_variance(self, X):
-        """[LSH02] eq. 5 (or FITC's): O(d) mean, O(d²) variance per point."""
-        return latent_from_kernel(self.kernel, self.X_active, self.posterior, X)
-
+from .fitc_classifier import FITCGPClassifier, require_fitc_memory
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
 _SINGLE_PRECISION_BYTES = 80 * 2**20

@@ -1,4 +1,4 @@
-"""Behaviour every GP classifier of the package shares.
+"""Behaviour every GP estimator of the package shares.
 
 A concrete classifier implements one method, ``_fit_binary(X, y, random_state)``, which
 fits a ±1 problem and returns a :class:`BinaryModel`. This base class validates input,
@@ -15,6 +15,7 @@ import logging
 import warnings
 from abc import abstractmethod
 from contextlib import contextmanager
+from dataclasses import dataclass
 from numbers import Integral
 from typing import Protocol
 
@@ -24,14 +25,21 @@ from scipy.sparse import issparse
 from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF, CompoundKernel, ConstantKernel
+from sklearn.gaussian_process.kernels import (
+    RBF,
+    CompoundKernel,
+    ConstantKernel,
+    Kernel,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._dask import is_dask_array, map_row_blocks, map_row_pairs
-from ._threads import one_blas_thread
-from .likelihoods import Probit
+from .._dask import is_dask_array, map_row_blocks, map_row_pairs
+from .._threads import one_blas_thread
+from ..approximations.ep import DensePredictor
+from ..approximations.fitc_ep import FITCPredictor
+from ..likelihoods import Probit
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -82,6 +90,29 @@ def one_vs_rest(classes, y):
     """Yield the ±1 labels of each binary problem, in ``positive_classes`` order."""
     for positive in positive_classes(classes):
         yield np.where(y == positive, 1.0, -1.0)
+
+
+@dataclass(frozen=True)
+class ActiveSetModel:
+    """A fitted active-set model (IVM or NLP selection): kernel, likelihood, active
+    inputs, the posterior (eq. 5's, or FITC's over all sites with the active inputs
+    as pseudo-inputs), its evidence and the wall time of the selection."""
+
+    kernel: Kernel
+    likelihood: object
+    active_set: np.ndarray
+    X_active: np.ndarray
+    posterior: DensePredictor | FITCPredictor
+    log_marginal_likelihood: float
+    selection_seconds: float = np.nan
+    selection: str = ""
+    #: Alternations of hyperparameter steps and reselection (outer iterations).
+    n_iterations: int = 0
+    converged: bool = True
+
+    def latent_mean_and_variance(self, X):
+        """[LSH02] eq. 5 (or FITC's): O(d) mean, O(d²) variance per point."""
+        return latent_from_kernel(self.kernel, self.X_active, self.posterior, X)
 
 
 #: The package's logger; a fit's progress goes here when logging is configured.
