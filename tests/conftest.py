@@ -24,6 +24,28 @@ def small_problem(n=30, n_features=2, seed=0):
     return X, y, kernel
 
 
+#: Kernel and noise level of the sparse online GP's regression tests.
+ONLINE_KERNEL = ConstantKernel(1.5) * RBF(0.8)
+ONLINE_NOISE = 0.1
+
+
+def regression_data(n=25, seed=0):
+    """Noisy ``sin`` of the first of two standard-normal inputs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return X, np.sin(X[:, 0]) + 0.3 * rng.normal(size=n)
+
+
+def rvm_classification_problem(n=40, r=7, seed=0):
+    """A ±1 problem on an n×r design, and positive precisions α for its r weights."""
+    rng = np.random.default_rng(seed)
+    Psi = rng.standard_normal((n, r))
+    t = np.where(
+        Psi @ rng.standard_normal(r) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
+    )
+    return Psi, t, rng.uniform(0.5, 2.0, r)
+
+
 class DenseBlocks:
     """:class:`~sparsegp.kernels.KernelBlocks`' interface over a precomputed matrix."""
 
@@ -63,7 +85,7 @@ def fitc_ep(prior, y, likelihood, **options):
     )
 
 
-# The reliability battery's profiles (tests/test_battery.py): CI replays a fixed sample.
+# The reliability battery's profiles (tests/estimators/test_battery.py): CI replays a fixed sample.
 settings.register_profile("ci", max_examples=25, derandomize=True, database=None)
 settings.register_profile("explore", max_examples=300)
 settings.load_profile("ci")

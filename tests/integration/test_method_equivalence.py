@@ -19,9 +19,10 @@ from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
 from sparsegp.testing import assert_latent_close
 
-from ..conftest import dense_ep, fitc_ep, small_problem
-from ..test_online import KERNEL, NOISE, regression_data
-from ..test_rvm_ssem import classification_problem
+from ..conftest import ONLINE_KERNEL as KERNEL
+from ..conftest import ONLINE_NOISE as NOISE
+from ..conftest import dense_ep, fitc_ep, regression_data, small_problem
+from ..conftest import rvm_classification_problem as classification_problem
 
 
 def test_with_pseudo_inputs_at_the_training_inputs_fitc_is_full_ep():

@@ -1,12 +1,9 @@
-"""FITC-EP ([NGH07]) against dense EP on the FITC covariance, full EP and finite differences."""
+"""FITC-EP ([NGH07]) against dense EP on the FITC covariance and finite differences."""
 
 import numpy as np
-import pytest
 from scipy.stats import multivariate_normal
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-from sparsegp import FITCGPClassifier, _memory
 from sparsegp.approximations.fitc_ep import (
     FITCKernelBlocks,
     FITCPredictor,
@@ -14,11 +11,10 @@ from sparsegp.approximations.fitc_ep import (
     StructuredFITCPosterior,
     fitc_ep_gradient,
 )
-from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
 from sparsegp.testing import assert_gradient_matches
 
-from .conftest import dense_ep, fitc_ep, small_problem
+from ..conftest import dense_ep, fitc_ep, small_problem
 
 
 def fitc_problem(n=25, M=5, seed=0, kernel=None):
@@ -136,97 +132,3 @@ def test_evidence_gradient_matches_finite_differences():
     x = np.concatenate([kernel.theta, [bias], Z.ravel()])
     analytic = np.concatenate([grad_theta, [grad_bias], grad_Z.ravel()])
     assert_gradient_matches(log_z, analytic, x, rtol=1e-5, atol=1e-7)
-
-
-@parametrize_with_checks(
-    [
-        FITCGPClassifier(
-            n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=5, random_state=0
-        )
-    ]
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
-
-
-def test_four_pseudo_inputs_learn_xor():
-    X, y = make_xor_clusters(200, random_state=0)
-    X_test, y_test = make_xor_clusters(2000, random_state=1)
-    clf = FITCGPClassifier(n_inducing=4, random_state=0).fit(X, y)
-    assert (
-        1.0 - clf.score(X_test, y_test) < 0.16
-    )  # Bayes error ≈ 0.13 ([NGH07] Figure 1)
-    assert clf.inducing_points_.shape == (4, 2)
-
-
-@pytest.mark.parametrize("init", ["kmeans", "random", "ivm"])
-def test_fit_is_reproducible_for_every_initialisation(init):
-    X, y, _ = small_problem(n=40)
-    fits = [
-        FITCGPClassifier(
-            n_inducing=4, inducing_init=init, max_iter_optimizer=3, random_state=1
-        ).fit(X, y)
-        for _ in range(2)
-    ]
-    np.testing.assert_array_equal(fits[0].inducing_points_, fits[1].inducing_points_)
-    np.testing.assert_array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
-
-
-def test_fixed_inducing_points_stay_put_and_the_kernel_is_learnt():
-    X, y, kernel = small_problem(n=40)
-    Z = X[:5].copy()
-    clf = FITCGPClassifier(kernel, inducing_init=Z, optimize_inducing=False).fit(X, y)
-    np.testing.assert_array_equal(clf.inducing_points_, Z)
-    assert not np.allclose(clf.kernel_.theta, kernel.theta)
-
-
-def test_multiclass_has_pseudo_inputs_per_class():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((60, 2))
-    y = np.digitize(X[:, 0], [-0.5, 0.5])
-    clf = FITCGPClassifier(
-        n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=3
-    ).fit(X, y)
-    assert len(clf.inducing_points_) == 3
-    assert clf.predict_proba(X).shape == (60, 3)
-
-
-def test_bad_input_gets_clear_errors():
-    X, y, _ = small_problem(n=20)
-    with pytest.raises(ValueError, match="n_inducing=30 exceeds the 20"):
-        FITCGPClassifier(n_inducing=30).fit(X, y)
-    with pytest.raises(ValueError, match=r"shape \(M, 2\)"):
-        FITCGPClassifier(inducing_init=np.zeros((3, 5))).fit(X, y)
-    with pytest.raises(ValueError, match="Matern"):
-        FITCGPClassifier(Matern(), n_inducing=3).fit(X, y)
-    with pytest.raises(ValueError, match="one class"):
-        FITCGPClassifier(n_inducing=3).fit(X, np.ones(20))
-    X_nan = X.copy()
-    X_nan[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        FITCGPClassifier(n_inducing=3).fit(X_nan, y)
-
-
-def test_any_kernel_works_with_fixed_hyperparameters():
-    X, y, _ = small_problem(n=30)
-    clf = FITCGPClassifier(Matern(nu=1.5), n_inducing=5, optimizer=None, random_state=0)
-    assert clf.fit(X, y).score(X, y) > 0.7
-
-
-def test_a_fitted_model_keeps_o_m_squared_memory_not_o_n_m():
-    import pickle
-
-    sizes = []
-    for n in (300, 3000):
-        X = np.random.default_rng(0).standard_normal((n, 3))
-        y = np.where(X[:, 0] > 0, 1, -1)
-        clf = FITCGPClassifier(n_inducing=10, optimizer=None, random_state=0)
-        sizes.append(len(pickle.dumps(clf.fit(X, y))))
-    assert sizes[1] < 1.1 * sizes[0]
-
-
-def test_pseudo_input_blocks_too_large_for_memory_name_the_parameter(monkeypatch):
-    monkeypatch.setattr(_memory, "available_memory", lambda: 10**5)
-    X, y = make_xor_clusters(200, random_state=0)
-    with pytest.raises(MemoryError, match="n_inducing"):
-        FITCGPClassifier(n_inducing=20).fit(X, y)

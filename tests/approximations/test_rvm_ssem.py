@@ -23,6 +23,8 @@ from sparsegp.approximations.rvm_ssem import (
 from sparsegp.datasets import load_banana
 from sparsegp.likelihoods import Probit
 
+from ..conftest import rvm_classification_problem as classification_problem
+
 
 def sinc_problem(n=60, seed=0):
     rng = np.random.default_rng(seed)
@@ -84,15 +86,6 @@ def test_batch_and_subspace_em_reach_the_same_stationary_point():
     np.testing.assert_allclose(ssem.alpha[order[0]], batch.alpha[order[1]], rtol=1e-4)
     assert ssem.noise == pytest.approx(batch.noise, rel=1e-6)
     assert ssem.history[-1] == pytest.approx(batch.history[-1], rel=1e-9)
-
-
-def classification_problem(n=40, r=7, seed=0):
-    rng = np.random.default_rng(seed)
-    Psi = rng.standard_normal((n, r))
-    t = np.where(
-        Psi @ rng.standard_normal(r) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0
-    )
-    return Psi, t, rng.uniform(0.5, 2.0, r)
 
 
 def test_laplace_mean_field_is_the_dense_map():

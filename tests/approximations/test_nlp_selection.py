@@ -17,7 +17,7 @@ from sparsegp.approximations.nlp_selection import (
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
 
-from .conftest import block_of, small_problem
+from ..conftest import block_of, small_problem
 
 
 def grown_state(n=40, d=8, likelihood=None, seed=0, kappa=5):

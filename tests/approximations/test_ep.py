@@ -19,7 +19,7 @@ from sparsegp.approximations.ep import (
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
 
-from .conftest import dense_ep, small_problem
+from ..conftest import dense_ep, small_problem
 
 TIGHT = dict(tol=1e-12, max_sweeps=2000)
 

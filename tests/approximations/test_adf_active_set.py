@@ -10,7 +10,7 @@ from sparsegp.approximations.ivm import select_randomized_greedy
 from sparsegp.kernels import KernelBlocks
 from sparsegp.likelihoods import Gaussian, Probit
 
-from .conftest import small_problem
+from ..conftest import small_problem
 
 
 def make_state(X, y, kernel, likelihood, max_size):
