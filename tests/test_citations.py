@@ -15,7 +15,7 @@ DOCS = ROOT / "docs"
 TEXTS = sorted(
     [
         *ROOT.glob("src/sparsegp/**/*.py"),
-        *ROOT.glob("benchmarks/*.py"),
+        *ROOT.glob("benchmarks/**/*.py"),
         *ROOT.glob("benchmarks/*.md"),
         *ROOT.glob("tests/**/*.py"),
         *DOCS.glob("*.md"),

@@ -5,6 +5,7 @@ import csv
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -271,3 +272,28 @@ def test_the_command_line_as_a_user_runs_it(tmp_path):
             loaded.predict(X[180:]) != (labels if train.endswith("csv") else y)[180:]
         )
         assert f"| error | {error:.4f} |" in report
+
+
+def test_benchmark_prints_a_paper_tables_commands_from_the_repository():
+    repository = Path(__file__).resolve().parents[1]
+    printed = _sparsegp(
+        "benchmark", "NGH07-table-1", "--dry-run", "--repository", repository
+    )
+    lines = printed.splitlines()
+    assert lines[0].startswith("# NGH07-table-1")
+    assert lines[-1].startswith("python -m benchmarks run report_fitc")
+
+
+def test_benchmark_outside_a_clone_says_where_to_run_it(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["benchmark", "NGH07-table-1", "--repository", str(tmp_path)])
+    assert stopped.value.code == 2
+    assert "clone of the sparsegp repository" in capsys.readouterr().err
+
+
+def test_benchmark_of_an_unknown_table_fails_with_the_known_keys(capfd):
+    repository = Path(__file__).resolve().parents[1]
+    with pytest.raises(SystemExit) as stopped:
+        main(["benchmark", "no-such-table", "--repository", str(repository)])
+    assert stopped.value.code == 2
+    assert "NGH07-table-1" in capfd.readouterr().err

@@ -4,6 +4,7 @@
         --output model.skops
     sparsegp predict model.skops test.csv --output predictions.csv
     sparsegp evaluate model.skops test.csv --target label
+    sparsegp benchmark NGH07-table-1        # from a clone of the repository
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -375,8 +377,47 @@ def _add_demo_parser(commands):
     )
 
 
+def _add_benchmark_parser(commands):
+    benchmark = commands.add_parser(
+        "benchmark",
+        help="re-run one paper table of BENCHMARKS.md (from a clone of the repository)",
+    )
+    benchmark.add_argument(
+        "table", help="a table key such as NGH07-table-1, or 'list' for all of them"
+    )
+    benchmark.add_argument(
+        "--repository",
+        type=Path,
+        default=Path.cwd(),
+        help="root of the sparsegp repository (default: the current directory)",
+    )
+    benchmark.add_argument(
+        "--dry-run", action="store_true", help="print the commands without running them"
+    )
+
+
+def run_benchmark(args):
+    """Run ``python -m benchmarks table KEY`` in the repository; return its exit code.
+
+    The benchmark scripts and their results live in the repository's ``benchmarks/``
+    package, not in the installed library.
+    """
+    root = args.repository.resolve()
+    if not (root / "benchmarks" / "__main__.py").is_file():
+        raise FileNotFoundError(
+            f"no benchmarks/ package in {root}: the paper tables are re-run from a "
+            "clone of the sparsegp repository (run there, or pass --repository)."
+        )
+    command = ["list"] if args.table == "list" else ["table", args.table]
+    if args.dry_run and args.table != "list":
+        command.append("--dry-run")
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *command], cwd=root, check=False
+    ).returncode
+
+
 def build_parser():
-    """The ``sparsegp`` argument parser with its four commands."""
+    """The ``sparsegp`` argument parser with its five commands."""
     parser = argparse.ArgumentParser(
         prog="sparsegp",
         description=__doc__.splitlines()[0],
@@ -390,6 +431,7 @@ def build_parser():
     _add_fit_parser(commands)
     _add_predict_and_evaluate_parsers(commands)
     _add_demo_parser(commands)
+    _add_benchmark_parser(commands)
     return parser
 
 
@@ -400,8 +442,15 @@ def main(argv=None):
     if args.command == "demo":
         run_demo(None if args.no_plot else args.out, n_train=args.n_train)
         return
-    command = {"fit": run_fit, "predict": run_predict, "evaluate": run_evaluate}
+    command = {
+        "fit": run_fit,
+        "predict": run_predict,
+        "evaluate": run_evaluate,
+        "benchmark": run_benchmark,
+    }
     try:
-        command[args.command](args)
+        status = command[args.command](args)
     except (ValueError, FileNotFoundError, ImportError) as error:
         parser.exit(2, f"sparsegp {args.command}: error: {error}\n")
+    if status:
+        parser.exit(status)

@@ -1,0 +1,1 @@
+"""Code the benchmark scripts share: tasks, peers, published figures, report tables."""

@@ -1,0 +1,119 @@
+"""Fit times with the default BLAS threads against one thread, on a loaded machine.
+
+    python -m benchmarks run thread_load --out benchmarks/results/thread_load.json
+
+A second process spins on one core (``while True: pass``) for the whole run, as a
+busy server or another joblib worker would. Each estimator is fitted on IDA banana
+(400 points, shipped) twice per setting: with the BLAS's default thread count (all
+cores) and inside ``threadpool_limits(1)``; the faster of the two repeats is kept.
+The ratio default / one thread is what a user on a shared machine pays for threads.
+``ivm_1000_large`` fits a 20 000-point standardised ``make_classification`` set
+instead, so that the IVM's randomized greedy phase and float32 store run.
+``--no-load`` runs the same without the spinning process; ``--only`` picks estimators.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from sklearn.datasets import make_classification
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from sparsegp import (
+    EPGPClassifier,
+    FITCGPClassifier,
+    IVMClassifier,
+    NLPSparseGPClassifier,
+)
+from sparsegp.benchmarking import save_run
+from sparsegp.datasets import load_banana
+
+ESTIMATORS = {
+    "ep": lambda: EPGPClassifier(random_state=0),
+    "fitc_20": lambda: FITCGPClassifier(n_inducing=20, random_state=0),
+    "nlp_80": lambda: NLPSparseGPClassifier(max_basis_vectors=80, random_state=0),
+    "ivm_100": lambda: IVMClassifier(active_set_size=100, random_state=0),
+    "ivm_1000_large": lambda: IVMClassifier(
+        active_set_size=1000, optimizer=None, random_state=0
+    ),
+}
+
+
+def data_for(name):
+    if name.endswith("_large"):
+        X, y = make_classification(n_samples=20_000, random_state=0)
+        return (X - X.mean(axis=0)) / X.std(axis=0), y
+    return load_banana()[:2]
+
+
+REPEATS = 2
+
+
+def best_fit_seconds(make, X, y, threads):
+    limit = threadpool_limits(1) if threads == 1 else contextlib.nullcontext()
+    times = []
+    with limit:
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            make().fit(X, y)
+            times.append(time.perf_counter() - start)
+    return min(times)
+
+
+@contextlib.contextmanager
+def busy_core(enabled):
+    if not enabled:
+        yield
+        return
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-load", action="store_true")
+    parser.add_argument("--only", nargs="+", choices=list(ESTIMATORS), default=None)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    default_threads = max(
+        lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
+    )
+    rows = []
+    with busy_core(not args.no_load):
+        for name in args.only or ESTIMATORS:
+            make, (X, y) = ESTIMATORS[name], data_for(name)
+            one = best_fit_seconds(make, X, y, 1)
+            default = best_fit_seconds(make, X, y, default_threads)
+            rows.append(
+                dict(
+                    estimator=name,
+                    loaded=not args.no_load,
+                    default_threads=default_threads,
+                    one_thread_seconds=one,
+                    default_threads_seconds=default,
+                    ratio=default / one,
+                )
+            )
+            print(
+                f"{name}: one thread {one:.2f} s, {default_threads} threads "
+                f"{default:.2f} s, ratio {default / one:.2f}",
+                flush=True,
+            )
+    print(f"machine {platform.machine()}, loaded: {not args.no_load}")
+    if args.out is not None:
+        save_run(args.out, rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""FITC-EP (and NLP classifier) fit time beside libsvm's; FITC fits against N and M.
+
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_speed task \
+        --out benchmarks/results/fitc_speed_task.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_speed task --n-train 60000
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_speed cost \
+        --out benchmarks/results/fitc_speed_cost.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_speed nlp \
+        --out benchmarks/results/nlp_speed_task.json
+
+``task``: MNIST 13×13, digit 4 against the rest, a seeded random ``--n-train`` of the
+training images (7 291, USPS's size, by default), all 10 000 test images;
+``FITCGPClassifier(n_inducing=200)`` with its defaults beside
+``SVC(C=10, gamma="scale", probability=True)``, timed in the same run.
+``cost``: whole default fits on the same task for N ∈ {5 000 … 60 000} at M = 200 and
+M ∈ {100 … 800} at N = 10 000. ``nlp``: ``NLPSparseGPClassifier(max_basis_vectors=200)``
+with its defaults on the ``task`` data, beside the same SVC.
+
+One BLAS thread for every estimator. The floor of a fit is the flops of the
+evaluations it made, at the dgemm rate measured in the same run: per evidence
+evaluation the prior (``V = L_u⁻¹ K_uf``, N·M²), the sensitivities (7·N·M²) and the
+kernel block and its gradients (4·N·M·D); per EP sweep the refresh (3·N·M²: a syrk
+and a GEMM); k-means and the Python around them are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from pathlib import Path
+
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
+
+from benchmarks._lib.tasks import DIGIT, mnist_task
+from sparsegp import FITCGPClassifier, NLPSparseGPClassifier
+from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
+
+
+def floor_seconds(model, N, D, rate):
+    """Seconds the fit's evaluations and sweeps need at ``rate`` (module docstring)."""
+    M = len(model.inducing_points)
+    per_evaluation = 8.0 * N * M * M + 4.0 * N * M * D
+    per_sweep = 3.0 * N * M * M
+    flops = (model.n_evaluations + 1) * per_evaluation + model.n_sweeps * per_sweep
+    return flops / rate
+
+
+def fitc_row(X, y, X_test, y_test, M, name):
+    result, clf = evaluate(
+        FITCGPClassifier(n_inducing=M, random_state=0),
+        X,
+        y,
+        X_test,
+        y_test,
+        name=name,
+        dataset=f"mnist13_{DIGIT}_n{len(X)}",
+    )
+    model = clf.estimators_[0]
+    rate = dgemm_rate(M, len(X), M, repeats=5)
+    floor = floor_seconds(model, len(X), X.shape[1], rate)
+    row = dict(
+        result.__dict__,
+        n_train=len(X),
+        n_inducing=M,
+        n_evaluations=model.n_evaluations,
+        n_sweeps=model.n_sweeps,
+        dgemm_gflops=rate / 1e9,
+        floor_seconds=floor,
+        time_over_floor=result.fit_seconds / floor,
+    )
+    print(
+        f"{name}: N={len(X)} M={M} {result.error:.2%} / {result.nlp:.4f} nats, "
+        f"fit {result.fit_seconds:.1f} s, {model.n_evaluations} evaluations, "
+        f"{model.n_sweeps} sweeps, floor {floor:.1f} s at {rate / 1e9:.0f} GFlop/s "
+        f"(× {row['time_over_floor']:.2f})",
+        flush=True,
+    )
+    return row
+
+
+def run_task(args):
+    X, y, X_test, y_test = mnist_task(args.n_train)
+    if args.mode == "nlp":
+        result, _ = evaluate(
+            NLPSparseGPClassifier(max_basis_vectors=200, random_state=0),
+            X,
+            y,
+            X_test,
+            y_test,
+            name="nlp_200",
+            dataset=f"mnist13_{DIGIT}_n{len(X)}",
+        )
+        print(
+            f"nlp_200: {result.error:.2%} / {result.nlp:.4f} nats, "
+            f"fit {result.fit_seconds:.1f} s",
+            flush=True,
+        )
+        rows = [dict(result.__dict__, n_train=len(X))]
+    else:
+        rows = [fitc_row(X, y, X_test, y_test, 200, "fitc_200")]
+    svc = SVC(C=10.0, gamma="scale", probability=True, random_state=0)
+    result, _ = evaluate(svc, X, y, X_test, y_test, name="svc_platt", dataset="mnist")
+    print(
+        f"svc_platt: {result.error:.2%} / {result.nlp:.4f} nats, "
+        f"fit {result.fit_seconds:.1f} s; {rows[0]['estimator']} / SVC = "
+        f"{rows[0]['fit_seconds'] / result.fit_seconds:.2f}",
+        flush=True,
+    )
+    rows.append(dict(result.__dict__, n_train=len(X)))
+    return rows
+
+
+def run_cost(args):
+    runs = [(n, 200) for n in (5000, 10000, 20000, 40000, 60000)]
+    runs += [(10000, m) for m in (100, 400, 800)]
+    rows = []
+    for n, m in runs:
+        X, y, X_test, y_test = mnist_task(n)
+        rows.append(fitc_row(X, y, X_test, y_test, m, f"fitc_{m}"))
+    print("\n| N | M | fit s | evaluations | sweeps | floor s | fit / floor |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['n_train']} | {r['n_inducing']} | {r['fit_seconds']:.1f} | "
+            f"{r['n_evaluations']} | {r['n_sweeps']} | {r['floor_seconds']:.1f} | "
+            f"{r['time_over_floor']:.2f} |"
+        )
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["task", "cost", "nlp"])
+    parser.add_argument("--n-train", type=int, default=7291)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    start = time.time()
+    with threadpool_limits(1):
+        rows = run_cost(args) if args.mode == "cost" else run_task(args)
+    print(f"\nwall time {time.time() - start:.0f} s on {platform.machine()}")
+    if args.out is not None:
+        save_run(args.out, rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""``benchmarks/`` is a package: every script is reachable, every documented command runs one."""
+
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from benchmarks.__main__ import main, scripts
+from benchmarks._lib.tables import TABLES
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = scripts()
+DOCUMENTED = re.compile(r"python -m benchmarks run ([a-z_0-9]+)")
+
+
+def test_no_loose_scripts_at_the_top_of_benchmarks():
+    loose = {p.name for p in (ROOT / "benchmarks").glob("*.py")}
+    assert loose == {"__init__.py", "__main__.py"}
+
+
+def test_every_script_lives_in_a_paper_folder_under_a_unique_name():
+    on_disk = [
+        p.stem
+        for p in (ROOT / "benchmarks").glob("*/*.py")
+        if p.stem != "__init__" and not p.parent.name.startswith("_")
+    ]
+    assert sorted(on_disk) == sorted(SCRIPTS)
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_script_imports_and_has_an_entry_point(name):
+    module = importlib.import_module(SCRIPTS[name])
+    source = Path(module.__file__).read_text()
+    assert module.__doc__, f"{name} has no docstring"
+    assert 'if __name__ == "__main__":' in source
+
+
+@pytest.mark.parametrize("path", ["BENCHMARKS.md", "benchmarks/README.md", "README.md"])
+def test_documented_commands_name_existing_scripts(path):
+    named = set(DOCUMENTED.findall((ROOT / path).read_text()))
+    assert named <= set(SCRIPTS), named - set(SCRIPTS)
+
+
+@pytest.mark.parametrize("key", sorted(TABLES))
+def test_table_commands_name_scripts_and_read_results_that_exist(key):
+    _, commands = TABLES[key]
+    written = set()
+    for script, *arguments in commands:
+        assert script in SCRIPTS
+        if "--out" in arguments:
+            written.add(arguments[arguments.index("--out") + 1])
+        for argument in arguments:
+            if argument.endswith(".json") and argument not in written:
+                assert (ROOT / argument).exists(), argument
+
+
+def test_table_dry_run_prints_the_commands_it_would_run(capsys):
+    main(["table", "NGH07-table-1", "--dry-run"])
+    printed = capsys.readouterr().out.splitlines()
+    commands = [shlex.split(line)[4:] for line in printed if line.startswith("python")]
+    assert commands == [list(c) for c in TABLES["NGH07-table-1"][1]]
+
+
+def test_run_executes_a_script_as_main_with_its_arguments(capsys):
+    main(["run", "online_omission", "--sizes", "30", "--repetitions", "2"])
+    assert "| 30 |" in capsys.readouterr().out
+
+
+def test_run_of_an_unknown_script_names_the_list_command():
+    with pytest.raises(SystemExit, match="benchmarks list"):
+        main(["run", "no_such_script"])
