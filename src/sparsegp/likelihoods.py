@@ -174,3 +174,7 @@ def site_from_cavity(mu_c, var_c, moments: Moments):
     """
     denom = 1.0 - var_c * moments.w
     return moments.w / denom, (moments.g + moments.w * mu_c) / denom
+
+
+#: The likelihoods every engine accepts (each supplies ``moments(mu, var, y)``).
+Likelihood = Probit | Gaussian

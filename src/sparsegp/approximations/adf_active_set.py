@@ -23,10 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .._linalg import solve_lower_in_place, solve_lower_transpose
 from .._memory import require_memory
-from ..kernels import KernelColumns
+from ..kernels import KernelBlocks, KernelColumns
+from ..likelihoods import Likelihood, Moments
 from .ep import DensePredictor
 
 __all__ = ["ADFActiveSet", "CurrentColumns"]
@@ -60,7 +62,7 @@ class CurrentColumns:
     kernel_columns: KernelColumns
     size: int
 
-    def replace(self, positions, other: CurrentColumns):
+    def replace(self, positions: np.ndarray, other: CurrentColumns) -> None:
         """Overwrite the points at ``positions`` with ``other``'s, in place."""
         if other.size != self.size:
             raise ValueError("Both column sets must be current to the same size.")
@@ -71,7 +73,7 @@ class CurrentColumns:
         self.h[positions] = other.h
         self.kernel_columns.replace(positions, other.kernel_columns)
 
-    def take(self, positions) -> CurrentColumns:
+    def take(self, positions: np.ndarray) -> CurrentColumns:
         """The points at ``positions`` (a copy)."""
         return CurrentColumns(
             self.points[positions],
@@ -106,13 +108,19 @@ class ADFActiveSet:
     """
 
     def __init__(
-        self, kernel_blocks, k_diag, y, likelihood, max_size, dtype=np.float64
-    ):
+        self,
+        kernel_blocks: KernelBlocks,
+        k_diag: np.ndarray,
+        y: np.ndarray,
+        likelihood: Likelihood,
+        max_size: int,
+        dtype: npt.DTypeLike = np.float64,
+    ) -> None:
         n = len(y)
-        dtype = np.dtype(dtype)
+        store = np.dtype(dtype)
         require_memory(
-            dtype.itemsize * n * max_size,
-            f"The active-set store V ({max_size} × {n} {dtype.name})",
+            store.itemsize * n * max_size,
+            f"The active-set store V ({max_size} × {n} {store.name})",
             "lower active_set_size (or max_basis_vectors), or fit on a subsample",
         )
         self.kernel_blocks = kernel_blocks
@@ -121,8 +129,8 @@ class ADFActiveSet:
         self.likelihood = likelihood
         self.L = np.zeros((max_size, max_size))
         #: ``L`` in V's precision, for the products and solves with ``V``.
-        self.L_v = self.L if dtype == self.L.dtype else self.L.astype(dtype)
-        self.Vt = np.zeros((n, max_size), dtype=dtype)
+        self.L_v = self.L if store == self.L.dtype else self.L.astype(store)
+        self.Vt: np.ndarray = np.zeros((n, max_size), dtype=store)
         self.c = np.zeros(max_size)
         self.a = self.k_diag.copy()
         self.h = np.zeros(n)
@@ -137,7 +145,7 @@ class ADFActiveSet:
         return len(self.active)
 
     @property
-    def V(self):
+    def V(self) -> np.ndarray:
         """``V`` (k × n) as a view of the store; only current columns are meaningful."""
         return self.Vt[:, : self.size].T
 
@@ -153,7 +161,7 @@ class ADFActiveSet:
             self.size,
         )
 
-    def gather(self, points, width=None) -> CurrentColumns:
+    def gather(self, points: npt.ArrayLike, width: int | None = None) -> CurrentColumns:
         """A current copy of the columns of ``points``, ordered by the rows they hold.
 
         ``width`` is the room for rows in the copy: ``max_size`` by default, so the
@@ -182,7 +190,14 @@ class ADFActiveSet:
             self._forward_substitute(Vt, held, kernel_columns, a, h)
         return CurrentColumns(points, Vt, a, h, kernel_columns, k)
 
-    def _forward_substitute(self, Vt, held, kernel_columns, a, h):
+    def _forward_substitute(
+        self,
+        Vt: np.ndarray,
+        held: np.ndarray,
+        kernel_columns: KernelColumns,
+        a: np.ndarray,
+        h: np.ndarray,
+    ) -> None:
         """Complete the rows ``held[j]:k`` of each column and update ``a``, ``h`` by them.
 
         ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj`` (algorithms.md §1.2) change
@@ -220,7 +235,9 @@ class ADFActiveSet:
             a[:lacking] -= np.einsum("ij,ij->j", new, new, dtype=float)
             h[:lacking] += self.c[start:stop].astype(new.dtype) @ new
 
-    def release(self, columns: CurrentColumns, positions=slice(None)):
+    def release(
+        self, columns: CurrentColumns, positions: np.ndarray | slice = slice(None)
+    ) -> None:
         """Store the columns at ``positions`` of a gathered set back, current."""
         k = columns.size
         points = columns.points[positions]
@@ -229,23 +246,23 @@ class ADFActiveSet:
         self.h[points] = columns.h[positions]
         self.rows_done[points] = k
 
-    def complete(self, points):
+    def complete(self, points: npt.ArrayLike) -> None:
         """Bring the stored columns of ``points`` (and their ``a``, ``h``) up to date."""
         points = np.asarray(points, dtype=int)
         stale = points[self.rows_done[points] < self.size]
         if len(stale):
             self.release(self.gather(stale, width=self.size))
 
-    def moments(self, columns: CurrentColumns):
+    def moments(self, columns: CurrentColumns) -> Moments:
         """Lemma P at the current marginals ``(h_j, a_j)`` of ``columns``."""
         return self.likelihood.moments(columns.h, columns.a, self.y[columns.points])
 
-    def entropy_scores(self, columns: CurrentColumns):
+    def entropy_scores(self, columns: CurrentColumns) -> np.ndarray:
         """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` ([LSH02] eq. 4)."""
         w = self.moments(columns).w
         return -0.5 * np.log1p(-columns.a * w)
 
-    def include(self, position, columns: CurrentColumns):
+    def include(self, position: int, columns: CurrentColumns) -> None:
         """Add ``columns.points[position]`` to the active set (algorithms.md §1.3).
 
         The new row of ``V`` (O(k) per column) extends every column of ``columns``;

@@ -13,6 +13,7 @@ optimizer's evidence evaluations want.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -26,7 +27,7 @@ from .._linalg import (
     solve_lower,
 )
 from .._threads import large_product
-from ..likelihoods import site_from_cavity
+from ..likelihoods import Likelihood, Probit, site_from_cavity
 
 #: The smallest damping :func:`run_ep` lowers an oscillating EP to.
 MIN_DAMPING = 0.05
@@ -52,6 +53,11 @@ __all__ = [
 ]
 
 
+#: ``site_update(i, mean_i, var_i, tau_i, nu_i) -> (tau_i, nu_i)``: a sequential
+#: sweep's new site ``i`` from its current marginal and site.
+SiteUpdate = Callable[[int, float, float, float, float], tuple[float, float]]
+
+
 class SitePosterior(Protocol):
     """A Gaussian posterior ``N(μ, Σ)`` defined by a prior and sites ``(τ̃, ν̃)``."""
 
@@ -67,7 +73,7 @@ class SitePosterior(Protocol):
     def log_det(self) -> float:
         """``log|I + K T̃|`` for the prior covariance ``K``."""
 
-    def sequential_sweep(self, order, site_update) -> None:
+    def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         """Visit the sites in ``order``; ``site_update(i, mean_i, var_i, tau_i, nu_i)``
         returns the new site ``(tau_i, nu_i)`` from the current marginal of ``i``."""
 
@@ -90,13 +96,13 @@ class DensePosterior:
     tau, nu : ndarray of shape (n,)
     """
 
-    def __init__(self, K, tau, nu):
+    def __init__(self, K: np.ndarray, tau: np.ndarray, nu: np.ndarray) -> None:
         self.K = np.asarray(K, dtype=float)
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self.refresh()
 
-    def refresh(self):
+    def refresh(self) -> None:
         """Factor ``B`` and recompute the marginals, in ⅔n³ flops.
 
         ``μ = Kν̃ − K S̃½ B⁻¹ S̃½ K ν̃`` by matrix-vector products with ``L⁻¹``. The
@@ -128,18 +134,18 @@ class DensePosterior:
             var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
         self._var = var
 
-    def marginals(self):
+    def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         return self._mean, self._var
 
-    def log_det(self):
+    def log_det(self) -> float:
         return log_det_from_cholesky(self.chol_B)
 
     @property
-    def omega(self):
+    def omega(self) -> np.ndarray:
         """``ω = K⁻¹μ = ν̃ − τ̃ ⊙ μ``: the predictive mean is ``k(x*)ᵀ ω``."""
         return self.nu - self.tau * self._mean
 
-    def sequential_sweep(self, order, site_update):
+    def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         """[RW06] Alg. 3.5: one rank-one change of ``Σ`` per site, O(n²) each."""
         V = solve_lower(self.chol_B, np.sqrt(self.tau)[:, None] * self.K)
         Sigma = np.asfortranarray(self.K - V.T @ V)
@@ -181,26 +187,34 @@ class EPState:
     converged: bool
 
     @property
-    def tau(self):
+    def tau(self) -> np.ndarray:
         return self.posterior.tau
 
     @property
-    def nu(self):
+    def nu(self) -> np.ndarray:
         return self.posterior.nu
 
 
-def _cavities(mean, var, tau, nu):
+def _cavities(
+    mean: np.ndarray, var: np.ndarray, tau: np.ndarray, nu: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Cavity natural parameters ``(τ_c, ν_c)`` of every site."""
     return 1.0 / var - tau, mean / var - nu
 
 
-def cavity_gradient(state: EPState, y, likelihood):
+def cavity_gradient(state: EPState, y: np.ndarray, likelihood: Likelihood) -> float:
     """``∂ log Z_EP/∂b = Σ_i g_i`` at the cavities: the probit bias's gradient."""
     tau_c, nu_c = _cavities(state.mean, state.var, state.tau, state.nu)
     return float(np.sum(likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g))
 
 
-def log_evidence(posterior: SitePosterior, likelihood, y, mean, var):
+def log_evidence(
+    posterior: SitePosterior,
+    likelihood: Likelihood,
+    y: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+) -> float:
     """EP log evidence for any prior ([RW06] eq. 3.65 in natural parameters, algorithms.md §5.5).
 
     ``log Z_EP = Σ_i (log Ẑ_i + ½ log(1 + τ̃_i/τ_c,i) + ½ ν_c,i²/τ_c,i
@@ -220,7 +234,9 @@ def log_evidence(posterior: SitePosterior, likelihood, y, mean, var):
     )
 
 
-def site_change(tau, nu, old_tau, old_nu):
+def site_change(
+    tau: np.ndarray, nu: np.ndarray, old_tau: np.ndarray, old_nu: np.ndarray
+) -> float:
     """Largest change of a site parameter, relative to ``1 + |value|``."""
     return max(
         np.max(np.abs(tau - old_tau) / (1.0 + np.abs(tau)), initial=0.0),
@@ -228,7 +244,7 @@ def site_change(tau, nu, old_tau, old_nu):
     )
 
 
-def sites_converged(change, log_z, old_log_z, tol):
+def sites_converged(change: float, log_z: float, old_log_z: float, tol: float) -> bool:
     """The convergence test of every EP loop in the package.
 
     Sites changed by less than ``tol`` (:func:`site_change`) and the log evidence
@@ -237,7 +253,15 @@ def sites_converged(change, log_z, old_log_z, tol):
     return change < tol and abs(log_z - old_log_z) < tol * max(1.0, abs(log_z))
 
 
-def parallel_site_update(y, likelihood, tau, nu, mean, var, damping):
+def parallel_site_update(
+    y: np.ndarray,
+    likelihood: Likelihood,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    damping: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """New sites, all computed from the same marginals ``(mean, var)`` (damped).
 
     A site whose cavity is not a proper Gaussian keeps its value.
@@ -252,7 +276,15 @@ def parallel_site_update(y, likelihood, tau, nu, mean, var, damping):
     return tau + damping * (new_tau - tau), nu + damping * (new_nu - nu)
 
 
-def single_site_update(y_i, likelihood, tau_i, nu_i, mean_i, var_i, damping):
+def single_site_update(
+    y_i: float,
+    likelihood: Likelihood,
+    tau_i: float,
+    nu_i: float,
+    mean_i: float,
+    var_i: float,
+    damping: float,
+) -> tuple[float, float]:
     """Damped moment-matched site ``i`` from its marginal ``N(mean_i, var_i)``.
 
     Returns the old site unchanged when the cavity is not a proper Gaussian.
@@ -287,12 +319,14 @@ class AndersonMixing:
         Residuals kept.
     """
 
-    def __init__(self, memory=5):
+    def __init__(self, memory: int = 5) -> None:
         self.memory = memory
-        self._updates = []
-        self._residuals = []
+        self._updates: list[np.ndarray] = []
+        self._residuals: list[np.ndarray] = []
 
-    def step(self, tau, nu, new_tau, new_nu):
+    def step(
+        self, tau: np.ndarray, nu: np.ndarray, new_tau: np.ndarray, new_nu: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The next sites after the plain update ``(tau, nu) → (new_tau, new_nu)``."""
         update = np.concatenate([new_tau, new_nu])
         weights = 1.0 / (1.0 + np.abs(update))
@@ -327,14 +361,14 @@ def posterior_of(state: EPState, kind: type[_Posterior]) -> _Posterior:
 
 def run_ep(
     posterior: SitePosterior,
-    y,
-    likelihood,
+    y: np.ndarray,
+    likelihood: Likelihood,
     *,
-    mode="parallel",
-    damping=0.5,
-    tol=1e-6,
-    max_sweeps=100,
-    random_state=None,
+    mode: str = "parallel",
+    damping: float = 0.5,
+    tol: float = 1e-6,
+    max_sweeps: int = 100,
+    random_state: int | np.random.Generator | None = None,
 ) -> EPState:
     """Run EP from the posterior's current sites to convergence.
 
@@ -366,7 +400,9 @@ def run_ep(
     y = np.asarray(y, dtype=float)
     rng = np.random.default_rng(random_state)
 
-    def site_update(i, mean_i, var_i, tau_i, nu_i):
+    def site_update(
+        i: int, mean_i: float, var_i: float, tau_i: float, nu_i: float
+    ) -> tuple[float, float]:
         return single_site_update(y[i], likelihood, tau_i, nu_i, mean_i, var_i, damping)
 
     mean, var = posterior.marginals()
@@ -435,7 +471,12 @@ class WarmStartedEP:
     n_cold_restarts: int = 0
     _sites: tuple | None = field(default=None, repr=False)
 
-    def __call__(self, make_posterior, likelihood, tol_factor=1.0) -> EPState:
+    def __call__(
+        self,
+        make_posterior: Callable[[np.ndarray, np.ndarray], SitePosterior],
+        likelihood: Likelihood,
+        tol_factor: float = 1.0,
+    ) -> EPState:
         """Run EP on ``make_posterior(tau, nu)`` with ``likelihood``.
 
         ``tol_factor`` scales the tolerance: the fitted model's final run uses
@@ -457,14 +498,16 @@ class WarmStartedEP:
             self._sites = (state.tau.copy(), state.nu.copy())
         return state
 
-    def _run(self, posterior, likelihood, options):
+    def _run(
+        self, posterior: SitePosterior, likelihood: Likelihood, options: dict
+    ) -> EPState:
         state = run_ep(posterior, self.y, likelihood, **options)
         self.n_runs += 1
         self.n_sweeps += state.n_sweeps
         return state
 
 
-def _inverse_from_inverse_factor(inv_L):
+def _inverse_from_inverse_factor(inv_L: np.ndarray) -> np.ndarray:
     """``B⁻¹ = L⁻ᵀ L⁻¹`` from ``L⁻¹`` by LAPACK ``lauum`` (n³/3 flops)."""
     product, info = lapack.dlauum(inv_L, lower=1)
     if info != 0:
@@ -472,7 +515,9 @@ def _inverse_from_inverse_factor(inv_L):
     return np.tril(product) + np.tril(product, -1).T
 
 
-def ep_log_evidence_gradient(state: EPState, K_gradient, y, likelihood):
+def ep_log_evidence_gradient(
+    state: EPState, K_gradient: np.ndarray, y: np.ndarray, likelihood: Probit
+) -> tuple[np.ndarray, float]:
     """Gradient of the EP log evidence at the fixed point (algorithms.md §6.1).
 
     ``∂ log Z/∂θ = ½ ωᵀ (∂K/∂θ) ω − ½ tr(R ∂K/∂θ)`` with ``R = S̃½ B⁻¹ S̃½`` (R&W
@@ -529,12 +574,14 @@ class DensePredictor:
     omega: np.ndarray
 
     @classmethod
-    def from_state(cls, state: EPState):
+    def from_state(cls, state: EPState) -> DensePredictor:
         """The predictor of an EP state on a :class:`DensePosterior`."""
         posterior = posterior_of(state, DensePosterior)
         return cls(posterior.chol_B, np.sqrt(state.tau), posterior.omega)
 
-    def latent_mean_and_variance(self, K_cross, k_diag):
+    def latent_mean_and_variance(
+        self, K_cross: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Latent predictive mean and variance at test points.
 
         Parameters

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import blas
+from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import (
     cholesky_jitter,
@@ -32,7 +33,8 @@ from .._linalg import (
 )
 from .._threads import large_product
 from ..kernels import CrossCovariance
-from .ep import EPState, cavity_gradient, posterior_of
+from ..likelihoods import Likelihood
+from .ep import EPState, SiteUpdate, cavity_gradient, posterior_of
 
 __all__ = [
     "EvidenceSensitivities",
@@ -65,7 +67,13 @@ class FITCPrior:
     d0: np.ndarray
 
     @classmethod
-    def from_kernel(cls, K_uu, K_uf, k_diag, jitter=1e-6):
+    def from_kernel(
+        cls,
+        K_uu: np.ndarray,
+        K_uf: np.ndarray,
+        k_diag: np.ndarray,
+        jitter: float = 1e-6,
+    ) -> FITCPrior:
         """Build the prior from kernel blocks; ``jitter`` is ``ε_u`` ([NGH07] fn. 3)."""
         K_uu = np.asarray(K_uu, dtype=float)
         chol_uu = cholesky_jitter(
@@ -98,18 +106,18 @@ class FITCPosterior:
         Site natural parameters.
     """
 
-    def __init__(self, prior: FITCPrior, tau, nu):
+    def __init__(self, prior: FITCPrior, tau: np.ndarray, nu: np.ndarray) -> None:
         self.prior = prior
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self.refresh()
 
     @property
-    def G(self):
+    def G(self) -> np.ndarray:
         """``τ̃ / (1 + τ̃ d₀)``: the site precisions seen through the FITC residual."""
         return self.tau / (1.0 + self.tau * self.prior.d0)
 
-    def refresh(self):
+    def refresh(self) -> None:
         prior = self.prior
         t = 1.0 / (1.0 + self.tau * prior.d0)
         M, n = prior.V.shape
@@ -122,16 +130,16 @@ class FITCPosterior:
         self._var = prior.d0 * t + t**2 * np.einsum("ij,ij->j", self.E, self.E)
         self._mean = t * (prior.d0 * self.nu + self.E.T @ (self.E @ (t * self.nu)))
 
-    def marginals(self):
+    def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         return self._mean, self._var
 
-    def log_det(self):
+    def log_det(self) -> float:
         """``log|I + K_FITC T̃| = Σ log(1 + τ̃ d₀) + log|B|`` (algorithms.md §5.5)."""
         return float(np.sum(np.log1p(self.tau * self.prior.d0))) + (
             log_det_from_cholesky(self.chol_B)
         )
 
-    def sequential_sweep(self, order, site_update):
+    def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         """[NGH07]'s EP: each site an O(M²) update of the structured posterior."""
         structured = StructuredFITCPosterior(self.prior, self.tau, self.nu)
         for i in order:
@@ -151,13 +159,13 @@ class StructuredFITCPosterior:
     tau, nu : ndarray of shape (n,)
     """
 
-    def __init__(self, prior: FITCPrior, tau, nu):
+    def __init__(self, prior: FITCPrior, tau: np.ndarray, nu: np.ndarray) -> None:
         self.prior = prior
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self.rebuild()
 
-    def rebuild(self):
+    def rebuild(self) -> None:
         """Recompute the structure from the sites (algorithms.md §5.3), O(n·M²)."""
         posterior = FITCPosterior(self.prior, self.tau, self.nu)
         t = 1.0 / (1.0 + self.tau * self.prior.d0)
@@ -168,7 +176,7 @@ class StructuredFITCPosterior:
         self.nu_D = self.d * self.nu
         self.gamma = self.F @ (posterior.E @ (t * self.nu))
 
-    def visit_site(self, i, site_update):
+    def visit_site(self, i: int, site_update: SiteUpdate) -> None:
         """Replace site ``i`` by ``site_update(i, mean_i, var_i, tau_i, nu_i)``, O(M²).
 
         The marginal handed to ``site_update`` and the update share one product
@@ -183,12 +191,14 @@ class StructuredFITCPosterior:
         )
         self._apply_site(i, a, mean_i, tau_i, nu_i)
 
-    def update_site(self, i, tau_i, nu_i):
+    def update_site(self, i: int, tau_i: float, nu_i: float) -> None:
         """Set site ``i`` to ``(tau_i, nu_i)`` and update the structure in O(M²)."""
         mean_i = float(self.nu_D[i] + self.P[i] @ self.gamma)
         self._apply_site(i, self.F.T @ self.P[i], mean_i, tau_i, nu_i)
 
-    def _apply_site(self, i, a, h_i, tau_i, nu_i):
+    def _apply_site(
+        self, i: int, a: np.ndarray, h_i: float, tau_i: float, nu_i: float
+    ) -> None:
         """algorithms.md §5.4 with [NGH07]'s ``ν`` typo fixed; ``a = Fᵀ p_i``, ``h_i``.
 
         ``F Fᵀ − c x xᵀ`` with ``x = F a`` equals ``F (I − c a aᵀ) Fᵀ``, and
@@ -230,7 +240,9 @@ class EvidenceSensitivities:
     bias: float
 
 
-def fitc_ep_sensitivities(state: EPState, y, likelihood) -> EvidenceSensitivities:
+def fitc_ep_sensitivities(
+    state: EPState, y: np.ndarray, likelihood: Likelihood
+) -> EvidenceSensitivities:
     """The matrices ``F′``, ``H′`` and ``c`` of algorithms.md §5.6, in O(n·M²).
 
     Generic form ``∂log Z = ½ ωᵀ ∂K ω − ½ tr(B ∂K)`` ([RW06] eq. 5.27) with
@@ -295,7 +307,9 @@ class FITCKernelBlocks:
     n: int
 
     @classmethod
-    def from_kernel(cls, kernel, Z, X):
+    def from_kernel(
+        cls, kernel: Kernel, Z: np.ndarray, X: np.ndarray
+    ) -> FITCKernelBlocks:
         """Evaluate the blocks at pseudo-inputs ``Z`` and training inputs ``X``."""
         return cls(
             inducing=CrossCovariance(kernel, Z),
@@ -304,7 +318,7 @@ class FITCKernelBlocks:
             n=len(X),
         )
 
-    def prior(self, jitter) -> FITCPrior:
+    def prior(self, jitter: float) -> FITCPrior:
         """The FITC prior of these blocks with ``ε_u = jitter``."""
         k_diag = np.full(self.n, self.diagonal.value[0, 0])
         return FITCPrior.from_kernel(
@@ -312,7 +326,9 @@ class FITCKernelBlocks:
         )
 
 
-def fitc_ep_gradient(state: EPState, y, likelihood, blocks: FITCKernelBlocks):
+def fitc_ep_gradient(
+    state: EPState, y: np.ndarray, likelihood: Likelihood, blocks: FITCKernelBlocks
+) -> tuple[np.ndarray, float, np.ndarray]:
     """Gradient of the FITC-EP ``log Z`` in ``(θ, b, X̄)`` (algorithms.md §5.6).
 
     The sensitivities contracted with the kernel blocks' derivatives: O(n·M² + n·M·D),
@@ -357,7 +373,7 @@ class FITCPredictor:
     weights: np.ndarray
 
     @classmethod
-    def from_state(cls, state: EPState):
+    def from_state(cls, state: EPState) -> FITCPredictor:
         """The predictor of an EP state on a :class:`FITCPosterior`."""
         posterior = posterior_of(state, FITCPosterior)
         t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
@@ -368,7 +384,9 @@ class FITCPredictor:
         )
         return cls(chol_uu=chol_uu, chol_B=posterior.chol_B, weights=weights)
 
-    def latent_mean_and_variance(self, K_u_star, k_diag):
+    def latent_mean_and_variance(
+        self, K_u_star: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Latent predictive mean and variance at test points ([NGH07] §3.1; algorithms.md §5.7).
 
         ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with

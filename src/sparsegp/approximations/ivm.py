@@ -8,7 +8,10 @@ with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+import numpy.typing as npt
 
 from .._linalg import (
     cho_solve_lower,
@@ -16,6 +19,8 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower,
 )
+from ..kernels import KernelBlocks
+from ..likelihoods import Likelihood
 from .adf_active_set import ADFActiveSet
 
 __all__ = [
@@ -28,13 +33,26 @@ __all__ = [
 ]
 
 
-def select_random(state: ADFActiveSet, d, rng):
+class Progress(Protocol):
+    """A progress bar (e.g. tqdm's): advanced once per greedy inclusion."""
+
+    def update(self, n: int = 1) -> object: ...
+
+
+def select_random(state: ADFActiveSet, d: int, rng: np.random.RandomState) -> None:
     """Include ``d`` points drawn uniformly (the baseline); O(d³), columns left stale."""
     for i in rng.choice(len(state.y), size=d - state.size, replace=False):
         state.include(0, state.gather([i]))
 
 
-def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2, progress=None):
+def select_greedy(
+    state: ADFActiveSet,
+    d: int,
+    rng: np.random.RandomState,
+    *,
+    n_random_start: int = 2,
+    progress: Progress | None = None,
+) -> None:
     """Full greedy selection: ``n_random_start`` random points, then ``argmax Δ_j``.
 
     All n columns are extended at every inclusion. Short of the store's full size (the
@@ -62,8 +80,14 @@ def select_greedy(state: ADFActiveSet, d, rng, *, n_random_start=2, progress=Non
 
 
 def select_randomized_greedy(
-    state: ADFActiveSet, d, rng, *, selection_size=500, retain=0.5, progress=None
-):
+    state: ADFActiveSet,
+    d: int,
+    rng: np.random.RandomState,
+    *,
+    selection_size: int = 500,
+    retain: float = 0.5,
+    progress: Progress | None = None,
+) -> None:
     """Greedy over a selection index J of fixed size with delayed updates (algorithms.md §1.5).
 
     After each inclusion, the best ``⌊retain·|J|⌋`` members of J stay, the rest is
@@ -104,12 +128,14 @@ def select_randomized_greedy(
             J = J.take(np.setdiff1d(np.arange(len(J.points)), replaced[n_new:]))
 
 
-def _advance(progress):
+def _advance(progress: Progress | None) -> None:
     if progress is not None:
         progress.update()
 
 
-def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
+def ivm_log_marginal_likelihood(
+    K_I: np.ndarray, K_I_gradient: np.ndarray, p: np.ndarray, m: np.ndarray
+) -> tuple[float, np.ndarray]:
     """``log N(m_I | 0, K_I + Π_I⁻¹)`` and its gradient, sites fixed (algorithms.md §1.8).
 
     Parameters
@@ -142,7 +168,9 @@ def ivm_log_marginal_likelihood(K_I, K_I_gradient, p, m):
     )
 
 
-def subset_log_marginal_likelihood(K_noisy, K_noisy_gradient, y):
+def subset_log_marginal_likelihood(
+    K_noisy: np.ndarray, K_noisy_gradient: np.ndarray, y: np.ndarray
+) -> tuple[float, np.ndarray]:
     """Exact GP regression evidence ``log N(y | 0, K + σ²I)`` and gradient ([RW06] eq. 5.9).
 
     With a Gaussian likelihood the IVM sites are exact (``Π = I/σ²``, ``m = y``), so
@@ -161,20 +189,20 @@ def subset_log_marginal_likelihood(K_noisy, K_noisy_gradient, y):
 
 
 def select_active_set(
-    kernel_blocks,
-    k_diag,
-    y,
-    likelihood,
-    d,
-    rng,
+    kernel_blocks: KernelBlocks,
+    k_diag: np.ndarray,
+    y: np.ndarray,
+    likelihood: Likelihood,
+    d: int,
+    rng: np.random.RandomState,
     *,
-    strategy="randomized",
-    n_random_start=2,
-    n_full_greedy=198,
-    selection_size=500,
-    retain=0.5,
-    progress=None,
-    dtype=np.float64,
+    strategy: str = "randomized",
+    n_random_start: int = 2,
+    n_full_greedy: int = 198,
+    selection_size: int = 500,
+    retain: float = 0.5,
+    progress: Progress | None = None,
+    dtype: npt.DTypeLike = np.float64,
 ) -> ADFActiveSet:
     """Grow an active set of size ``d`` by one of the strategies of [LSH02] §3.
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_ndtr
+from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import cho_solve_lower, cholesky_jitter, solve_lower
 from ..kernels import CrossCovariance
-from ..likelihoods import inverse_mills_ratio
+from ..likelihoods import Probit, inverse_mills_ratio
 from .adf_active_set import ADFActiveSet
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-def nlp_loss(state: ADFActiveSet, outside):
+def nlp_loss(state: ADFActiveSet, outside: np.ndarray) -> float:
     """``NLP(u)`` of eq. 2.8 over the (current) columns ``outside`` of ``state``."""
     log_p = state.likelihood.log_predictive(
         state.h[outside], state.a[outside], state.y[outside]
@@ -42,7 +43,9 @@ def nlp_loss(state: ADFActiveSet, outside):
     return float(-np.mean(log_p))
 
 
-def candidate_losses(state: ADFActiveSet, candidates, validation):
+def candidate_losses(
+    state: ADFActiveSet, candidates: np.ndarray, validation: np.ndarray
+) -> np.ndarray:
     """``NLP(u ∪ {j})`` for each candidate ``j``, without including any (eq. 2.14).
 
     Including ``j`` changes the marginals by ``a′ = a − w_j A_{·j}²`` and
@@ -84,8 +87,13 @@ def candidate_losses(state: ADFActiveSet, candidates, validation):
 
 
 def select_by_nlp(
-    state: ADFActiveSet, d, rng, *, working_set_size=59, validation_size=None
-):
+    state: ADFActiveSet,
+    d: int,
+    rng: np.random.RandomState,
+    *,
+    working_set_size: int | None = 59,
+    validation_size: int | None = None,
+) -> np.ndarray:
     """Grow ``state`` to ``d`` basis vectors by the NLP criterion ([SSK09] §2.5, steps 3-6).
 
     The first point is drawn at random; each later one is the best of a working set
@@ -137,7 +145,15 @@ class ValidationLoss:
     slope_gradient: float
 
 
-def validation_loss(kernel, likelihood, X_active, p, m, X_outside, y_outside):
+def validation_loss(
+    kernel: Kernel,
+    likelihood: Probit,
+    X_active: np.ndarray,
+    p: np.ndarray,
+    m: np.ndarray,
+    X_outside: np.ndarray,
+    y_outside: np.ndarray,
+) -> ValidationLoss:
     """``NLP(u)`` and its gradient with the active set and its sites fixed (algorithms.md §2.5).
 
     With ``T = (K_u + Π⁻¹)⁻¹`` and ``β = T m``, the points outside have marginals

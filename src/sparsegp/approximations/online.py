@@ -29,9 +29,11 @@ import math
 
 import numpy as np
 from scipy.linalg import blas
+from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import cho_solve_lower, solve_lower
 from .._threads import fit_threads
+from ..likelihoods import Likelihood
 
 #: Examples whose kernel rows are evaluated in one call.
 _CHUNK = 256
@@ -72,7 +74,14 @@ class SparseOnlineGP:
         Examples processed; BV elements deleted; examples given the projected update.
     """
 
-    def __init__(self, kernel, likelihood, max_basis_vectors, tol, score):
+    def __init__(
+        self,
+        kernel: Kernel,
+        likelihood: Likelihood,
+        max_basis_vectors: int,
+        tol: float,
+        score: str,
+    ) -> None:
         self.kernel = kernel
         self.likelihood = likelihood
         self.max_basis_vectors = max_basis_vectors
@@ -92,8 +101,14 @@ class SparseOnlineGP:
 
     @classmethod
     def with_basis(
-        cls, kernel, likelihood, basis_vectors, max_basis_vectors, tol, score
-    ):
+        cls,
+        kernel: Kernel,
+        likelihood: Likelihood,
+        basis_vectors: np.ndarray,
+        max_basis_vectors: int,
+        tol: float,
+        score: str,
+    ) -> SparseOnlineGP:
         """A predefined BV set, held fixed: ``α = 0``, ``C = 0`` ([Csa02] §3.6).
 
         Every example is then projected onto the basis (eq. 88). Elements whose
@@ -123,28 +138,28 @@ class SparseOnlineGP:
         return len(self.L)
 
     @property
-    def alpha(self):
+    def alpha(self) -> np.ndarray:
         """Csató's ``α = L⁻ᵀ a``: the posterior mean is ``k_BV(x)ᵀ α``."""
         return self._unwhiten(self.a)
 
     @property
-    def Q(self):
+    def Q(self) -> np.ndarray:
         """``K_BV⁻¹``."""
         return cho_solve_lower(self.L, np.eye(self.size))
 
     @property
-    def C(self):
+    def C(self) -> np.ndarray:
         """Csató's ``C = L⁻ᵀ (W − I) L⁻¹``."""
         L_inv = solve_lower(self.L, np.eye(self.size))
         return L_inv.T @ (self.W - np.eye(self.size)) @ L_inv
 
-    def _whiten(self, k):
+    def _whiten(self, k: np.ndarray) -> np.ndarray:
         """``L⁻¹ k`` by BLAS ``trsv`` (``L`` is C-ordered, so ``Lᵀ`` is Fortran's)."""
         if not self.size:
             return np.zeros(0)
         return blas.dtrsv(self.L.T, np.asarray(k, dtype=float), lower=0, trans=1)
 
-    def update(self, X, y):
+    def update(self, X: np.ndarray, y: np.ndarray) -> SparseOnlineGP:
         """Process the examples ``(X[i], y[i])`` in order ([Csa02] §3.6, one pass).
 
         BLAS runs on one thread here (:func:`~sparsegp._threads.fit_threads`, the
@@ -157,7 +172,7 @@ class SparseOnlineGP:
                 self._update_chunk(X[start : start + _CHUNK], y[start : start + _CHUNK])
         return self
 
-    def _update_chunk(self, X, y):
+    def _update_chunk(self, X: np.ndarray, y: np.ndarray) -> None:
         if self.basis_vectors.shape[1] != X.shape[1]:  # the first examples
             self.basis_vectors = np.empty((0, X.shape[1]))
         K_chunk = self.kernel(X)
@@ -177,7 +192,9 @@ class SparseOnlineGP:
                 cross[:, deleted:t] = cross[:, deleted + 1 : t + 1]
             self.n_seen += 1
 
-    def _update_one(self, x, y, k, k_star):
+    def _update_one(
+        self, x: np.ndarray, y: float, k: np.ndarray, k_star: float
+    ) -> tuple[bool, int | None]:
         """One example: eqs. 57/64 (full) or 88 (projected), then deletion if needed.
 
         Returns whether the BV set grew by ``x`` and which element, if any, was deleted.
@@ -211,13 +228,15 @@ class SparseOnlineGP:
         self.delete(deleted)
         return True, deleted
 
-    def _unwhiten(self, w):
+    def _unwhiten(self, w: np.ndarray) -> np.ndarray:
         """``L⁻ᵀ w``: whitened coordinates back to Csató's."""
         if not self.size:
             return np.zeros(0)
         return blas.dtrsv(self.L.T, np.asarray(w, dtype=float), lower=0, trans=0)
 
-    def _newcomer_would_be_deleted(self, Ck, diag_after, q, r, gamma):
+    def _newcomer_would_be_deleted(
+        self, Ck: np.ndarray, diag_after: np.ndarray, q: float, r: float, gamma: float
+    ) -> bool:
         """Whether a full update would be followed by deleting the newcomer itself.
 
         Only for the approximate score and a full BV set. The scores after the full
@@ -232,23 +251,25 @@ class SparseOnlineGP:
         newcomer = q * q * gamma / (1.0 + gamma * r)
         return newcomer < np.min(alpha**2 / diag_after)
 
-    def _add_outer(self, scale, v):
+    def _add_outer(self, scale: float, v: np.ndarray) -> None:
         """``W += scale · v vᵀ`` in place (BLAS ``dger`` on the Fortran view ``Wᵀ``)."""
         blas.dger(scale, v, v, a=self.W.T, overwrite_a=True)
 
-    def _exact_diag_q_plus_c(self):
+    def _exact_diag_q_plus_c(self) -> np.ndarray:
         """``diag(Q + C) = diag(L⁻ᵀ W L⁻¹)``, O(t³)."""
         L_inv = solve_lower(self.L, np.eye(self.size))
         return np.einsum("ij,ij->j", L_inv, self.W @ L_inv)
 
-    def _count_change(self):
+    def _count_change(self) -> None:
         """Recompute ``diag(Q + C)`` once per ``t`` changes of the BV set."""
         self._changes += 1
         if self._changes >= max(self.size, 10):
             self._changes = 0
             self.diag_q_plus_c = self._exact_diag_q_plus_c()
 
-    def _projected_update(self, v, s_hat, q, r, gamma):
+    def _projected_update(
+        self, v: np.ndarray, s_hat: np.ndarray, q: float, r: float, gamma: float
+    ) -> None:
         """Eq. 88 whitened: ``a += qη v``, ``W += rη v vᵀ``, ``v = W u``, ``η = 1/(1 + γr)``."""
         eta = 1.0 / (1.0 + gamma * r)
         if self.size:
@@ -257,7 +278,9 @@ class SparseOnlineGP:
             self.diag_q_plus_c = self.diag_q_plus_c + (r * eta) * s_hat**2
         self.n_projected += 1
 
-    def _grow(self, x, k, k_star, u, gamma):
+    def _grow(
+        self, x: np.ndarray, k: np.ndarray, k_star: float, u: np.ndarray, gamma: float
+    ) -> None:
         """Append ``x``: a row ``[uᵀ, √γ]`` of ``L`` (eq. 64), ``K_BV``, a zero row of ``W``.
 
         ``a`` and the new diagonal entry of ``W`` are the caller's.
@@ -273,7 +296,7 @@ class SparseOnlineGP:
         self.K[t, t] = k_star
         self.W = _pad(self.W)
 
-    def scores(self):
+    def scores(self) -> np.ndarray:
         """Importance of each BV element: eq. 85, or eq. 83 for ``score="exact"``."""
         if self.score == "approximate":
             return self.alpha**2 / self.diag_q_plus_c
@@ -283,7 +306,7 @@ class SparseOnlineGP:
         S = np.linalg.solve(np.eye(self.size) + C @ self.K, C)
         return mean_term - np.diag(S) / q_diag + np.log1p(c_diag / q_diag)
 
-    def delete(self, j):
+    def delete(self, j: int) -> None:
         """Remove BV element ``j`` by the KL-optimal projection (eqs. 78, 80, 81).
 
         Rows of ``L`` without row ``j`` are lower triangular but for one
@@ -316,7 +339,9 @@ class SparseOnlineGP:
         self.n_deleted += 1
         self._count_change()
 
-    def latent_mean_and_variance(self, K_cross, k_diag):
+    def latent_mean_and_variance(
+        self, K_cross: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``μ* = uᵀa`` and ``σ*² = k** − ‖u‖² + uᵀ W u``, ``u = L⁻¹ k_BV`` (algorithms.md §3.6).
 
         ``K_cross`` is t×m.
@@ -329,7 +354,7 @@ class SparseOnlineGP:
         return mean, np.maximum(var, 0.0)
 
 
-def _givens(x, y):
+def _givens(x: float, y: float) -> tuple[float, float]:
     """``(c, s)`` with ``c x + s y = ρ`` and ``−s x + c y = 0``."""
     rho = math.hypot(x, y)
     if rho == 0.0:
@@ -337,14 +362,14 @@ def _givens(x, y):
     return x / rho, y / rho
 
 
-def _rotate(first, second, c, s):
+def _rotate(first: np.ndarray, second: np.ndarray, c: float, s: float) -> None:
     """In place: ``first ← c·first + s·second``, ``second ← c·second − s·first``."""
     new_first = c * first + s * second
     second[:] = c * second - s * first
     first[:] = new_first
 
 
-def _pad(A):
+def _pad(A: np.ndarray) -> np.ndarray:
     """``A`` with a zero row and column appended."""
     t = len(A)
     padded = np.zeros((t + 1, t + 1))

@@ -28,7 +28,7 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower,
 )
-from ..likelihoods import Probit
+from ..likelihoods import Moments, Probit
 
 #: Smallest precision of a weight (prior standard deviation 1 000).
 _MIN_ALPHA = 1e-6
@@ -73,19 +73,28 @@ class Posterior:
     log_evidence: float = np.nan
     residual: float = np.nan
 
-    def covariance(self):
+    def covariance(self) -> np.ndarray:
         """``Σ`` (r × r)."""
         inv = solve_lower(self.chol, np.eye(len(self.mean)))
         return inv.T @ inv
 
 
-def _posterior_from_precision(precision, rhs):
+def _posterior_from_precision(
+    precision: np.ndarray, rhs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     chol = cholesky_jitter(precision, what="A + ΨᵀΩΨ")
     inv = solve_lower(chol, np.eye(len(rhs)))
     return chol, cho_solve_lower(chol, rhs), np.einsum("ij,ij->j", inv, inv)
 
 
-def regression_e_step(gram, psi_t, t_t, n, alpha, noise):
+def regression_e_step(
+    gram: np.ndarray,
+    psi_t: np.ndarray,
+    t_t: float,
+    n: int,
+    alpha: np.ndarray,
+    noise: float,
+) -> Posterior:
     """Posterior of the active weights and the log evidence ([QW03] eqs. 6, 7, 11).
 
     Parameters
@@ -118,7 +127,9 @@ def regression_e_step(gram, psi_t, t_t, n, alpha, noise):
     )
 
 
-def update_alpha(posterior: Posterior, alpha, update, threshold):
+def update_alpha(
+    posterior: Posterior, alpha: np.ndarray, update: str, threshold: float
+) -> np.ndarray:
     """EM ``1/(μ² + Σ_jj)`` or MacKay ``γ_j/μ_j²`` update of α ([QW03] eq. 12).
 
     MacKay's update with ``μ_j = 0`` prunes (``α_j = L``). α is kept at or above
@@ -135,7 +146,9 @@ def update_alpha(posterior: Posterior, alpha, update, threshold):
     return np.maximum(new, _MIN_ALPHA)
 
 
-def update_noise(posterior: Posterior, alpha, noise, n, update):
+def update_noise(
+    posterior: Posterior, alpha: np.ndarray, noise: float, n: int, update: str
+) -> float:
     """EM or MacKay update of ``σ²`` ([QW03] eq. 12 and algorithms.md §4.2)."""
     well_determined = np.sum(1.0 - alpha * posterior.sigma_diag)
     if update == "em":
@@ -162,7 +175,16 @@ class MeanFieldSites:
     converged: bool = True
 
 
-def _cavity_consistent_g(likelihood, y_mean, V, t, g, *, tol, max_steps=10):
+def _cavity_consistent_g(
+    likelihood: Probit,
+    y_mean: np.ndarray,
+    V: np.ndarray,
+    t: np.ndarray,
+    g: np.ndarray,
+    *,
+    tol: float,
+    max_steps: int = 10,
+) -> Moments:
     """Solve ``g_i = ∂ log Z_i/∂y^c`` at ``y^c_i = ŷ_i − V_i g_i`` ([QW03] eq. 18) for ``g``.
 
     Scalar Newton steps per example, ``g ← g − (g − G)/(1 − V w)``, from the previous
@@ -180,8 +202,17 @@ def _cavity_consistent_g(likelihood, y_mean, V, t, g, *, tol, max_steps=10):
 
 
 def mean_field_e_step(
-    Psi, alpha, t, sigma_in, variant, *, mean=None, sites=None, max_iter=30, tol=1e-8
-):
+    Psi: np.ndarray,
+    alpha: np.ndarray,
+    t: np.ndarray,
+    sigma_in: float,
+    variant: str,
+    *,
+    mean: np.ndarray | None = None,
+    sites: MeanFieldSites | None = None,
+    max_iter: int = 30,
+    tol: float = 1e-8,
+) -> tuple[Posterior, MeanFieldSites]:
     """Mean-field posterior of the weights for probit classification ([QW03] eqs. 16-19).
 
     Iterates the cavity statistics and damped Newton steps
@@ -271,11 +302,11 @@ class _ActiveBasis:
     psi_t: np.ndarray
 
     @classmethod
-    def empty(cls, t):
+    def empty(cls, t: np.ndarray) -> _ActiveBasis:
         n = len(t)
         return cls(t, [], np.zeros((n, 0)), np.zeros((0, 0)), np.zeros(0))
 
-    def add(self, j, column):
+    def add(self, j: int, column: np.ndarray) -> None:
         """Append basis function ``j`` (its column ``ψ_j``): O(n·|R|)."""
         cross = self.Psi.T @ column
         r = len(self.index)
@@ -287,7 +318,7 @@ class _ActiveBasis:
         self.psi_t = np.append(self.psi_t, column @ self.t)
         self.index.append(j)
 
-    def keep(self, mask):
+    def keep(self, mask: np.ndarray) -> None:
         """Drop the active basis functions where ``mask`` is False."""
         self.index = [j for j, k in zip(self.index, mask, strict=True) if k]
         self.Psi = self.Psi[:, mask]
@@ -332,16 +363,16 @@ class _Trainer:
 
     def __init__(
         self,
-        t,
+        t: np.ndarray,
         *,
-        classification,
-        update,
-        threshold,
-        noise,
-        learn_noise,
-        sigma_in,
-        mean_field,
-    ):
+        classification: bool,
+        update: str,
+        threshold: float,
+        noise: float,
+        learn_noise: bool,
+        sigma_in: float,
+        mean_field: str,
+    ) -> None:
         self.t = np.asarray(t, dtype=float)
         self.classification = classification
         self.update = update
@@ -357,9 +388,11 @@ class _Trainer:
         self.em_converged = True
         #: ``(chol, Ω-weights, g)`` of the current state for :meth:`entering_alpha`;
         #: every newcomer skipped in a row reuses it, an EM step discards it.
-        self._entering_state = None
+        self._entering_state: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def e_step(self, basis, alpha, *, max_iter=_E_STEP_ITER):
+    def e_step(
+        self, basis: _ActiveBasis, alpha: np.ndarray, *, max_iter: int = _E_STEP_ITER
+    ) -> Posterior:
         if self.classification:
             posterior, self.sites = mean_field_e_step(
                 basis.Psi,
@@ -378,7 +411,9 @@ class _Trainer:
         self.history.append(posterior.log_evidence)
         return posterior
 
-    def em_step(self, basis, alpha):
+    def em_step(
+        self, basis: _ActiveBasis, alpha: np.ndarray
+    ) -> tuple[np.ndarray, Posterior]:
         """One E-step and M-step on ``R``, then pruning; returns the new α."""
         self._entering_state = None
         posterior = self.e_step(basis, alpha)
@@ -395,7 +430,9 @@ class _Trainer:
         self.mean = posterior.mean[keep]
         return new_alpha[keep], posterior
 
-    def entering_alpha(self, basis, alpha, psi):
+    def entering_alpha(
+        self, basis: _ActiveBasis, alpha: np.ndarray, psi: np.ndarray
+    ) -> float:
         """The evidence-maximising α of a newcomer ``ψ``, or ``L`` if it adds nothing.
 
         With the others fixed, the evidence in α_j peaks at ``s²/(q² − s)`` when
@@ -427,7 +464,15 @@ class _Trainer:
             return self.threshold
         return max(s * s / (q * q - s), _MIN_ALPHA)
 
-    def converge(self, basis, alpha, *, tol, max_iter, callback=None):
+    def converge(
+        self,
+        basis: _ActiveBasis,
+        alpha: np.ndarray,
+        *,
+        tol: float,
+        max_iter: int,
+        callback: Callable[[int, int], object] | None = None,
+    ) -> tuple[np.ndarray, int]:
         """Batch EM on ``R`` until the relative change of the monitored quantity < tol.
 
         Regression monitors the log evidence; classification (no evidence formula in
@@ -461,7 +506,9 @@ class _Trainer:
                 )
         return alpha, iterations
 
-    def finish(self, basis, alpha, n_iterations):
+    def finish(
+        self, basis: _ActiveBasis, alpha: np.ndarray, n_iterations: int
+    ) -> RVMFit:
         posterior = self.e_step(basis, alpha, max_iter=_FINAL_E_STEP_ITER)
         if self.sites is not None and not self.sites.converged:
             warnings.warn(
@@ -484,13 +531,13 @@ class _Trainer:
         )
 
 
-def _mean_square(t):
+def _mean_square(t: np.ndarray) -> float:
     """``tᵀt / n``, or 1 when every target is zero (the scale noise is measured in)."""
     power = float(np.dot(t, t)) / len(t)
     return power if power > 0 else 1.0
 
 
-def _trainer(t, options):
+def _trainer(t: np.ndarray, options: dict) -> _Trainer:
     return _Trainer(
         t,
         classification=options.get("classification", False),
@@ -506,12 +553,12 @@ def _trainer(t, options):
 def subspace_em(
     column: Callable[[int], np.ndarray],
     n_basis: int,
-    t,
+    t: np.ndarray,
     *,
-    tol=1e-6,
-    max_iter=500,
-    callback=None,
-    **options,
+    tol: float = 1e-6,
+    max_iter: int = 500,
+    callback: Callable[[int, int], object] | None = None,
+    **options: object,
 ) -> RVMFit:
     """Subspace EM ([QW03] Fig. 1): grow ``R`` one basis function at a time.
 
@@ -567,7 +614,14 @@ def subspace_em(
 
 
 def batch_em(
-    Psi, t, *, initial_alpha=None, tol=1e-6, max_iter=500, callback=None, **options
+    Psi: np.ndarray,
+    t: np.ndarray,
+    *,
+    initial_alpha: np.ndarray | None = None,
+    tol: float = 1e-6,
+    max_iter: int = 500,
+    callback: Callable[[int, int], object] | None = None,
+    **options: object,
 ) -> RVMFit:
     """The batch baseline: all ``M`` basis functions active from the start.
 
