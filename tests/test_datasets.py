@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
+from sklearn.utils import Bunch
 
+import sparsegp.datasets._mnist as mnist_module
 from sparsegp.datasets import (
     downsample_13,
     ida_info,
@@ -85,9 +87,66 @@ def test_load_ida_reads_the_environment_variable(data_home, monkeypatch):
 def test_missing_data_names_the_environment_variable(monkeypatch, tmp_path):
     monkeypatch.delenv("SPARSEGP_DATA", raising=False)
     with pytest.raises(FileNotFoundError, match="SPARSEGP_DATA"):
-        load_ida("banana")
-    with pytest.raises(FileNotFoundError, match="SPARSEGP_DATA"):
-        load_ida("banana", data_home=tmp_path)
+        load_ida("ringnorm")
+    with pytest.raises(FileNotFoundError, match="ida_heart.npz"):  # lists the shipped
+        load_ida("twonorm", data_home=tmp_path)
+
+
+#: IDA's (n_train, n_test, n_features) of the shipped sets (the data README's sizes).
+SHIPPED_IDA = {
+    "banana": (400, 4900, 2),
+    "breast_cancer": (200, 77, 9),
+    "diabetis": (468, 300, 8),
+    "flare_solar": (666, 400, 9),
+    "german": (700, 300, 20),
+    "heart": (170, 100, 13),
+    "image": (1300, 1010, 18),
+    "splice": (1000, 2175, 60),
+    "thyroid": (140, 75, 5),
+    "titanic": (150, 2051, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED_IDA))
+def test_small_ida_sets_load_without_a_data_folder(name, monkeypatch):
+    monkeypatch.delenv("SPARSEGP_DATA", raising=False)
+    n_train, n_test, n_features = SHIPPED_IDA[name]
+    X_train, y_train, X_test, y_test = load_ida(name, realization=9)
+    assert X_train.shape == (n_train, n_features) and X_test.shape[0] == n_test
+    assert set(np.unique(np.concatenate([y_train, y_test]))) == {-1, 1}
+    reconstructed = name in ("diabetis", "flare_solar", "splice", "thyroid")
+    assert ida_info(name).reconstructed.all() == reconstructed
+
+
+def test_ripley_sets_load_without_a_data_folder(monkeypatch):
+    monkeypatch.delenv("SPARSEGP_DATA", raising=False)
+    assert load_synth()[2].shape == (1000, 2)
+    assert load_crabs(0)[0].shape == (80, 5)
+
+
+def test_mnist_is_fetched_from_openml_once_and_saved_in_the_loaders_layout(
+    tmp_path, monkeypatch
+):
+    calls = []
+    rng = np.random.default_rng(1)
+    pixels = rng.integers(0, 256, size=(7, 784)).astype(float)  # OpenML: float pixels
+    digits = np.array(list("3141592"), dtype=object)  # and string targets
+
+    def fake_fetch_openml(name, **options):
+        calls.append(name)
+        return Bunch(data=pixels, target=digits)
+
+    monkeypatch.setattr(mnist_module, "fetch_openml", fake_fetch_openml)
+    monkeypatch.setattr(mnist_module, "_N_TRAIN", 5)
+    with pytest.raises(FileNotFoundError, match="download=True"):
+        load_mnist(data_home=tmp_path)
+    X_train, y_train, X_test, y_test = load_mnist(data_home=tmp_path, download=True)
+    assert calls == ["mnist_784"]
+    np.testing.assert_array_equal(y_train, [3, 1, 4, 1, 5])
+    np.testing.assert_array_equal(y_test, [9, 2])
+    np.testing.assert_allclose(X_test * 255, pixels[5:])
+    again = load_mnist(data_home=tmp_path, download=True, resolution=13)
+    assert calls == ["mnist_784"] and again[0].shape == (5, 169)
 
 
 def test_bad_names_and_realizations(data_home):

@@ -1,4 +1,7 @@
-"""The 13 IDA (Rätsch) benchmark sets, ten train/test realizations each."""
+"""The 13 IDA (Rätsch) benchmark sets, ten train/test realizations each.
+
+All but ringnorm, twonorm and waveform (0.7-1.3 MB each) ship with the package.
+"""
 
 from __future__ import annotations
 
@@ -78,7 +81,9 @@ def load_ida(name, realization=0, data_home=None):
         0-based index of the realization (0..9); :func:`ida_info` maps it to IDA's
         numbering and says whether it is a reconstruction.
     data_home : str or Path, optional
-        Folder holding ``ida_<name>.npz``; defaults to ``$SPARSEGP_DATA``.
+        Folder holding ``ida_<name>.npz``; defaults to ``$SPARSEGP_DATA``. All sets
+        but ringnorm, twonorm and waveform are shipped with the package and load
+        without it.
 
     Returns
     -------
