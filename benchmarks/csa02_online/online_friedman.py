@@ -13,9 +13,7 @@ examples per second. One process, one BLAS thread for both.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from threadpoolctl import threadpool_limits
 
 from sparsegp import SparseOnlineGPRegressor
+from sparsegp.benchmarking import save_run
 
 
 def learn_kernel():
@@ -85,13 +84,7 @@ def main(argv=None):
                 )
     print(f"\nkernel {kernel} on {platform.machine()}")
     if args.out is not None:
-        run = dict(
-            command=" ".join([sys.argv[0], *(argv or sys.argv[1:])]),
-            date=time.strftime("%Y-%m-%d %H:%M:%S"),
-            kernel=str(kernel),
-            results=rows,
-        )
-        args.out.write_text(json.dumps(run, indent=1))
+        save_run(args.out, rows, kernel=str(kernel))
 
 
 if __name__ == "__main__":

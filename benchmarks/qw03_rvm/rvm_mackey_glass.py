@@ -16,11 +16,7 @@ BLAS thread; then [QW03]'s ratios SSEM / batch for both SSEM variants.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import sys
 import time
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +24,7 @@ from sklearn.gaussian_process.kernels import RBF
 from threadpoolctl import threadpool_limits
 
 from sparsegp import RVMRegressor
+from sparsegp.benchmarking import save_run
 from sparsegp.datasets import mackey_glass_regression, make_mackey_glass
 
 N_TEST = 5804
@@ -159,17 +156,7 @@ def main(argv=None):
         rows = run(args.sizes, args.repetitions)
     table(rows)
     if args.out is not None:
-        args.out.write_text(
-            json.dumps(
-                dict(
-                    command=" ".join(sys.argv),
-                    date=str(date.today()),
-                    machine=f"{platform.machine()}, Python {platform.python_version()}",
-                    results=rows,
-                ),
-                indent=1,
-            )
-        )
+        save_run(args.out, rows)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import platform
+import shlex
 import sys
 import time
 import warnings
@@ -205,7 +206,7 @@ def save_run(path, results, **extra):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     run = {
-        "command": " ".join(sys.argv),
+        "command": "python " + shlex.join(sys.orig_argv[1:]),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": platform.platform(),
         "results": as_records(results),
