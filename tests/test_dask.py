@@ -7,6 +7,7 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
+from dask.utils import key_split  # noqa: E402
 from sklearn.datasets import make_blobs, make_friedman1  # noqa: E402
 
 from sparsegp import (  # noqa: E402
@@ -97,3 +98,73 @@ def test_one_vs_rest_fits_on_the_cluster_through_joblibs_dask_backend(client):
         on_cluster.fit(X, y)
     local = IVMClassifier(active_set_size=50, random_state=0).fit(X, y)
     np.testing.assert_array_equal(on_cluster.predict_proba(X), local.predict_proba(X))
+
+
+def make_noisy_problem(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    latent = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2]
+    return X, np.where(latent + 0.5 * rng.standard_normal(n) > 0, 1, -1)
+
+
+def fitc_on_given_hyperparameters(**options):
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    return FITCGPClassifier(
+        ConstantKernel(2.0) * RBF(1.5),
+        n_inducing=50,
+        optimizer=None,
+        bias=0.1,
+        tol=1e-8,
+        random_state=0,
+        **options,
+    )
+
+
+def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkeypatch):
+    """20 000 points in four row blocks of 5 000: predictions within 1e-6 of the
+    in-memory fit, one task per block for every sweep, X never turned into an array
+    in the client."""
+    X, y = make_noisy_problem(20_000)
+    X_test, _ = make_noisy_problem(2_000, seed=1)
+    local = fitc_on_given_hyperparameters().fit(X, y)
+
+    def gathered(self, *args, **kwargs):
+        raise AssertionError("X was converted to a numpy array in the client")
+
+    X_dask = blocks_of(X)
+    monkeypatch.setattr(da.Array, "__array__", gathered)
+    with distributed.get_task_stream(client) as stream:
+        on_cluster = fitc_on_given_hyperparameters().fit(X_dask, y)
+    monkeypatch.undo()
+    sweeps = on_cluster.estimators_[0].n_sweeps
+    site_tasks = [t for t in stream.data if key_split(t["key"]) == "with_new_sites"]
+    assert sweeps >= 5 and len(site_tasks) == 4 * sweeps
+    np.testing.assert_allclose(
+        on_cluster.inducing_points_, local.inducing_points_, atol=1e-12
+    )  # k-means on the same rows (its threads may sum in another order)
+    for got, want in zip(
+        on_cluster.latent_mean_and_variance(X_test),
+        local.latent_mean_and_variance(X_test),
+        strict=True,
+    ):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+    np.testing.assert_allclose(
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        on_cluster.log_marginal_likelihood_value_,
+        local.log_marginal_likelihood_value_,
+        rtol=1e-8,
+    )
+
+
+def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
+    X, y = make_noisy_problem(400)
+    X_dask = blocks_of(X, rows=100)
+    with pytest.raises(ValueError, match="optimizer=None"):
+        FITCGPClassifier(n_inducing=10).fit(X_dask, y)
+    with pytest.raises(TypeError, match="fits in memory only"):
+        IVMClassifier(active_set_size=10).fit(X_dask, y)
+    with pytest.raises(ValueError, match="NaN"):
+        fitc_on_given_hyperparameters().fit(blocks_of(np.full((400, 4), np.nan)), y)

@@ -1,9 +1,11 @@
-"""Predictions on dask arrays: each row block is predicted where it lives.
+"""Dask glue: predictions on dask arrays, and row blocks kept on a cluster for fitting.
 
 A fitted model is small (its active set, pseudo-inputs or basis vectors and their
 factors), so prediction is embarrassingly parallel over rows: the model is shipped to
 the workers with the task graph and every row block of ``X`` is predicted by one task;
-``X`` is never gathered into the client. Requires the ``dask`` extra.
+``X`` is never gathered into the client. Fitting on a cluster keeps each row block on
+its worker (:class:`DaskBlocks`) and moves only small per-block statistics. Requires
+the ``dask`` extra.
 """
 
 from __future__ import annotations
@@ -71,3 +73,78 @@ def map_row_pairs(function, X, width, n_features):
     if width is None:
         return both[:, 0], both[:, 1]
     return both[:, :columns], both[:, columns:]
+
+
+def rows_of(X, rows):
+    """``X[rows]`` in memory: a copy, computed on the cluster if ``X`` is a dask array."""
+    picked = X[np.asarray(rows)]
+    return picked.compute() if is_dask_array(picked) else picked.copy()
+
+
+class DaskBlocks:
+    """Row blocks on a dask.distributed cluster, each a future on its worker.
+
+    :class:`~sparsegp.approximations.partitioned_fitc.Blocks` for the client
+    ``client``: :meth:`update` submits one task per block, which runs where the
+    block lives and leaves its result there; :meth:`map` does the same and gathers
+    the (small) results. Array arguments are scattered once per call to every
+    worker, not shipped with each task.
+    """
+
+    def __init__(self, client, futures):
+        self.client = client
+        self.futures = list(futures)
+
+    @classmethod
+    def from_rows(cls, client, X, y, make_block):
+        """One block per row chunk of the dask array ``X``: ``make_block(rows, labels)``.
+
+        ``X`` is read by the workers chunk by chunk; only the task graph, and ``y``'s
+        slices, leave the client.
+        """
+        import dask
+
+        X = X.rechunk({1: -1})
+        edges = np.cumsum((0, *X.chunks[0]))
+        blocks = [
+            dask.delayed(make_block)(rows, y[start:stop])
+            for rows, start, stop in zip(
+                X.to_delayed().ravel(), edges[:-1], edges[1:], strict=True
+            )
+        ]
+        return cls(client, client.compute(blocks))
+
+    def _submit(self, function, arguments):
+        shared = [
+            self.client.scatter(a, broadcast=True) if isinstance(a, np.ndarray) else a
+            for a in arguments
+        ]
+        return [
+            self.client.submit(function, block, *shared, pure=False)
+            for block in self.futures
+        ]
+
+    def map(self, function, *arguments):
+        return self.client.gather(self._submit(function, arguments))
+
+    def update(self, function, *arguments):
+        self.futures = self._submit(function, arguments)
+
+
+def current_client(estimator_name):
+    """The active dask.distributed client, or a ``ValueError`` saying how to start one."""
+    try:
+        from distributed import get_client
+    except ImportError:
+        raise ImportError(
+            f"{estimator_name} fits on dask arrays with dask.distributed: "
+            "pip install 'sparsegp[dask]'."
+        ) from None
+    try:
+        return get_client()
+    except ValueError:
+        raise ValueError(
+            f"{estimator_name} fits a dask array on a dask.distributed cluster: start a "
+            "Client first (Client() for a local one, Client('tcp://scheduler:8786') "
+            "for a cluster)."
+        ) from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -37,6 +37,7 @@ _STALL_SWEEPS = 3
 
 __all__ = [
     "AndersonMixing",
+    "ArraySites",
     "DensePosterior",
     "DensePredictor",
     "EPState",
@@ -49,6 +50,7 @@ __all__ = [
     "run_ep",
     "single_site_update",
     "site_change",
+    "site_evidence_terms",
     "sites_converged",
 ]
 
@@ -59,10 +61,12 @@ SiteUpdate = Callable[[int, float, float, float, float], tuple[float, float]]
 
 
 class SitePosterior(Protocol):
-    """A Gaussian posterior ``N(μ, Σ)`` defined by a prior and sites ``(τ̃, ν̃)``."""
+    """A Gaussian posterior ``N(μ, Σ)`` defined by a prior and sites ``(τ̃, ν̃)``.
 
-    tau: np.ndarray
-    nu: np.ndarray
+    :func:`run_ep` drives it through these methods only; :class:`ArraySites` gives
+    them to posteriors that hold their sites as arrays, a partitioned posterior
+    (:mod:`~sparsegp.approximations.partitioned_fitc`) computes them block by block.
+    """
 
     def refresh(self) -> None:
         """Recompute the posterior from the sites from scratch."""
@@ -73,9 +77,66 @@ class SitePosterior(Protocol):
     def log_det(self) -> float:
         """``log|I + K T̃|`` for the prior covariance ``K``."""
 
+    def sites(self) -> object:
+        """A copy of the current sites, for :meth:`change_since`."""
+
+    def parallel_update(
+        self,
+        y: np.ndarray | None,
+        likelihood: Likelihood,
+        damping: float,
+        anderson: AndersonMixing,
+    ) -> None:
+        """Replace every site by its damped moment match at the current marginals."""
+
+    def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
+        """The EP log evidence at the current sites (:func:`log_evidence`)."""
+
+    def change_since(self, sites: object) -> float:
+        """:func:`site_change` from ``sites`` (from :meth:`sites`) to the current ones."""
+
     def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         """Visit the sites in ``order``; ``site_update(i, mean_i, var_i, tau_i, nu_i)``
         returns the new site ``(tau_i, nu_i)`` from the current marginal of ``i``."""
+
+
+class ArraySites:
+    """:class:`SitePosterior`'s sweep operations for sites held as arrays in memory."""
+
+    tau: np.ndarray
+    nu: np.ndarray
+
+    def marginals(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def log_det(self) -> float:
+        raise NotImplementedError
+
+    def sites(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.tau.copy(), self.nu.copy()
+
+    def parallel_update(
+        self,
+        y: np.ndarray | None,
+        likelihood: Likelihood,
+        damping: float,
+        anderson: AndersonMixing,
+    ) -> None:
+        """All sites from the same marginals, then Anderson-mixed."""
+        assert y is not None, "an in-memory posterior needs its labels"
+        old_tau, old_nu = self.tau, self.nu
+        tau, nu = parallel_site_update(
+            y, likelihood, old_tau, old_nu, *self.marginals(), damping
+        )
+        self.tau, self.nu = anderson.step(old_tau, old_nu, tau, nu)
+
+    def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
+        assert y is not None, "an in-memory posterior needs its labels"
+        return log_evidence(self, likelihood, y, *self.marginals())
+
+    def change_since(self, sites: object) -> float:
+        old_tau, old_nu = cast(tuple[np.ndarray, np.ndarray], sites)
+        return site_change(self.tau, self.nu, old_tau, old_nu)
 
 
 #: ``τ̃_i K_ii`` below which ``(1 − [B⁻¹]_ii)/τ̃_i`` loses more than three digits to
@@ -83,7 +144,7 @@ class SitePosterior(Protocol):
 _CANCELLATION_GUARD = 1e-3
 
 
-class DensePosterior:
+class DensePosterior(ArraySites):
     """EP posterior on a full prior ``N(0, K)``: ``Σ = (K⁻¹ + T̃)⁻¹``, ``μ = Σ ν̃``.
 
     A refresh factors ``B = I + S̃½ K S̃½ = L Lᵀ`` (eigenvalues ≥ 1, no jitter needed)
@@ -188,11 +249,12 @@ class EPState:
 
     @property
     def tau(self) -> np.ndarray:
-        return self.posterior.tau
+        """Site precisions (of a posterior that holds its sites in memory)."""
+        return posterior_of(self, ArraySites).tau
 
     @property
     def nu(self) -> np.ndarray:
-        return self.posterior.nu
+        return posterior_of(self, ArraySites).nu
 
 
 def _cavities(
@@ -208,8 +270,31 @@ def cavity_gradient(state: EPState, y: np.ndarray, likelihood: Likelihood) -> fl
     return float(np.sum(likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g))
 
 
+def site_evidence_terms(
+    tau: np.ndarray,
+    nu: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    y: np.ndarray,
+    likelihood: Likelihood,
+) -> float:
+    """The sites' part of :func:`log_evidence`: all of it but ``−½ log|I + K T̃|``.
+
+    A sum over sites, so row blocks of a partitioned posterior add theirs.
+    """
+    tau_c, nu_c = _cavities(mean, var, tau, nu)
+    moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
+    site_terms = (
+        moments.log_z
+        + 0.5 * np.log1p(tau / tau_c)
+        + 0.5 * nu_c**2 / tau_c
+        - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
+    )
+    return float(np.sum(site_terms)) + 0.5 * float(nu @ mean)
+
+
 def log_evidence(
-    posterior: SitePosterior,
+    posterior: ArraySites,
     likelihood: Likelihood,
     y: np.ndarray,
     mean: np.ndarray,
@@ -220,18 +305,8 @@ def log_evidence(
     ``log Z_EP = Σ_i (log Ẑ_i + ½ log(1 + τ̃_i/τ_c,i) + ½ ν_c,i²/τ_c,i
     − ½ (ν̃_i + ν_c,i)²/(τ̃_i + τ_c,i)) − ½ log|I + K T̃| + ½ ν̃ᵀμ``.
     """
-    tau, nu = posterior.tau, posterior.nu
-    tau_c, nu_c = _cavities(mean, var, tau, nu)
-    moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
-    site_terms = (
-        moments.log_z
-        + 0.5 * np.log1p(tau / tau_c)
-        + 0.5 * nu_c**2 / tau_c
-        - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
-    )
-    return (
-        float(np.sum(site_terms)) - 0.5 * posterior.log_det() + 0.5 * float(nu @ mean)
-    )
+    terms = site_evidence_terms(posterior.tau, posterior.nu, mean, var, y, likelihood)
+    return terms - 0.5 * posterior.log_det()
 
 
 def site_change(
@@ -361,7 +436,7 @@ def posterior_of(state: EPState, kind: type[_Posterior]) -> _Posterior:
 
 def run_ep(
     posterior: SitePosterior,
-    y: np.ndarray,
+    y: np.ndarray | None,
     likelihood: Likelihood,
     *,
     mode: str = "parallel",
@@ -377,8 +452,10 @@ def run_ep(
     posterior : SitePosterior
         A :class:`DensePosterior` or a FITC posterior, refreshed at the initial
         sites; it is updated in place.
-    y : ndarray of shape (n,)
-        Labels in ``{-1, +1}`` (or targets for a Gaussian likelihood).
+    y : ndarray of shape (n,) or None
+        Labels in ``{-1, +1}`` (or targets for a Gaussian likelihood); None for a
+        posterior that holds them where its rows are (a partitioned one, parallel
+        mode only).
     likelihood : Probit or Gaussian
         Supplies ``moments(mu, var, y)``.
     mode : {"parallel", "sequential"}
@@ -397,34 +474,37 @@ def run_ep(
     random_state : int, Generator or None
         Visiting order of the sequential sweeps.
     """
-    y = np.asarray(y, dtype=float)
+    if y is None and mode != "parallel":
+        raise ValueError(
+            "Sequential EP needs the labels in memory; a posterior over row blocks "
+            "runs parallel sweeps only."
+        )
+    if y is not None:
+        y = np.asarray(y, dtype=float)
     rng = np.random.default_rng(random_state)
 
     def site_update(
         i: int, mean_i: float, var_i: float, tau_i: float, nu_i: float
     ) -> tuple[float, float]:
+        assert y is not None
         return single_site_update(y[i], likelihood, tau_i, nu_i, mean_i, var_i, damping)
 
-    mean, var = posterior.marginals()
-    log_z = log_evidence(posterior, likelihood, y, mean, var)
+    log_z = posterior.evidence(y, likelihood)
     converged = False
     n_sweeps = 0
-    changes = []
+    changes: list[float] = []
     anderson = AndersonMixing()
     for sweep in range(1, max_sweeps + 1):
         n_sweeps = sweep
-        old_tau, old_nu, old_log_z = posterior.tau.copy(), posterior.nu.copy(), log_z
+        old_sites, old_log_z = posterior.sites(), log_z
         if mode == "parallel":
-            tau, nu = parallel_site_update(
-                y, likelihood, posterior.tau, posterior.nu, mean, var, damping
-            )
-            posterior.tau, posterior.nu = anderson.step(old_tau, old_nu, tau, nu)
+            posterior.parallel_update(y, likelihood, damping, anderson)
         else:
+            assert y is not None
             posterior.sequential_sweep(rng.permutation(len(y)), site_update)
         posterior.refresh()
-        mean, var = posterior.marginals()
-        log_z = log_evidence(posterior, likelihood, y, mean, var)
-        changes.append(site_change(posterior.tau, posterior.nu, old_tau, old_nu))
+        log_z = posterior.evidence(y, likelihood)
+        changes.append(posterior.change_since(old_sites))
         if sites_converged(changes[-1], log_z, old_log_z, tol):
             converged = True
             break
@@ -432,6 +512,7 @@ def run_ep(
             damping = max(0.5 * damping, MIN_DAMPING)
             changes = []
             anderson = AndersonMixing()
+    mean, var = posterior.marginals()
     return EPState(
         posterior=posterior,
         mean=mean,

@@ -34,7 +34,7 @@ from .._linalg import (
 from .._threads import large_product
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
-from .ep import EPState, SiteUpdate, cavity_gradient, posterior_of
+from .ep import ArraySites, EPState, SiteUpdate, cavity_gradient, posterior_of
 
 __all__ = [
     "EvidenceSensitivities",
@@ -90,7 +90,7 @@ class FITCPrior:
         return self.V.shape[0]
 
 
-class FITCPosterior:
+class FITCPosterior(ArraySites):
     """The EP posterior ``N(h, A)`` on the FITC prior, refreshed by BLAS-3 products.
 
     With ``t = 1/(1 + τ̃ d₀)``, ``G = τ̃ t`` and ``L_B L_Bᵀ = I + V diag(G) Vᵀ``,

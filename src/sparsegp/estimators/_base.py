@@ -404,7 +404,11 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         self : object
         """
         self._validate_params()
-        X, y = validate_dense(self, X, y, y_numeric=False)
+        distributed = is_dask_array(X)
+        if distributed:
+            X, y = self._validate_dask(X, y)
+        else:
+            X, y = validate_dense(self, X, y, y_numeric=False)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
@@ -416,10 +420,17 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         seeds = check_random_state(self.random_state).randint(
             np.iinfo(np.int32).max, size=len(positive_classes(self.classes_))
         )
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
-            for labels, seed in zip(one_vs_rest(self.classes_, y), seeds, strict=True)
-        )
+        problems = zip(one_vs_rest(self.classes_, y), seeds, strict=True)
+        if distributed:  # one problem after another, each spread over the cluster
+            self.estimators_ = [
+                self._fit_binary_distributed(X, labels, seed)
+                for labels, seed in problems
+            ]
+        else:
+            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
+                delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
+                for labels, seed in problems
+            )
         self._set_fitted_summaries()
         if getattr(self, "optimizer", None) is not None:
             for model in self.estimators_:
@@ -429,6 +440,31 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     @one_blas_thread
     def _fit_binary_one_blas_thread(self, X, y, random_state):
         return self._fit_binary(X, y, random_state)
+
+    def _fit_binary_distributed(self, X, y, random_state) -> BinaryModel:
+        """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
+        raise TypeError(
+            f"{type(self).__name__} fits in memory only; FITCGPClassifier fits dask "
+            "arrays on a cluster (docs/dask.md). Compute X (or a subsample) first."
+        )
+
+    def _validate_dask(self, X, y):
+        """The checks of ``validate_data`` on a dask array ``X``, computed on the cluster.
+
+        Returns ``X`` (float64, rows chunked) and ``y`` in memory.
+        """
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-D dask array X; got {X.ndim} dimensions.")
+        y = np.asarray(y.compute() if is_dask_array(y) else y)
+        if len(y) != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows and y {len(y)} labels; they must match."
+            )
+        X = X.astype(np.float64)
+        if not bool(np.isfinite(X).all().compute()):
+            raise ValueError("Input X contains NaN or infinity.")
+        self.n_features_in_ = X.shape[1]
+        return X, y
 
     def _kernel_and_bias(self, kernel, values):
         """``kernel`` at ``values["theta"]``, and the bias (``self.bias`` if not learnt)."""

@@ -12,6 +12,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._memory import require_memory
 from .._optimize import (
     ParameterSpace,
@@ -20,7 +21,7 @@ from .._optimize import (
     kernel_block,
     maximize,
 )
-from ..approximations.ep import WarmStartedEP
+from ..approximations.ep import WarmStartedEP, run_ep
 from ..approximations.fitc_ep import (
     FITCKernelBlocks,
     FITCPosterior,
@@ -29,6 +30,7 @@ from ..approximations.fitc_ep import (
     fitc_ep_gradient,
 )
 from ..approximations.ivm import select_active_set
+from ..approximations.partitioned_fitc import PartitionedFITCPosterior, new_block
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
@@ -50,6 +52,10 @@ _KMEANS_POINTS_PER_CENTRE = 20
 #: M × N float64 arrays alive at once in a fit with learnt hyperparameters: the cross
 #: covariance, V and L_B⁻¹V of the posterior, and the gradient's weights and products.
 _MN_ARRAYS = 6
+
+#: The fitted model's final EP run uses this fraction of ``tol``, so that its
+#: predictions do not depend, beyond that tolerance, on the optimizer's path.
+_FINAL_TOL_FACTOR = 0.01
 
 
 @dataclass(frozen=True)
@@ -277,7 +283,10 @@ default="kmeans"
                 f"n_inducing={self.n_inducing} exceeds the {len(X)} training points "
                 f"the pseudo-inputs are initialised from."
             )
-        require_fitc_memory(self.n_inducing if given is None else len(given), len(X))
+        if not is_dask_array(X):  # on a cluster the M × n blocks live on the workers
+            require_fitc_memory(
+                self.n_inducing if given is None else len(given), len(X)
+            )
 
     def _initial_inducing(self, X, y, kernel, rng):
         given = self._given_inducing_points()
@@ -285,8 +294,13 @@ default="kmeans"
             return np.array(given, dtype=float)
         M = self.n_inducing
         if self.inducing_init == "random":
-            return X[rng.choice(len(X), M, replace=False)].copy()
+            return rows_of(X, rng.choice(len(X), M, replace=False))
         if self.inducing_init == "ivm":
+            if is_dask_array(X):
+                raise ValueError(
+                    "inducing_init='ivm' needs X in memory; use 'kmeans' or 'random' "
+                    "with a dask array."
+                )
             active_set = select_active_set(
                 KernelBlocks(kernel, X),
                 kernel.diag(X),
@@ -297,10 +311,10 @@ default="kmeans"
                 strategy="greedy",
             )
             return X[active_set.active].copy()
-        sample = X
+        rows = np.arange(len(X))
         if len(X) > _KMEANS_POINTS_PER_CENTRE * M:
             rows = rng.choice(len(X), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
-            sample = X[rows]
+        sample = rows_of(X, rows)
         kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng).fit(sample)
         return kmeans.cluster_centers_
 
@@ -342,6 +356,42 @@ default="kmeans"
             best,
             n_evaluations=sum(model.n_evaluations for model in fits),
             n_sweeps=sum(model.n_sweeps for model in fits),
+        )
+
+    def _fit_binary_distributed(self, X, y, random_state):
+        """Parallel FITC-EP with the rows of the dask array ``X`` kept on the cluster.
+
+        Hyperparameters and pseudo-inputs are not learnt there yet: the kernel and
+        bias are used as given and the pseudo-inputs as initialised.
+        """
+        if self.optimizer is not None:
+            raise ValueError(
+                "FITCGPClassifier learns its kernel and pseudo-inputs on data in memory "
+                "only so far: with a dask array pass optimizer=None and a kernel (e.g. "
+                "the kernel_ of a fit on a subsample; docs/dask.md)."
+            )
+        if self.ep_mode != "parallel":
+            raise ValueError("FITC-EP on a cluster runs ep_mode='parallel' only.")
+        client = current_client(type(self).__name__)
+        rng = check_random_state(random_state)
+        kernel = default_kernel(X) if self.kernel is None else self.kernel
+        Z = self._initial_inducing(X, y, kernel, rng)
+        likelihood = Probit(self.bias)
+        posterior = PartitionedFITCPosterior(
+            DaskBlocks.from_rows(client, X, y, new_block), kernel, Z, self.jitter
+        )
+        options = self._ep_options(random_state)
+        options["tol"] *= _FINAL_TOL_FACTOR
+        state = run_ep(posterior, None, likelihood, **options)
+        warn_if_ep_did_not_converge(state, self)
+        return FITCBinaryModel(
+            kernel=kernel,
+            likelihood=likelihood,
+            inducing_points=np.array(Z),
+            predictor=posterior.predictor(),
+            log_marginal_likelihood=state.log_evidence,
+            n_sweeps=state.n_sweeps,
+            converged=state.converged,
         )
 
     def _fit_start(self, X, y, kernel, Z0, random_state):
@@ -418,7 +468,11 @@ default="kmeans"
         prior = FITCPrior.from_kernel(
             kernel(Z), kernel(Z, X), kernel.diag(X), self.jitter
         )
-        state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood, 0.01)
+        state = ep(
+            lambda tau, nu: FITCPosterior(prior, tau, nu),
+            likelihood,
+            _FINAL_TOL_FACTOR,
+        )
         warn_if_ep_did_not_converge(state, self)
         return FITCBinaryModel(
             kernel=kernel,
