@@ -159,11 +159,35 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
     )
 
 
+def test_fitc_learns_its_kernel_bias_and_pseudo_inputs_on_the_cluster(client):
+    """L-BFGS-B on the evidence and its gradient summed over row blocks: the same
+    hyperparameters and predictions as in memory (EP run tightly in both)."""
+    X, y = make_noisy_problem(20_000, seed=2)
+    X_test, _ = make_noisy_problem(1_000, seed=3)
+    options = dict(
+        n_inducing=50,
+        max_iter_optimizer=5,
+        n_restarts_optimizer=0,
+        tol=1e-9,
+        random_state=0,
+    )
+    local = FITCGPClassifier(**options).fit(X, y)
+    on_cluster = FITCGPClassifier(**options).fit(blocks_of(X), y)
+    assert on_cluster.n_iter_ == local.n_iter_ > 1
+    np.testing.assert_allclose(on_cluster.kernel_.theta, local.kernel_.theta, atol=1e-6)
+    np.testing.assert_allclose(
+        on_cluster.inducing_points_, local.inducing_points_, atol=1e-6
+    )
+    np.testing.assert_allclose(
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
+    )
+
+
 def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
     X, y = make_noisy_problem(400)
     X_dask = blocks_of(X, rows=100)
-    with pytest.raises(ValueError, match="optimizer=None"):
-        FITCGPClassifier(n_inducing=10).fit(X_dask, y)
+    with pytest.raises(ValueError, match="parallel"):
+        FITCGPClassifier(n_inducing=10, ep_mode="sequential").fit(X_dask, y)
     with pytest.raises(TypeError, match="fits in memory only"):
         IVMClassifier(active_set_size=10).fit(X_dask, y)
     with pytest.raises(ValueError, match="NaN"):

@@ -15,6 +15,7 @@ from sparsegp.approximations.ep import (
     WarmStartedEP,
     ep_log_evidence_gradient,
     parallel_site_update,
+    sites_or_zeros,
 )
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
@@ -186,9 +187,11 @@ def test_warm_started_ep_reaches_the_cold_fixed_point():
     X, y, kernel = small_problem(n=40)
     ep = WarmStartedEP(y, dict(tol=1e-10, max_sweeps=1000))
     likelihood = Probit(0.1)
-    first = ep(lambda t, n: DensePosterior(kernel(X), t, n), likelihood)
+    first = ep(
+        lambda s: DensePosterior(kernel(X), *sites_or_zeros(s, len(y))), likelihood
+    )
     K = kernel.clone_with_theta(kernel.theta + 0.05)(X)
-    warm = ep(lambda t, n: DensePosterior(K, t, n), likelihood)
+    warm = ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), likelihood)
     cold = dense_ep(K, y, likelihood, tol=1e-10, max_sweeps=1000)
     assert ep.n_runs == 2 and ep.n_cold_restarts == 0
     assert first.converged and warm.n_sweeps < cold.n_sweeps
@@ -200,10 +203,10 @@ def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():
     X, y, kernel = small_problem(n=30)
     K = kernel(X)
     ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
-    ep(lambda t, n: DensePosterior(K, t, n), Probit(0.0))
+    ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), Probit(0.0))
     ep._sites = (np.full(30, 1e6), np.full(30, -1e6))  # a start EP cannot leave
     ep.options["max_sweeps"] = 3
-    ep(lambda t, n: DensePosterior(K, t, n), Probit(0.0))
+    ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), Probit(0.0))
     assert ep.n_cold_restarts == 1 and ep.n_runs == 3
 
 

@@ -4,10 +4,15 @@ import numpy as np
 import pytest
 
 from sparsegp.approximations.ep import run_ep
-from sparsegp.approximations.fitc_ep import FITCPosterior, FITCPredictor, FITCPrior
+from sparsegp.approximations.fitc_ep import (
+    FITCPosterior,
+    FITCPredictor,
+    FITCPrior,
+    InMemoryFITC,
+)
 from sparsegp.approximations.partitioned_fitc import (
     LocalBlocks,
-    PartitionedFITCPosterior,
+    PartitionedFITC,
     new_block,
 )
 from sparsegp.likelihoods import Probit
@@ -33,7 +38,9 @@ def test_blocks_reach_the_in_memory_fixed_point(bounds):
     in_memory = run_ep(
         FITCPosterior(prior, np.zeros(80), np.zeros(80)), y, likelihood, **OPTIONS
     )
-    posterior = PartitionedFITCPosterior(blocks_of(X, y, bounds), kernel, Z, 1e-6)
+    posterior = PartitionedFITC(blocks_of(X, y, bounds), 1e-6).posterior(
+        kernel, Z, None
+    )
     partitioned = run_ep(posterior, None, likelihood, **OPTIONS)
     assert partitioned.converged
     np.testing.assert_allclose(partitioned.mean, in_memory.mean, atol=1e-9)
@@ -51,7 +58,7 @@ def test_blocks_reach_the_in_memory_fixed_point(bounds):
 def test_the_first_refresh_is_the_prior_marginals():
     X, y, kernel = small_problem(n=40, seed=1)
     Z = X[:6].copy()
-    posterior = PartitionedFITCPosterior(blocks_of(X, y, [13]), kernel, Z, 1e-6)
+    posterior = PartitionedFITC(blocks_of(X, y, [13]), 1e-6).posterior(kernel, Z, None)
     mean, var = posterior.marginals()
     np.testing.assert_array_equal(mean, np.zeros(40))
     np.testing.assert_allclose(
@@ -61,6 +68,36 @@ def test_the_first_refresh_is_the_prior_marginals():
 
 def test_sequential_sweeps_are_refused():
     X, y, kernel = small_problem(n=20, seed=2)
-    posterior = PartitionedFITCPosterior(blocks_of(X, y, [10]), kernel, X[:4], 1e-6)
+    posterior = PartitionedFITC(blocks_of(X, y, [10]), 1e-6).posterior(
+        kernel, X[:4], None
+    )
     with pytest.raises(ValueError, match="parallel sweeps only"):
         run_ep(posterior, None, Probit(0.0), mode="sequential", max_sweeps=2)
+
+
+def test_the_evidence_gradient_summed_over_blocks_equals_the_in_memory_one():
+    X, y, kernel = small_problem(n=60, seed=5)
+    Z = X[::6] + 0.1
+    likelihood = Probit(-0.3)
+    in_memory = InMemoryFITC(X, y, 1e-6, differentiable=True)
+    partitioned = PartitionedFITC(blocks_of(X, y, [17, 40]), 1e-6)
+    states = [
+        run_ep(data.posterior(kernel, Z, None), data.labels, likelihood, **OPTIONS)
+        for data in (in_memory, partitioned)
+    ]
+    want = in_memory.gradient(states[0], likelihood)
+    got = partitioned.gradient(states[1], likelihood)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-7, atol=1e-9)
+
+
+def test_a_warm_posterior_restarts_from_the_saved_sites():
+    X, y, kernel = small_problem(n=50, seed=6)
+    Z = X[:5].copy()
+    likelihood = Probit(0.0)
+    data = PartitionedFITC(blocks_of(X, y, [25]), 1e-6)
+    state = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
+    saved = state.posterior.checkpoint()
+    warm = run_ep(data.posterior(kernel, Z, saved), None, likelihood, **OPTIONS)
+    assert warm.n_sweeps <= 2 < state.n_sweeps
+    np.testing.assert_allclose(warm.log_evidence, state.log_evidence, rtol=1e-10)

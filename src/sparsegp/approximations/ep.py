@@ -44,6 +44,7 @@ __all__ = [
     "SitePosterior",
     "WarmStartedEP",
     "cavity_gradient",
+    "cavity_gradient_terms",
     "ep_log_evidence_gradient",
     "log_evidence",
     "parallel_site_update",
@@ -52,6 +53,7 @@ __all__ = [
     "site_change",
     "site_evidence_terms",
     "sites_converged",
+    "sites_or_zeros",
 ]
 
 
@@ -79,6 +81,9 @@ class SitePosterior(Protocol):
 
     def sites(self) -> object:
         """A copy of the current sites, for :meth:`change_since`."""
+
+    def checkpoint(self) -> object:
+        """The current sites, kept to start a later EP run from (:class:`WarmStartedEP`)."""
 
     def parallel_update(
         self,
@@ -114,6 +119,9 @@ class ArraySites:
 
     def sites(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tau.copy(), self.nu.copy()
+
+    def checkpoint(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.sites()
 
     def parallel_update(
         self,
@@ -266,7 +274,21 @@ def _cavities(
 
 def cavity_gradient(state: EPState, y: np.ndarray, likelihood: Likelihood) -> float:
     """``∂ log Z_EP/∂b = Σ_i g_i`` at the cavities: the probit bias's gradient."""
-    tau_c, nu_c = _cavities(state.mean, state.var, state.tau, state.nu)
+    return cavity_gradient_terms(
+        state.tau, state.nu, state.mean, state.var, y, likelihood
+    )
+
+
+def cavity_gradient_terms(
+    tau: np.ndarray,
+    nu: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    y: np.ndarray,
+    likelihood: Likelihood,
+) -> float:
+    """:func:`cavity_gradient` of some sites: a sum, so row blocks add theirs."""
+    tau_c, nu_c = _cavities(mean, var, tau, nu)
     return float(np.sum(likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y).g))
 
 
@@ -535,7 +557,8 @@ class WarmStartedEP:
 
     Parameters
     ----------
-    y : ndarray of shape (n,)
+    y : ndarray of shape (n,) or None
+        None for posteriors that hold their labels (:func:`run_ep`).
     options : dict
         Keyword arguments of :func:`run_ep`.
 
@@ -545,38 +568,38 @@ class WarmStartedEP:
         Runs, sweeps and cold restarts after a warm start that did not converge.
     """
 
-    y: np.ndarray
+    y: np.ndarray | None
     options: dict
     n_runs: int = 0
     n_sweeps: int = 0
     n_cold_restarts: int = 0
-    _sites: tuple | None = field(default=None, repr=False)
+    _sites: object = field(default=None, repr=False)
 
     def __call__(
         self,
-        make_posterior: Callable[[np.ndarray, np.ndarray], SitePosterior],
+        make_posterior: Callable[[object], SitePosterior],
         likelihood: Likelihood,
         tol_factor: float = 1.0,
     ) -> EPState:
-        """Run EP on ``make_posterior(tau, nu)`` with ``likelihood``.
+        """Run EP on ``make_posterior(sites)`` with ``likelihood``.
 
-        ``tol_factor`` scales the tolerance: the fitted model's final run uses
-        ``0.01`` so that its predictions do not depend, beyond that tolerance, on
-        the path the optimizer took to its point.
+        ``sites`` is the last converged run's :meth:`~SitePosterior.checkpoint`, or
+        None for zero sites (:func:`sites_or_zeros`). ``tol_factor`` scales the
+        tolerance: the fitted model's final run uses ``0.01`` so that its
+        predictions do not depend, beyond that tolerance, on the path the optimizer
+        took to its point.
         """
-        n = len(self.y)
         options = self.options | {"tol": self.options["tol"] * tol_factor}
         state = None
         if self._sites is not None:
             warm_options = options | {"max_sweeps": max(10, options["max_sweeps"] // 4)}
-            state = self._run(make_posterior(*self._sites), likelihood, warm_options)
+            state = self._run(make_posterior(self._sites), likelihood, warm_options)
             if not state.converged:
                 self.n_cold_restarts += 1
         if state is None or not state.converged:
-            zeros = np.zeros(n), np.zeros(n)
-            state = self._run(make_posterior(*zeros), likelihood, options)
+            state = self._run(make_posterior(None), likelihood, options)
         if state.converged:
-            self._sites = (state.tau.copy(), state.nu.copy())
+            self._sites = state.posterior.checkpoint()
         return state
 
     def _run(
@@ -586,6 +609,13 @@ class WarmStartedEP:
         self.n_runs += 1
         self.n_sweeps += state.n_sweeps
         return state
+
+
+def sites_or_zeros(sites: object, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(τ̃, ν̃)`` from an in-memory posterior's checkpoint, or zero sites for None."""
+    if sites is None:
+        return np.zeros(n), np.zeros(n)
+    return cast(tuple[np.ndarray, np.ndarray], sites)
 
 
 def _inverse_from_inverse_factor(inv_L: np.ndarray) -> np.ndarray:

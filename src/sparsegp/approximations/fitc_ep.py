@@ -34,10 +34,18 @@ from .._linalg import (
 from .._threads import large_product
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
-from .ep import ArraySites, EPState, SiteUpdate, cavity_gradient, posterior_of
+from .ep import (
+    ArraySites,
+    EPState,
+    SiteUpdate,
+    cavity_gradient,
+    posterior_of,
+    sites_or_zeros,
+)
 
 __all__ = [
     "EvidenceSensitivities",
+    "InMemoryFITC",
     "FITCKernelBlocks",
     "FITCPosterior",
     "FITCPredictor",
@@ -402,3 +410,56 @@ class FITCPredictor:
         b = solve_lower(self.chol_B, a)
         var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
         return K_u_star.T @ self.weights, np.maximum(var, 0.0)
+
+
+class InMemoryFITC:
+    """FITC-EP's posterior, evidence gradient and predictor on data held in memory.
+
+    What :class:`~sparsegp.estimators.FITCGPClassifier` needs of its training data
+    for a kernel and pseudo-inputs; a
+    :class:`~sparsegp.approximations.partitioned_fitc.PartitionedFITC` offers the same
+    on row blocks kept elsewhere.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    y : ndarray of shape (n,)
+        Labels in ``{-1, +1}``.
+    jitter : float
+        ``ε_u`` ([NGH07] fn. 3).
+    differentiable : bool
+        Whether gradients will be asked for: the prior is then built from
+        :class:`FITCKernelBlocks` (sums and products of constants and RBFs only),
+        otherwise from the kernel's own evaluation (any kernel).
+    """
+
+    def __init__(
+        self, X: np.ndarray, y: np.ndarray, jitter: float, differentiable: bool
+    ) -> None:
+        self.X = X
+        #: The labels, for :func:`~sparsegp.approximations.ep.run_ep`.
+        self.labels = y
+        self.jitter = jitter
+        self.differentiable = differentiable
+        self._blocks: FITCKernelBlocks | None = None
+
+    def posterior(self, kernel: Kernel, Z: np.ndarray, sites: object) -> FITCPosterior:
+        """The posterior at ``kernel`` and ``Z`` from ``sites`` (None: zero sites)."""
+        if self.differentiable:
+            self._blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
+            prior = self._blocks.prior(self.jitter)
+        else:
+            prior = FITCPrior.from_kernel(
+                kernel(Z), kernel(Z, self.X), kernel.diag(self.X), self.jitter
+            )
+        return FITCPosterior(prior, *sites_or_zeros(sites, len(self.labels)))
+
+    def gradient(
+        self, state: EPState, likelihood: Likelihood
+    ) -> tuple[np.ndarray, float, np.ndarray]:
+        """:func:`fitc_ep_gradient` at the last :meth:`posterior`'s kernel and ``Z``."""
+        assert self._blocks is not None, "posterior() with differentiable=True first"
+        return fitc_ep_gradient(state, self.labels, likelihood, self._blocks)
+
+    def predictor(self, state: EPState) -> FITCPredictor:
+        return FITCPredictor.from_state(state)

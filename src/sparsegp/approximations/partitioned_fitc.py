@@ -9,9 +9,11 @@ client factors the M × M matrix. :class:`Blocks` runs the per-block work: in th
 process (:class:`LocalBlocks`) or on a dask.distributed cluster
 (:class:`sparsegp._dask.DaskBlocks`, each block staying on its worker).
 
-The arithmetic is :class:`~sparsegp.approximations.fitc_ep.FITCPosterior`'s, summed by
-blocks; the sweeps are plain damped parallel updates (no Anderson mixing: its
-least-squares step would need the site histories of every block), so they reach the
+The arithmetic is :class:`~sparsegp.approximations.fitc_ep.FITCPosterior`'s and
+:func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`'s, summed by blocks;
+the evidence gradient in the kernel, bias and pseudo-inputs takes two more rounds of
+O(M² + M·D) per block. The sweeps are plain damped parallel updates (no Anderson mixing:
+its least-squares step would need the site histories of every block), so they reach the
 same fixed point in more sweeps.
 """
 
@@ -31,17 +33,28 @@ from .._linalg import (
     solve_lower_transpose,
     solve_lower_wide,
 )
+from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
 from .ep import (
     AndersonMixing,
+    EPState,
     SiteUpdate,
+    cavity_gradient_terms,
     parallel_site_update,
+    posterior_of,
     site_change,
     site_evidence_terms,
 )
 from .fitc_ep import FITCPredictor
 
-__all__ = ["Blocks", "FITCBlock", "LocalBlocks", "PartitionedFITCPosterior"]
+__all__ = [
+    "Blocks",
+    "FITCBlock",
+    "LocalBlocks",
+    "PartitionedFITC",
+    "PartitionedFITCPosterior",
+    "new_block",
+]
 
 
 class Blocks(Protocol):
@@ -90,6 +103,8 @@ class FITCBlock:
     var: np.ndarray = field(default_factory=_unset)
     old_tau: np.ndarray = field(default_factory=_unset)
     old_nu: np.ndarray = field(default_factory=_unset)
+    saved_tau: np.ndarray = field(default_factory=_unset)
+    saved_nu: np.ndarray = field(default_factory=_unset)
 
 
 def new_block(X: np.ndarray, y: np.ndarray) -> FITCBlock:
@@ -98,13 +113,20 @@ def new_block(X: np.ndarray, y: np.ndarray) -> FITCBlock:
 
 
 def _with_prior(
-    block: FITCBlock, kernel: Kernel, Z: np.ndarray, chol_uu: np.ndarray
+    block: FITCBlock, kernel: Kernel, Z: np.ndarray, chol_uu: np.ndarray, warm: bool
 ) -> FITCBlock:
-    """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3) and zero sites."""
+    """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3), and its saved sites (``warm``)
+    or zero sites."""
     V = solve_lower_wide(chol_uu, kernel(Z, block.X))
     d0 = np.maximum(kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0.0)
+    if warm:
+        return replace(block, V=V, d0=d0, tau=block.saved_tau, nu=block.saved_nu)
     zeros = np.zeros(len(block.y))
     return replace(block, V=V, d0=d0, tau=zeros, nu=zeros)
+
+
+def _save_sites(block: FITCBlock) -> FITCBlock:
+    return replace(block, saved_tau=block.tau, saved_nu=block.nu)
 
 
 def _refresh_statistics(block: FITCBlock) -> tuple[np.ndarray, np.ndarray, float]:
@@ -164,26 +186,14 @@ class PartitionedFITCPosterior:
     Parameters
     ----------
     blocks : Blocks
-        Blocks from :func:`new_block`; they receive the prior and zero sites.
-    kernel : Kernel
-    inducing_points : ndarray of shape (M, D)
-    jitter : float
-        ``ε_u`` added to ``K_uu``'s diagonal ([NGH07] fn. 3).
+        Blocks holding a prior and sites (:meth:`PartitionedFITC.posterior`).
+    chol_uu : ndarray of shape (M, M)
+        ``L_u``, the Cholesky factor of ``K_uu + ε_u I``.
     """
 
-    def __init__(
-        self,
-        blocks: Blocks,
-        kernel: Kernel,
-        inducing_points: np.ndarray,
-        jitter: float = 1e-6,
-    ) -> None:
-        K_uu = kernel(inducing_points)
-        self.chol_uu = cholesky_jitter(
-            K_uu + jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
-        )
+    def __init__(self, blocks: Blocks, chol_uu: np.ndarray) -> None:
         self.blocks = blocks
-        blocks.update(_with_prior, kernel, inducing_points, self.chol_uu)
+        self.chol_uu = chol_uu
         self.refresh()
 
     def refresh(self) -> None:
@@ -211,6 +221,11 @@ class PartitionedFITCPosterior:
     def sites(self) -> None:
         self.blocks.update(_remember_sites)
 
+    def checkpoint(self) -> str:
+        """Each block saves its sites; a warm :meth:`PartitionedFITC.posterior` restores them."""
+        self.blocks.update(_save_sites)
+        return "saved in the blocks"
+
     def parallel_update(
         self,
         y: np.ndarray | None,
@@ -236,3 +251,105 @@ class PartitionedFITCPosterior:
             self.chol_uu, solve_lower_transpose(self.chol_B, self.u)
         )
         return FITCPredictor(chol_uu=self.chol_uu, chol_B=self.chol_B, weights=weights)
+
+
+def _gradient_parts(
+    block: FITCBlock, chol_B: np.ndarray, chol_uu: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``G``, ``E_G = L_B⁻¹ V diag(G)``, ``ω``, ``c`` and ``W = L_u⁻ᵀ V`` of a block
+    (:func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`)."""
+    G = block.tau / (1.0 + block.tau * block.d0)
+    E = solve_lower_wide(chol_B, block.V) * G
+    omega = block.nu - block.tau * block.mean
+    c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E, E)))
+    W = solve_lower_wide(chol_uu, block.V, trans=True)
+    return G, E, omega, c, W
+
+
+def _gradient_sums(
+    block: FITCBlock, chol_B: np.ndarray, chol_uu: np.ndarray, likelihood: Likelihood
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """A block's ``W ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
+    _, _, omega, c, W = _gradient_parts(block, chol_B, chol_uu)
+    bias = cavity_gradient_terms(
+        block.tau, block.nu, block.mean, block.var, block.y, likelihood
+    )
+    return W @ omega, (block.V * c) @ block.V.T, float(np.sum(c)), bias
+
+
+def _cross_gradient(
+    block: FITCBlock,
+    kernel: Kernel,
+    Z: np.ndarray,
+    chol_B: np.ndarray,
+    chol_uu: np.ndarray,
+    w_omega: np.ndarray,
+    WE: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The block's ``∂ log Z`` through ``K_uc``: in θ and in the pseudo-inputs."""
+    G, E, omega, c, W = _gradient_parts(block, chol_B, chol_uu)
+    sensitivity = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
+    return CrossCovariance(kernel, Z, block.X).gradients(sensitivity)
+
+
+class PartitionedFITC:
+    """FITC-EP's posterior, evidence gradient and predictor on row blocks.
+
+    The counterpart of :class:`~sparsegp.approximations.fitc_ep.InMemoryFITC` for
+    :class:`Blocks` built with :func:`new_block`: the same methods, the rows staying
+    where the blocks live.
+    """
+
+    #: The labels live in the blocks (:func:`~sparsegp.approximations.ep.run_ep`).
+    labels = None
+
+    def __init__(self, blocks: Blocks, jitter: float) -> None:
+        self.blocks = blocks
+        self.jitter = jitter
+        self._at: tuple[Kernel, np.ndarray] | None = None
+
+    def posterior(
+        self, kernel: Kernel, Z: np.ndarray, sites: object
+    ) -> PartitionedFITCPosterior:
+        """The blocks primed at ``kernel``, ``Z``, from their saved sites or zero."""
+        K_uu = kernel(Z)
+        chol_uu = cholesky_jitter(
+            K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
+        )
+        self.blocks.update(_with_prior, kernel, Z, chol_uu, sites is not None)
+        self._at = (kernel, Z)
+        return PartitionedFITCPosterior(self.blocks, chol_uu)
+
+    def gradient(
+        self, state: EPState, likelihood: Likelihood
+    ) -> tuple[np.ndarray, float, np.ndarray]:
+        """``∂ log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §5.6), in two rounds."""
+        assert self._at is not None, "posterior() first"
+        kernel, Z = self._at
+        posterior = posterior_of(state, PartitionedFITCPosterior)
+        L_B, L_u = posterior.chol_B, posterior.chol_uu
+        sums = self.blocks.map(_gradient_sums, L_B, L_u, likelihood)
+        w_omega = sum(s[0] for s in sums)
+        M = len(L_B)
+        WE = solve_lower_transpose(L_u, L_B - solve_lower_transpose(L_B, np.eye(M)))
+        inner_uu = 0.5 * (L_B @ L_B.T - np.eye(M)) + sum(s[1] for s in sums)
+        kernel_uu = (
+            0.5 * np.outer(w_omega, w_omega)
+            - solve_lower_transpose(L_u, solve_lower_transpose(L_u, inner_uu.T).T)
+            + 0.5 * (WE @ WE.T)
+        )
+        theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(
+            0.5 * (kernel_uu + kernel_uu.T)
+        )
+        theta_diag, _ = CrossCovariance(kernel, Z[:1]).gradients(
+            np.array([[sum(s[2] for s in sums)]])
+        )
+        cross = self.blocks.map(_cross_gradient, kernel, Z, L_B, L_u, w_omega, WE)
+        return (
+            sum(g[0] for g in cross) - theta_uu + theta_diag,
+            float(sum(s[3] for s in sums)),
+            sum(g[1] for g in cross) - 2.0 * inducing_uu,
+        )
+
+    def predictor(self, state: EPState) -> FITCPredictor:
+        return posterior_of(state, PartitionedFITCPosterior).predictor()

@@ -19,6 +19,7 @@ from ..approximations.ep import (
     DensePredictor,
     WarmStartedEP,
     ep_log_evidence_gradient,
+    sites_or_zeros,
 )
 from ..likelihoods import Probit
 from ._base import (
@@ -225,7 +226,11 @@ class EPGPClassifier(GPClassifierMixin):
         kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
         likelihood = Probit(bias_)
         K = kernel_(X)
-        state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood, 0.01)
+        state = ep(
+            lambda sites: DensePosterior(K, *sites_or_zeros(sites, len(K))),
+            likelihood,
+            0.01,
+        )
         warn_if_ep_did_not_converge(state, self)
         report_progress(
             self,
@@ -250,7 +255,10 @@ class EPGPClassifier(GPClassifierMixin):
             kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
             K, K_gradient = kernel_x(X, eval_gradient=True)
             likelihood = Probit(bias)
-            state = ep(lambda tau, nu: DensePosterior(K, tau, nu), likelihood)
+            state = ep(
+                lambda sites: DensePosterior(K, *sites_or_zeros(sites, len(K))),
+                likelihood,
+            )
             grad_kernel, grad_bias = ep_log_evidence_gradient(
                 state, K_gradient, y, likelihood
             )

@@ -21,16 +21,10 @@ from .._optimize import (
     kernel_block,
     maximize,
 )
-from ..approximations.ep import WarmStartedEP, run_ep
-from ..approximations.fitc_ep import (
-    FITCKernelBlocks,
-    FITCPosterior,
-    FITCPredictor,
-    FITCPrior,
-    fitc_ep_gradient,
-)
+from ..approximations.ep import WarmStartedEP
+from ..approximations.fitc_ep import FITCPredictor, InMemoryFITC
 from ..approximations.ivm import select_active_set
-from ..approximations.partitioned_fitc import PartitionedFITCPosterior, new_block
+from ..approximations.partitioned_fitc import PartitionedFITC, new_block
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
@@ -331,6 +325,23 @@ default="kmeans"
         )
 
     def _fit_binary(self, X, y, random_state):
+        differentiable = self.optimizer is not None
+        data = InMemoryFITC(X, y, self.jitter, differentiable)
+        return self._fit_on(data, X, y, random_state)
+
+    def _fit_binary_distributed(self, X, y, random_state):
+        """FITC-EP with the rows of the dask array ``X`` kept on the cluster."""
+        if self.ep_mode != "parallel":
+            raise ValueError("FITC-EP on a cluster runs ep_mode='parallel' only.")
+        client = current_client(type(self).__name__)
+        data = PartitionedFITC(
+            DaskBlocks.from_rows(client, X, y, new_block), self.jitter
+        )
+        return self._fit_on(data, X, y, random_state)
+
+    def _fit_on(self, data, X, y, random_state):
+        """Fit from ``n_restarts_optimizer + 1`` initialisations on ``data``, an
+        :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y``."""
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = default_kernel(X) if self.kernel is None else self.kernel
@@ -338,9 +349,14 @@ default="kmeans"
             check_input_differentiable(kernel)
         given = self._given_inducing_points() is not None
         n_starts = 1 if given else 1 + self.n_restarts_optimizer
+        unit = default_length_scale(X) / np.sqrt(X.shape[1])
         fits = [
             self._fit_start(
-                X, y, kernel, self._initial_inducing(X, y, kernel, rng), random_state
+                data,
+                kernel,
+                self._initial_inducing(X, y, kernel, rng),
+                unit,
+                random_state,
             )
             for _ in range(n_starts)
         ]
@@ -358,51 +374,14 @@ default="kmeans"
             n_sweeps=sum(model.n_sweeps for model in fits),
         )
 
-    def _fit_binary_distributed(self, X, y, random_state):
-        """Parallel FITC-EP with the rows of the dask array ``X`` kept on the cluster.
-
-        Hyperparameters and pseudo-inputs are not learnt there yet: the kernel and
-        bias are used as given and the pseudo-inputs as initialised.
-        """
-        if self.optimizer is not None:
-            raise ValueError(
-                "FITCGPClassifier learns its kernel and pseudo-inputs on data in memory "
-                "only so far: with a dask array pass optimizer=None and a kernel (e.g. "
-                "the kernel_ of a fit on a subsample; docs/dask.md)."
-            )
-        if self.ep_mode != "parallel":
-            raise ValueError("FITC-EP on a cluster runs ep_mode='parallel' only.")
-        client = current_client(type(self).__name__)
-        rng = check_random_state(random_state)
-        kernel = default_kernel(X) if self.kernel is None else self.kernel
-        Z = self._initial_inducing(X, y, kernel, rng)
-        likelihood = Probit(self.bias)
-        posterior = PartitionedFITCPosterior(
-            DaskBlocks.from_rows(client, X, y, new_block), kernel, Z, self.jitter
-        )
-        options = self._ep_options(random_state)
-        options["tol"] *= _FINAL_TOL_FACTOR
-        state = run_ep(posterior, None, likelihood, **options)
-        warn_if_ep_did_not_converge(state, self)
-        return FITCBinaryModel(
-            kernel=kernel,
-            likelihood=likelihood,
-            inducing_points=np.array(Z),
-            predictor=posterior.predictor(),
-            log_marginal_likelihood=state.log_evidence,
-            n_sweeps=state.n_sweeps,
-            converged=state.converged,
-        )
-
-    def _fit_start(self, X, y, kernel, Z0, random_state):
+    def _fit_start(self, data, kernel, Z0, unit, random_state):
         """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``.
 
         The optimizer moves the pseudo-inputs in units of the inputs' RMS spread
         (``unit``; 1 for standardised inputs), so its steps do not depend on the units
         of ``X``.
         """
-        unit = default_length_scale(X) / np.sqrt(X.shape[1])
-        ep = WarmStartedEP(y, self._ep_options(random_state))
+        ep = WarmStartedEP(data.labels, self._ep_options(random_state))
         space = ParameterSpace(
             [
                 kernel_block(kernel),
@@ -420,12 +399,8 @@ default="kmeans"
         def evidence(x):
             kernel_x, bias, Z = unpack(x)
             likelihood = Probit(bias)
-            blocks = FITCKernelBlocks.from_kernel(kernel_x, Z, X)
-            prior = blocks.prior(self.jitter)
-            state = ep(lambda tau, nu: FITCPosterior(prior, tau, nu), likelihood)
-            grad_kernel, grad_bias, grad_Z = fitc_ep_gradient(
-                state, y, likelihood, blocks
-            )
+            state = ep(lambda sites: data.posterior(kernel_x, Z, sites), likelihood)
+            grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
             report_progress(
                 self,
                 level=2,
@@ -455,7 +430,7 @@ default="kmeans"
                 result.n_evaluations,
                 result.converged,
             )
-        model = self._binary_model(X, y, *unpack(x), ep)
+        model = self._binary_model(data, *unpack(x), ep)
         return replace(
             model,
             n_evaluations=n_evaluations,
@@ -463,13 +438,10 @@ default="kmeans"
             converged=converged and model.converged,
         )
 
-    def _binary_model(self, X, y, kernel, bias, Z, ep):
+    def _binary_model(self, data, kernel, bias, Z, ep):
         likelihood = Probit(bias)
-        prior = FITCPrior.from_kernel(
-            kernel(Z), kernel(Z, X), kernel.diag(X), self.jitter
-        )
         state = ep(
-            lambda tau, nu: FITCPosterior(prior, tau, nu),
+            lambda sites: data.posterior(kernel, Z, sites),
             likelihood,
             _FINAL_TOL_FACTOR,
         )
@@ -478,7 +450,7 @@ default="kmeans"
             kernel=kernel,
             likelihood=likelihood,
             inducing_points=np.array(Z),
-            predictor=FITCPredictor.from_state(state),
+            predictor=data.predictor(state),
             log_marginal_likelihood=state.log_evidence,
             converged=state.converged,
         )
