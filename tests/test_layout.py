@@ -1,0 +1,58 @@
+"""The architecture CONTRIBUTING.md describes, checked: layers, names, function size."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "sparsegp"
+MODULES = sorted(SOURCE.rglob("*.py"))
+
+#: Code lines (no docstring, blank or comment lines) a function body may have.
+MAX_BODY_LINES = 60
+
+
+def body_lines(function, lines):
+    body = function.body
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+    ):
+        body = body[1:]
+    if not body:
+        return 0
+    text = lines[body[0].lineno - 1 : function.end_lineno]
+    return sum(1 for line in text if line.strip() and not line.strip().startswith("#"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SOURCE)))
+def test_functions_stay_short(path):
+    lines = path.read_text().splitlines()
+    long = [
+        (node.name, body_lines(node, lines))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and body_lines(node, lines) > MAX_BODY_LINES
+    ]
+    assert not long
+
+
+def imported_modules(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield "." * node.level + node.module
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SOURCE / "approximations").glob("*.py")), ids=lambda p: p.name
+)
+def test_engines_never_import_estimators(path):
+    assert not [m for m in imported_modules(path) if "estimators" in m]
+
+
+def test_estimator_modules_do_not_share_an_engines_name():
+    engines = {p.stem for p in (SOURCE / "approximations").glob("*.py")}
+    estimators = {p.stem for p in (SOURCE / "estimators").glob("*.py")}
+    assert engines & estimators == {"__init__"}
