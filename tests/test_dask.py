@@ -13,6 +13,7 @@ from sklearn.datasets import make_blobs, make_friedman1  # noqa: E402
 from sparsegp import (  # noqa: E402
     FITCGPClassifier,
     IVMClassifier,
+    NLPSparseGPClassifier,
     RVMRegressor,
     SparseOnlineGPRegressor,
 )
@@ -189,6 +190,51 @@ def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
     with pytest.raises(ValueError, match="parallel"):
         FITCGPClassifier(n_inducing=10, ep_mode="sequential").fit(X_dask, y)
     with pytest.raises(TypeError, match="fits in memory only"):
+        NLPSparseGPClassifier(max_basis_vectors=10).fit(X_dask, y)
+    with pytest.raises(ValueError, match="optimizer=None, selection='greedy'"):
         IVMClassifier(active_set_size=10).fit(X_dask, y)
     with pytest.raises(ValueError, match="NaN"):
         fitc_on_given_hyperparameters().fit(blocks_of(np.full((400, 4), np.nan)), y)
+
+
+@pytest.mark.parametrize("selection", ["greedy", "random"])
+def test_ivm_selects_on_the_cluster_and_equals_the_in_memory_fit(
+    client, monkeypatch, selection
+):
+    """d = 200 of 20 000 points in four row blocks: the same active set and
+    predictions within 1e-6, one task per block for every inclusion, X never turned
+    into an array in the client."""
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    X, y = make_noisy_problem(20_000, seed=4)
+    X_test, _ = make_noisy_problem(1_000, seed=5)
+    options = dict(
+        kernel=ConstantKernel(2.0) * RBF(1.5),
+        active_set_size=200,
+        selection=selection,
+        optimizer=None,
+        store_dtype="float64",
+        random_state=0,
+    )
+    local = IVMClassifier(**options).fit(X, y)
+
+    def gathered(self, *args, **kwargs):
+        raise AssertionError("X was converted to a numpy array in the client")
+
+    X_dask = blocks_of(X)
+    monkeypatch.setattr(da.Array, "__array__", gathered)
+    with distributed.get_task_stream(client) as stream:
+        on_cluster = IVMClassifier(**options).fit(X_dask, y)
+    monkeypatch.undo()
+    includes = [t for t in stream.data if key_split(t["key"]) == "include"]
+    assert len(includes) == 4 * 200
+    np.testing.assert_array_equal(on_cluster.active_set_, local.active_set_)
+    for got, want in zip(
+        on_cluster.latent_mean_and_variance(X_test),
+        local.latent_mean_and_variance(X_test),
+        strict=True,
+    ):
+        np.testing.assert_allclose(got, want, atol=1e-6)
+    np.testing.assert_allclose(
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
+    )

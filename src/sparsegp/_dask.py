@@ -96,18 +96,19 @@ class DaskBlocks:
         self.futures = list(futures)
 
     @classmethod
-    def from_rows(cls, client, X, y, make_block):
-        """One block per row chunk of the dask array ``X``: ``make_block(rows, labels)``.
+    def from_rows(cls, client, X, y, make_block, *arguments):
+        """One block per row chunk of the dask array ``X``.
 
-        ``X`` is read by the workers chunk by chunk; only the task graph, and ``y``'s
-        slices, leave the client.
+        Block ``b`` is ``make_block(rows, labels, first, *arguments)``, ``first`` the
+        index of its first row. ``X`` is read by the workers chunk by chunk; only the
+        task graph, and ``y``'s slices, leave the client.
         """
         import dask
 
         X = X.rechunk({1: -1})
         edges = np.cumsum((0, *X.chunks[0]))
         blocks = [
-            dask.delayed(make_block)(rows, y[start:stop])
+            dask.delayed(make_block)(rows, y[start:stop], int(start), *arguments)
             for rows, start, stop in zip(
                 X.to_delayed().ravel(), edges[:-1], edges[1:], strict=True
             )

@@ -31,7 +31,7 @@ from ..kernels import KernelBlocks, KernelColumns
 from ..likelihoods import Likelihood, Moments
 from .ep import DensePredictor
 
-__all__ = ["ADFActiveSet", "CurrentColumns"]
+__all__ = ["ADFActiveSet", "CurrentColumns", "active_set_predictor"]
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
 _ROW_BLOCK = 128
@@ -304,7 +304,17 @@ class ADFActiveSet:
         [RW06] Alg. 3.6 on ``I``: ``L``, ``Π_I½`` and ``β = Π_I½ L⁻ᵀ c`` (mean
         ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``).
         """
-        k = self.size
-        sqrt_p = np.sqrt(self.p[self.active])
-        beta = sqrt_p * solve_lower_transpose(self.L[:k, :k], self.c[:k])
-        return DensePredictor(self.L[:k, :k].copy(), sqrt_p, beta)
+        return active_set_predictor(self.L, self.c, self.p[self.active])
+
+
+def active_set_predictor(
+    L: np.ndarray, c: np.ndarray, p_active: np.ndarray
+) -> DensePredictor:
+    """[LSH02] eq. 5's predictor from the first ``k = len(p_active)`` rows of ``L``, ``c``.
+
+    ``β = Π_I½ L⁻ᵀ c``: mean ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``.
+    """
+    k = len(p_active)
+    sqrt_p = np.sqrt(p_active)
+    beta = sqrt_p * solve_lower_transpose(L[:k, :k], c[:k])
+    return DensePredictor(L[:k, :k].copy(), sqrt_p, beta)

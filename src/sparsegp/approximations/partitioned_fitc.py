@@ -95,6 +95,7 @@ class FITCBlock:
 
     X: np.ndarray
     y: np.ndarray
+    first: int = 0
     V: np.ndarray = field(default_factory=_unset)
     d0: np.ndarray = field(default_factory=_unset)
     tau: np.ndarray = field(default_factory=_unset)
@@ -107,9 +108,9 @@ class FITCBlock:
     saved_nu: np.ndarray = field(default_factory=_unset)
 
 
-def new_block(X: np.ndarray, y: np.ndarray) -> FITCBlock:
-    """A block of inputs and ±1 labels, without a prior yet."""
-    return FITCBlock(np.asarray(X, dtype=float), np.asarray(y, dtype=float))
+def new_block(X: np.ndarray, y: np.ndarray, first: int = 0) -> FITCBlock:
+    """A block of inputs and ±1 labels (rows ``first, first + 1, …``), no prior yet."""
+    return FITCBlock(np.asarray(X, dtype=float), np.asarray(y, dtype=float), first)
 
 
 def _with_prior(

@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
+from .._dask import DaskBlocks, current_client, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.ivm import (
@@ -21,6 +22,11 @@ from ..approximations.ivm import (
     subset_log_marginal_likelihood,
 )
 from ..approximations.nlp_selection import nlp_loss
+from ..approximations.partitioned_ivm import (
+    PartitionedActiveSet,
+    new_adf_block,
+    select_over_blocks,
+)
 from ..kernels import KernelBlocks, check_input_differentiable, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
@@ -205,12 +211,13 @@ class _IVMFitting:
         """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
         sites = (state.p[active], state.m[active])
-        value = self._evidence(kernel, X[active], y[active], sites)[0]
+        X_active = rows_of(X, active)
+        value = self._evidence(kernel, X_active, y[active], sites)[0]
         model = ActiveSetModel(
             kernel=self._likelihood(kernel, y)[0],
             likelihood=state.likelihood,
             active_set=active,
-            X_active=X[active],
+            X_active=X_active,
             posterior=state.predictor(),
             log_marginal_likelihood=float(value),
             selection_seconds=seconds,
@@ -409,17 +416,47 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
         return ivm_log_marginal_likelihood(K_I, K_I_gradient, *sites)
 
-    def _fit_binary(self, X, y, random_state):
-        if self.kernel is None:
-            kernel = default_kernel(X, constant=1.0)
-        else:
-            kernel = self.kernel
+    def _kernel_for(self, X):
+        kernel = default_kernel(X, constant=1.0) if self.kernel is None else self.kernel
         if self.bias_variance is not None:
             kernel = kernel + ConstantKernel(self.bias_variance, "fixed")
+        return kernel
+
+    def _fit_binary(self, X, y, random_state):
+        kernel = self._kernel_for(X)
         model = self._fit_active_set(X, y, kernel, check_random_state(random_state))[0]
         if self.posterior == "fitc":
             model = self._fitc_posterior(X, y, model, random_state)
         return model
+
+    def _fit_binary_distributed(self, X, y, random_state):
+        """Greedy or uniform selection with the rows of the dask array ``X`` kept on
+        the cluster, at the given kernel and bias."""
+        if (
+            self.optimizer is not None
+            or self.selection not in ("greedy", "random")
+            or self.posterior != "active_set"
+        ):
+            raise ValueError(
+                "IVMClassifier selects on a dask array at a given kernel only so far: "
+                "pass optimizer=None, selection='greedy' or 'random' and "
+                "posterior='active_set' (docs/dask.md)."
+            )
+        client = current_client(type(self).__name__)
+        kernel = self._kernel_for(X)
+        latent, likelihood = self._likelihood(kernel, y)
+        d = self._active_set_size(len(y))
+        start = time.perf_counter()
+        blocks = DaskBlocks.from_rows(client, X, y, new_adf_block, latent, d)
+        state = select_over_blocks(
+            PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
+            d,
+            check_random_state(random_state),
+            strategy=self.selection,
+            n_random_start=self.n_random_start,
+        )
+        seconds = time.perf_counter() - start
+        return self._freeze(X, y, kernel, state, seconds, self.selection)[0]
 
     def _fitc_posterior(self, X, y, model, random_state):
         """[NGH07] §6: EP over all sites on the FITC prior with the active set as Z.
