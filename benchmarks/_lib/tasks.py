@@ -1,4 +1,7 @@
-"""The classification tasks the benchmarks share: IDA-style splits and MNIST 4-vs-rest."""
+"""The classification tasks the benchmarks share: IDA-style splits, MNIST 4-vs-rest and
+a synthetic task generated on a dask cluster."""
+
+import resource
 
 import numpy as np
 
@@ -49,3 +52,25 @@ def mnist_task(n_train):
         X, labels = X[subset], labels[subset]
     y = np.where(labels == DIGIT, 1, -1)
     return X, y, X_test, np.where(labels_test == DIGIT, 1, -1)
+
+
+#: Inputs of the synthetic cluster task.
+D = 10
+
+
+def peak_rss_mb():
+    """Peak resident memory of this process (a worker's, when run by ``client.run``)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cluster_data(n, chunk_rows):
+    """``X`` (a dask array generated on the workers) and labels in memory.
+
+    D standard-normal inputs, labels ``sign(sin 2x₀ + x₁x₂ + 0.5ε)``.
+    """
+    import dask.array as da
+
+    X = da.random.RandomState(0).standard_normal((n, D), chunks=(chunk_rows, D))
+    noise = da.random.RandomState(1).standard_normal(n, chunks=chunk_rows)
+    latent = da.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * noise
+    return X, np.where(latent.compute() > 0, 1, -1)

@@ -22,30 +22,16 @@ M × M products and solves of every block) at the dgemm rate of those shapes.
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 
 import numpy as np
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from threadpoolctl import threadpool_limits
 
+from benchmarks._lib.cluster import add_cluster_options, local_cluster, print_table
+from benchmarks._lib.tasks import D, cluster_data, peak_rss_mb
 from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import dgemm_rate, save_run
-
-D = 10
-
-
-def peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def data(n, chunk_rows):
-    import dask.array as da
-
-    X = da.random.RandomState(0).standard_normal((n, D), chunks=(chunk_rows, D))
-    noise = da.random.RandomState(1).standard_normal(n, chunks=chunk_rows)
-    latent = da.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * noise
-    return X, np.where(latent.compute() > 0, 1, -1)
 
 
 def estimators(M, max_iter):
@@ -66,18 +52,12 @@ def timed_fit(estimator, X, y):
 
 
 def run(n, args, rate):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     rows = []
-    cluster = LocalCluster(
-        n_workers=args.workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        memory_limit=0,
-    )
+    cluster = local_cluster(args.workers)
     with Client(cluster) as client:
-        X, y = data(n, args.chunk_rows)
+        X, y = cluster_data(n, args.chunk_rows)
         X = X.persist()
         for name, estimator in estimators(args.inducing, args.max_iter).items():
             seconds, sweeps, evaluations = timed_fit(estimator, X, y)
@@ -121,28 +101,27 @@ def run(n, args, rate):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--inducing", type=int, default=50)
     parser.add_argument("--max-iter", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--chunk-rows", type=int, default=125_000)
-    parser.add_argument("--in-memory-up-to", type=int, default=1_000_000)
-    parser.add_argument("--out", default=None)
+    add_cluster_options(parser)
     args = parser.parse_args(argv)
     with threadpool_limits(1):
         rate = dgemm_rate(args.inducing, args.chunk_rows, args.inducing)
     rows = [row for n in args.sizes for row in run(n, args, rate)]
-    print(
-        "\n| n | fit | where | s | sweeps | evaluations | s per sweep | floor s per "
-        "sweep | peak RSS MB |"
+    print_table(
+        rows,
+        [
+            ("n", "n", "d"),
+            ("fit", "fit", "s"),
+            ("where", "where", "s"),
+            ("s", "seconds", ".1f"),
+            ("sweeps", "sweeps", "d"),
+            ("evaluations", "evaluations", "d"),
+            ("s per sweep", "seconds_per_sweep", ".3f"),
+            ("floor s per sweep", "floor_seconds_per_sweep", ".4f"),
+            ("peak RSS MB", "peak_rss_mb", ".0f"),
+        ],
     )
-    print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        print(
-            f"| {r['n']} | {r['fit']} | {r['where']} | {r['seconds']:.1f} | "
-            f"{r['sweeps']} | {r['evaluations']} | {r['seconds_per_sweep']:.3f} | "
-            f"{r['floor_seconds_per_sweep']:.4f} | {r['peak_rss_mb']:.0f} |"
-        )
     if args.out is not None:
         save_run(args.out, rows, dgemm_gflops=rate / 1e9)
 
