@@ -189,8 +189,13 @@ def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
     X_dask = blocks_of(X, rows=100)
     with pytest.raises(ValueError, match="parallel"):
         FITCGPClassifier(n_inducing=10, ep_mode="sequential").fit(X_dask, y)
-    with pytest.raises(TypeError, match="fits in memory only"):
-        NLPSparseGPClassifier(max_basis_vectors=10).fit(X_dask, y)
+    for in_memory in (
+        NLPSparseGPClassifier(max_basis_vectors=10),
+        RVMRegressor(n_basis=10),
+        SparseOnlineGPRegressor(max_basis_vectors=10),
+    ):
+        with pytest.raises(TypeError, match="fits in memory only"):
+            in_memory.fit(X_dask, y)
     with pytest.raises(ValueError, match="optimizer=None, selection='greedy'"):
         IVMClassifier(active_set_size=10).fit(X_dask, y)
     with pytest.raises(ValueError, match="NaN"):

@@ -169,6 +169,8 @@ def validate_dense(estimator, X, y="no_validation", **options):
     sparse input is accepted and converted (n × D doubles) rather than rejected.
     ``y`` as in ``validate_data``: omitted for ``X`` alone.
     """
+    if is_dask_array(X):
+        raise in_memory_only(estimator)
     if isinstance(y, str) and y == "no_validation":
         X = validate_data(
             estimator, X, dtype=np.float64, accept_sparse="csr", **options
@@ -180,6 +182,15 @@ def validate_dense(estimator, X, y="no_validation", **options):
         estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
     )
     return (X.toarray() if issparse(X) else X), y
+
+
+def in_memory_only(estimator):
+    """The ``TypeError`` for a dask array given to a fit that needs the data in memory."""
+    return TypeError(
+        f"{type(estimator).__name__} fits in memory only; FITCGPClassifier and "
+        "IVMClassifier fit dask arrays on a cluster (docs/dask.md). Compute X (or a "
+        "subsample) first."
+    )
 
 
 def _numeric_targets(estimator, y):
@@ -443,10 +454,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     def _fit_binary_distributed(self, X, y, random_state) -> BinaryModel:
         """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
-        raise TypeError(
-            f"{type(self).__name__} fits in memory only; FITCGPClassifier fits dask "
-            "arrays on a cluster (docs/dask.md). Compute X (or a subsample) first."
-        )
+        raise in_memory_only(self)
 
     def _validate_dask(self, X, y):
         """The checks of ``validate_data`` on a dask array ``X``, computed on the cluster.
