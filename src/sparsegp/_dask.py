@@ -10,6 +10,7 @@ the ``dask`` extra.
 
 from __future__ import annotations
 
+import operator
 import sys
 
 import numpy as np
@@ -130,6 +131,19 @@ class DaskBlocks:
 
     def update(self, function, *arguments):
         self.futures = self._submit(function, arguments)
+
+    def update_and_map(self, function, *arguments):
+        pairs = self._submit(function, arguments)
+        self.futures = [
+            self.client.submit(operator.itemgetter(0), pair, pure=False)
+            for pair in pairs
+        ]
+        return self.client.gather(
+            [
+                self.client.submit(operator.itemgetter(1), pair, pure=False)
+                for pair in pairs
+            ]
+        )
 
 
 def current_client(estimator_name):

@@ -66,6 +66,9 @@ class Blocks(Protocol):
     def update(self, function: Callable[..., Any], *arguments: object) -> None:
         """Replace every block by ``function(block, *arguments)`` where it lives."""
 
+    def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
+        """``function(block, *arguments) -> (new block, result)``: both in one round."""
+
 
 class LocalBlocks:
     """:class:`Blocks` in this process: a list of blocks."""
@@ -78,6 +81,11 @@ class LocalBlocks:
 
     def update(self, function: Callable[..., Any], *arguments: object) -> None:
         self.blocks = self.map(function, *arguments)
+
+    def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
+        pairs = self.map(function, *arguments)
+        self.blocks = [block for block, _ in pairs]
+        return [result for _, result in pairs]
 
 
 def _unset() -> np.ndarray:

@@ -105,6 +105,19 @@ def _fetch(block: ADFBlock, index: int, k: int) -> Candidate | None:
     return None
 
 
+def _include_and_best(
+    block: ADFBlock,
+    kernel: Kernel,
+    included: Candidate,
+    step: tuple[float, np.ndarray, float, float],
+    k: int,
+    likelihood: Likelihood,
+) -> tuple[ADFBlock, Candidate | None]:
+    """:func:`_include`, then the block's best candidate: one round per inclusion."""
+    block = _include(block, kernel, included, step, k)
+    return block, _best(block, likelihood, k + 1)
+
+
 def _include(
     block: ADFBlock,
     kernel: Kernel,
@@ -154,6 +167,7 @@ class PartitionedActiveSet:
         self.p, self.m = np.zeros(n), np.zeros(n)
         self.active: list[int] = []
         self.n = n
+        self._bests: list[Candidate] | None = None
 
     @property
     def size(self) -> int:
@@ -166,11 +180,17 @@ class PartitionedActiveSet:
 
     def best(self) -> Candidate:
         """The candidate of largest entropy reduction over all blocks."""
-        bests = [c for c in self.blocks.map(_best, self.likelihood, self.size) if c]
-        return max(bests, key=lambda c: c.score)
+        if self._bests is None:
+            bests = self.blocks.map(_best, self.likelihood, self.size)
+            self._bests = [c for c in bests if c is not None]
+        return max(self._bests, key=lambda c: c.score)
 
-    def include(self, point: Candidate) -> None:
-        """Add ``point`` (algorithms.md §1.3): sites and ``L`` here, columns in the blocks."""
+    def include(self, point: Candidate, score: bool = True) -> None:
+        """Add ``point`` (algorithms.md §1.3): sites and ``L`` here, columns in the blocks.
+
+        With ``score``, the blocks return their best candidates in the same round
+        (for :meth:`best`).
+        """
         k = self.size
         mom = self.likelihood.moments(
             np.array([point.h]), np.array([point.a]), np.array([point.y])
@@ -183,9 +203,15 @@ class PartitionedActiveSet:
         l0 = np.sqrt(1.0 + p_i * point.a)
         self.L[k, :k], self.L[k, k] = row, l0
         self.c[k] = g / np.sqrt(w)
-        self.blocks.update(
-            _include, self.kernel, point, (sqrt_p, row, l0, self.c[k]), k
-        )
+        step = (sqrt_p, row, l0, self.c[k])
+        self._bests = None
+        if score:
+            bests = self.blocks.update_and_map(
+                _include_and_best, self.kernel, point, step, k, self.likelihood
+            )
+            self._bests = [c for c in bests if c is not None]
+        else:
+            self.blocks.update(_include, self.kernel, point, step, k)
         self.active.append(point.index)
 
     def predictor(self) -> DensePredictor:
@@ -206,7 +232,7 @@ def select_over_blocks(
     :func:`~sparsegp.approximations.ivm.select_active_set` does."""
     if strategy == "random":
         for index in rng.choice(state.n, size=d - state.size, replace=False):
-            state.include(state.fetch(int(index)))
+            state.include(state.fetch(int(index)), score=False)
         return state
     while state.size < d:
         if state.size < n_random_start:
