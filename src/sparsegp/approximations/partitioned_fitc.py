@@ -1,5 +1,7 @@
 """FITC-EP over row blocks of the training data: parallel EP where the rows live.
 
+The decomposition is algorithms.md §5.9.
+
 A parallel sweep on the FITC prior needs, beyond per-site work, only sums over the
 training points of fixed small size (algorithms.md §5.3, §5.5):
 ``B = I + Σ_c V_c diag(G_c) V_cᵀ`` (M × M), ``Σ_c V_c (t_c ⊙ ν̃_c)`` (M) and the

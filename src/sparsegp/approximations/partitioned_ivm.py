@@ -1,5 +1,7 @@
 """IVM selection over row blocks of the training data: the ADF state where the rows live.
 
+The decomposition is algorithms.md §1.6.
+
 Including a point ``i`` in the active set (algorithms.md §1.3) extends every column of
 ``V`` by one entry, ``v_j = (√p_i k(x_i, x_j) − V_{·j}ᵀ r)/l₀``, and updates the
 marginals ``a_j −= v_j²``, ``h_j += c_k v_j``: given ``x_i`` and the O(k) numbers
