@@ -253,6 +253,15 @@ class ADFActiveSet:
         if len(stale):
             self.release(self.gather(stale, width=self.size))
 
+    def held_out_nlp(self, points: np.ndarray) -> float:
+        """Mean predictive NLP of training ``points`` (outside the active set), their
+        columns completed first ([LSH02] §3's O(n) criterion)."""
+        self.complete(points)
+        log_p = self.likelihood.log_predictive(
+            self.h[points], self.a[points], self.y[points]
+        )
+        return float(-np.mean(log_p))
+
     def moments(self, columns: CurrentColumns) -> Moments:
         """Lemma P at the current marginals ``(h_j, a_j)`` of ``columns``."""
         return self.likelihood.moments(columns.h, columns.a, self.y[columns.points])

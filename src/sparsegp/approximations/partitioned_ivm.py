@@ -100,6 +100,21 @@ def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
     return _candidate(block, int(pool[best]), float(scores[best]), k)
 
 
+def _log_predictive_sum(
+    block: ADFBlock, points: np.ndarray, likelihood: Likelihood
+) -> float:
+    """``Σ log p(y_j | x_j)`` over the block's rows among the training ``points``."""
+    positions = points[(points >= block.first) & (points < block.first + len(block.y))]
+    positions = positions - block.first
+    return float(
+        np.sum(
+            likelihood.log_predictive(
+                block.h[positions], block.a[positions], block.y[positions]
+            )
+        )
+    )
+
+
 def _fetch(block: ADFBlock, index: int, k: int) -> Candidate | None:
     position = index - block.first
     if 0 <= position < len(block.y):
@@ -215,6 +230,12 @@ class PartitionedActiveSet:
         else:
             self.blocks.update(_include, self.kernel, point, step, k)
         self.active.append(point.index)
+
+    def held_out_nlp(self, points: np.ndarray) -> float:
+        """Mean predictive NLP of training ``points`` (every block's columns are current)."""
+        points = np.asarray(points, dtype=int)
+        total = sum(self.blocks.map(_log_predictive_sum, points, self.likelihood))
+        return -total / len(points)
 
     def predictor(self) -> DensePredictor:
         """[LSH02] eq. 5's predictor from the active set's sites."""

@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
-from .._dask import DaskBlocks, current_client, rows_of
+from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.ivm import (
@@ -21,7 +21,6 @@ from ..approximations.ivm import (
     select_active_set,
     subset_log_marginal_likelihood,
 )
-from ..approximations.nlp_selection import nlp_loss
 from ..approximations.partitioned_ivm import (
     PartitionedActiveSet,
     new_adf_block,
@@ -99,6 +98,9 @@ class _IVMFitting:
         """One selection of ``d`` points: the state and its wall time in seconds."""
         latent, likelihood = self._likelihood(kernel, y)
         start = time.perf_counter()
+        if is_dask_array(X):
+            state = self._select_on_cluster(X, y, latent, likelihood, d, rng, strategy)
+            return state, time.perf_counter() - start
         with tqdm(
             total=d, desc="IVM selection", disable=not self.verbose, leave=False
         ) as progress:
@@ -119,6 +121,25 @@ class _IVMFitting:
                 dtype=dtype,
             )
         return state, time.perf_counter() - start
+
+    def _select_on_cluster(self, X, y, latent, likelihood, d, rng, strategy):
+        """Greedy or uniform selection with the rows of the dask array ``X`` kept on
+        the cluster (:mod:`~sparsegp.approximations.partitioned_ivm`)."""
+        if strategy not in ("greedy", "random"):
+            raise ValueError(
+                f"{type(self).__name__} selects on a dask array with "
+                "selection='greedy' or 'random' only so far (docs/dask.md)."
+            )
+        blocks = DaskBlocks.from_rows(
+            current_client(type(self).__name__), X, y, new_adf_block, latent, d
+        )
+        return select_over_blocks(
+            PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
+            d,
+            rng,
+            strategy=strategy,
+            n_random_start=self.n_random_start,
+        )
 
     def _fit_active_set(self, X, y, kernel, rng):
         """``(ActiveSetModel, kernel)`` by ``self.selection``.
@@ -144,7 +165,8 @@ class _IVMFitting:
         if len(points) > _N_SCORE:
             points = rng.choice(points, size=_N_SCORE, replace=False)
         scores = [
-            self._held_out_scores(model, X[points], y[points]) for model, _ in fits
+            self._held_out_scores(model, rows_of(X, points), y[points])
+            for model, _ in fits
         ]
         report_progress(
             self,
@@ -173,12 +195,13 @@ class _IVMFitting:
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
         state, seconds = self._select(X, y, kernel, d, rng, strategy)
         best = self._freeze(X, y, kernel, state, seconds, strategy)
-        best_nlp = self._held_out_nlp(state, rng) if rounds else 0.0
+        best_nlp = self._held_out_nlp(state, len(y), rng) if rounds else 0.0
         for outer in range(rounds):
             active = state.active
             sites = (state.p[active], state.m[active])
+            X_active = rows_of(X, active)
 
-            def evidence(x, X_I=X[active], y_I=y[active], sites=sites):
+            def evidence(x, X_I=X_active, y_I=y[active], sites=sites):
                 return self._evidence(template.clone_with_theta(x), X_I, y_I, sites)
 
             x = maximize(
@@ -191,7 +214,7 @@ class _IVMFitting:
             ).x
             kernel = kernel.clone_with_theta(x)
             state, seconds = self._select(X, y, kernel, d, rng, strategy)
-            nlp = self._held_out_nlp(state, rng)
+            nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:
                 best = self._freeze(X, y, kernel, state, seconds, strategy)
                 best_nlp = nlp
@@ -226,15 +249,14 @@ class _IVMFitting:
         return model, kernel
 
     @staticmethod
-    def _held_out_nlp(state, rng):
-        """Mean predictive NLP of (a sample of) the training points outside I."""
-        outside = np.setdiff1d(np.arange(len(state.y)), state.active)
+    def _held_out_nlp(state, n, rng):
+        """Mean predictive NLP of (a sample of) the ``n`` training points outside I."""
+        outside = np.setdiff1d(np.arange(n), state.active)
         if len(outside) == 0:
             return 0.0
         if len(outside) > _N_SCORE:
             outside = rng.choice(outside, size=_N_SCORE, replace=False)
-        state.complete(outside)
-        return nlp_loss(state, outside)
+        return state.held_out_nlp(outside)
 
 
 class IVMClassifier(_IVMFitting, GPClassifierMixin):
@@ -430,33 +452,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         return model
 
     def _fit_binary_distributed(self, X, y, random_state):
-        """Greedy or uniform selection with the rows of the dask array ``X`` kept on
-        the cluster, at the given kernel and bias."""
-        if (
-            self.optimizer is not None
-            or self.selection not in ("greedy", "random")
-            or self.posterior != "active_set"
-        ):
-            raise ValueError(
-                "IVMClassifier selects on a dask array at a given kernel only so far: "
-                "pass optimizer=None, selection='greedy' or 'random' and "
-                "posterior='active_set' (docs/dask.md)."
-            )
-        client = current_client(type(self).__name__)
-        kernel = self._kernel_for(X)
-        latent, likelihood = self._likelihood(kernel, y)
-        d = self._active_set_size(len(y))
-        start = time.perf_counter()
-        blocks = DaskBlocks.from_rows(client, X, y, new_adf_block, latent, d)
-        state = select_over_blocks(
-            PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
-            d,
-            check_random_state(random_state),
-            strategy=self.selection,
-            n_random_start=self.n_random_start,
-        )
-        seconds = time.perf_counter() - start
-        return self._freeze(X, y, kernel, state, seconds, self.selection)[0]
+        """:meth:`_fit_binary` with the rows of the dask array ``X`` on the cluster."""
+        return self._fit_binary(X, y, random_state)
 
     def _fitc_posterior(self, X, y, model, random_state):
         """[NGH07] §6: EP over all sites on the FITC prior with the active set as Z.
