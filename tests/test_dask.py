@@ -196,8 +196,6 @@ def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
     ):
         with pytest.raises(TypeError, match="fits in memory only"):
             in_memory.fit(X_dask, y)
-    with pytest.raises(ValueError, match="selection='greedy' or 'random'"):
-        IVMClassifier(active_set_size=10).fit(X_dask, y)
     with pytest.raises(ValueError, match="NaN"):
         fitc_on_given_hyperparameters().fit(blocks_of(np.full((400, 4), np.nan)), y)
 
@@ -276,3 +274,21 @@ def test_ivm_learns_its_kernel_on_the_cluster(client):
     np.testing.assert_allclose(
         on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=0.05
     )
+
+
+def test_ivm_with_its_defaults_fits_on_the_cluster(client):
+    """selection="auto" (randomized greedy against uniform, by held-out points) and the
+    hyperparameter rounds: the randomized index is drawn per block, so the active set
+    differs from the in-memory one, the accuracy does not."""
+    X, y = make_noisy_problem(4_000, seed=8)
+    X_test, y_test = make_noisy_problem(2_000, seed=9)
+    options = dict(
+        active_set_size=120, n_full_greedy=40, selection_size=100, n_outer_iterations=1
+    )
+    local = IVMClassifier(random_state=0, **options).fit(X, y)
+    on_cluster = IVMClassifier(random_state=0, **options).fit(
+        blocks_of(X, rows=1000), y
+    )
+    assert on_cluster.selection_used_ in ("randomized", "random")
+    errors = [np.mean(m.predict(X_test) != y_test) for m in (on_cluster, local)]
+    assert errors[0] <= errors[1] + 0.02

@@ -54,3 +54,64 @@ def test_blocks_select_what_the_in_memory_state_selects(strategy, bounds):
             rows = slice(block.first, block.first + len(block.y))
             np.testing.assert_allclose(block.a, in_memory.a[rows], atol=1e-12)
             np.testing.assert_allclose(block.h, in_memory.h[rows], atol=1e-12)
+
+
+def blocks_of(X, y, kernel, d, bounds):
+    edges = [0, *bounds, len(y)]
+    return LocalBlocks(
+        [
+            new_adf_block(X[a:b], y[a:b], a, kernel, d)
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ]
+    )
+
+
+def test_randomized_with_every_point_in_the_index_is_full_greedy():
+    X, y, kernel = small_problem(n=150, seed=8)
+    likelihood, d = Probit(0.1), 30
+    chosen = []
+    for strategy in ("greedy", "randomized"):
+        state = PartitionedActiveSet(
+            blocks_of(X, y, kernel, d, [40, 100]), len(y), kernel, likelihood, d
+        )
+        select_over_blocks(
+            state,
+            d,
+            np.random.RandomState(2),
+            strategy=strategy,
+            n_full_greedy=8,
+            selection_size=10_000,
+        )
+        chosen.append(state.active)
+    assert chosen[0] == chosen[1]
+
+
+def test_randomized_blocks_complete_their_stale_columns_to_the_dense_ones():
+    X, y, kernel = small_problem(n=300, seed=9)
+    likelihood, d = Probit(0.0), 40
+    blocks = blocks_of(X, y, kernel, d, [100, 180])
+    state = PartitionedActiveSet(blocks, len(y), kernel, likelihood, d)
+    select_over_blocks(
+        state,
+        d,
+        np.random.RandomState(4),
+        strategy="randomized",
+        n_full_greedy=10,
+        selection_size=30,
+    )
+    active = np.array(state.active)
+    L = np.linalg.cholesky(
+        np.eye(d)
+        + np.sqrt(state.p[active])[:, None]
+        * kernel(X[active])
+        * np.sqrt(state.p[active])
+    )
+    np.testing.assert_allclose(state.L, L, atol=1e-10)
+    state.held_out_nlp(np.arange(len(y)))  # completes every column
+    for block in blocks.blocks:
+        V = np.linalg.solve(
+            L, np.sqrt(state.p[active])[:, None] * kernel(X[active], block.X)
+        )
+        np.testing.assert_allclose(block.Vt[:, :d], V.T, atol=1e-10)
+        np.testing.assert_allclose(block.a, block.k_diag - np.sum(V * V, 0), atol=1e-10)
+        assert block.index is not None and len(block.index) <= 30

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
+from .._linalg import solve_lower
 from ..likelihoods import Likelihood
 from .adf_active_set import active_set_predictor
 from .ep import DensePredictor
@@ -37,7 +38,13 @@ __all__ = [
 
 @dataclass
 class ADFBlock:
-    """One block's share of the ADF state; its arrays are updated in place."""
+    """One block's share of the ADF state; its arrays are updated in place.
+
+    ``rows_done[j]`` counts the current entries of column ``j`` (all of them until the
+    randomized phase, where only the selection ``index`` is kept current); ``L``,
+    ``X_I``, ``sqrt_p`` and ``c`` copy the client's factor, active inputs and sites so
+    that a stale column can be completed here.
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -45,7 +52,15 @@ class ADFBlock:
     Vt: np.ndarray
     a: np.ndarray
     h: np.ndarray
+    k_diag: np.ndarray
     candidate: np.ndarray
+    rows_done: np.ndarray
+    L: np.ndarray
+    X_I: np.ndarray
+    sqrt_p: np.ndarray
+    c: np.ndarray
+    index: np.ndarray | None = None
+    rng: np.random.Generator | None = None
 
 
 @dataclass(frozen=True)
@@ -66,14 +81,21 @@ def new_adf_block(
 ) -> ADFBlock:
     """Rows ``first, first + 1, …`` of the data, with the prior marginals ``a = diag K``."""
     X = np.asarray(X, dtype=float)
+    k_diag = np.asarray(kernel.diag(X), dtype=float)
     return ADFBlock(
         X=X,
         y=np.asarray(y, dtype=float),
         first=first,
         Vt=np.zeros((len(X), d)),
-        a=np.asarray(kernel.diag(X), dtype=float),
+        a=k_diag.copy(),
         h=np.zeros(len(X)),
+        k_diag=k_diag,
         candidate=np.ones(len(X), dtype=bool),
+        rows_done=np.zeros(len(X), dtype=int),
+        L=np.zeros((d, d)),
+        X_I=np.zeros((d, X.shape[1])),
+        sqrt_p=np.zeros(d),
+        c=np.zeros(d),
     )
 
 
@@ -90,8 +112,11 @@ def _candidate(block: ADFBlock, position: int, score: float, k: int) -> Candidat
 
 
 def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
-    """The block's candidate of largest entropy reduction ``−½ log(1 − a w)``."""
+    """The block's candidate of largest entropy reduction ``−½ log(1 − a w)``, among
+    its selection index in the randomized phase."""
     pool = np.flatnonzero(block.candidate)
+    if block.index is not None:
+        pool = block.index
     if not len(pool):
         return None
     w = likelihood.moments(block.h[pool], block.a[pool], block.y[pool]).w
@@ -101,11 +126,12 @@ def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
 
 
 def _log_predictive_sum(
-    block: ADFBlock, points: np.ndarray, likelihood: Likelihood
+    block: ADFBlock, points: np.ndarray, likelihood: Likelihood, kernel: Kernel, k: int
 ) -> float:
     """``Σ log p(y_j | x_j)`` over the block's rows among the training ``points``."""
     positions = points[(points >= block.first) & (points < block.first + len(block.y))]
     positions = positions - block.first
+    _complete(block, positions, kernel, k)
     return float(
         np.sum(
             likelihood.log_predictive(
@@ -142,17 +168,85 @@ def _include(
     step: tuple[float, np.ndarray, float, float],
     k: int,
 ) -> ADFBlock:
-    """Extend the block's columns by the included point's row of ``V`` (in place)."""
+    """Extend the block's current columns by the included point's row of ``V``.
+
+    All columns until the randomized phase, then the selection index only; the
+    block's copies of ``L``, ``X_I``, ``√p`` and ``c`` gain the new point's entries.
+    """
     sqrt_p, row, l0, c_k = step
-    k_row = kernel(included.x[None, :], block.X)[0]
-    v = (sqrt_p * k_row - block.Vt[:, :k] @ row) / l0
-    block.Vt[:, k] = v
-    block.a -= v * v
-    block.h += c_k * v
+    block.L[k, :k], block.L[k, k] = row, l0
+    block.X_I[k], block.sqrt_p[k], block.c[k] = included.x, sqrt_p, c_k
+    current = slice(None) if block.index is None else block.index
+    k_row = kernel(included.x[None, :], block.X[current])[0]
+    v = (sqrt_p * k_row - block.Vt[current, :k] @ row) / l0
+    block.Vt[current, k] = v
+    block.a[current] -= v * v
+    block.h[current] += c_k * v
+    block.rows_done[current] = k + 1
     position = included.index - block.first
     if 0 <= position < len(block.y):
         block.candidate[position] = False
+        if block.index is not None:
+            block.index = block.index[block.index != position]
     return block
+
+
+def _complete(block: ADFBlock, positions: np.ndarray, kernel: Kernel, k: int) -> None:
+    """Columns ``positions`` recomputed to ``k`` rows: ``V_{·j} = L⁻¹ Π½ K_{I,j}``, and
+    their marginals ``a = k_jj − ‖V_{·j}‖²``, ``h = V_{·j}ᵀ c`` (algorithms.md §1.2)."""
+    stale = positions[block.rows_done[positions] < k]
+    if not len(stale) or k == 0:
+        return
+    K_I = block.sqrt_p[:k, None] * kernel(block.X_I[:k], block.X[stale])
+    V = solve_lower(block.L[:k, :k], K_I)
+    block.Vt[stale, :k] = V.T
+    block.a[stale] = block.k_diag[stale] - np.einsum("ij,ij->j", V, V)
+    block.h[stale] = V.T @ block.c[:k]
+    block.rows_done[stale] = k
+
+
+def _start_index(
+    block: ADFBlock,
+    seed: int,
+    selection_size: int,
+    n: int,
+    likelihood: Likelihood,
+    k: int,
+) -> tuple[ADFBlock, Candidate | None]:
+    """Enter the randomized phase: a selection index of the block's share of
+    ``selection_size`` candidates, drawn with the block's own random stream."""
+    block.rng = np.random.default_rng([seed, block.first])
+    pool = np.flatnonzero(block.candidate)
+    size = min(len(pool), max(1, round(selection_size * len(block.y) / n)))
+    block.index = block.rng.choice(pool, size=size, replace=False)
+    return block, _best(block, likelihood, k)
+
+
+def _include_and_redraw(
+    block: ADFBlock,
+    kernel: Kernel,
+    included: Candidate,
+    step: tuple[float, np.ndarray, float, float],
+    k: int,
+    likelihood: Likelihood,
+    retain: float,
+) -> tuple[ADFBlock, Candidate | None]:
+    """Randomized greedy in the block ([LSH02] §3, algorithms.md §1.5): include, keep
+    the best ``⌊retain·|J|⌋`` of the index, redraw the rest, complete the newcomers."""
+    size = len(block.index) if block.index is not None else 0
+    block = _include(block, kernel, included, step, k)
+    assert block.index is not None and block.rng is not None
+    index = block.index
+    w = likelihood.moments(block.h[index], block.a[index], block.y[index]).w
+    kept = index[np.argsort(-0.5 * np.log1p(-block.a[index] * w))[::-1]]
+    kept = kept[: int(retain * size)]
+    free = block.candidate.copy()
+    free[kept] = False
+    pool = np.flatnonzero(free)
+    new = block.rng.choice(pool, size=min(len(pool), size - len(kept)), replace=False)
+    _complete(block, new, kernel, k + 1)
+    block.index = np.concatenate([kept, new])
+    return block, _best(block, likelihood, k + 1)
 
 
 class PartitionedActiveSet:
@@ -202,11 +296,14 @@ class PartitionedActiveSet:
             self._bests = [c for c in bests if c is not None]
         return max(self._bests, key=lambda c: c.score)
 
-    def include(self, point: Candidate, score: bool = True) -> None:
+    def include(
+        self, point: Candidate, score: bool = True, retain: float | None = None
+    ) -> None:
         """Add ``point`` (algorithms.md §1.3): sites and ``L`` here, columns in the blocks.
 
         With ``score``, the blocks return their best candidates in the same round
-        (for :meth:`best`).
+        (for :meth:`best`); with ``retain`` (the randomized phase, after
+        :meth:`start_index`), they also renew their selection indices.
         """
         k = self.size
         mom = self.likelihood.moments(
@@ -222,19 +319,41 @@ class PartitionedActiveSet:
         self.c[k] = g / np.sqrt(w)
         step = (sqrt_p, row, l0, self.c[k])
         self._bests = None
-        if score:
+        if retain is not None:
+            bests = self.blocks.update_and_map(
+                _include_and_redraw,
+                self.kernel,
+                point,
+                step,
+                k,
+                self.likelihood,
+                retain,
+            )
+        elif score:
             bests = self.blocks.update_and_map(
                 _include_and_best, self.kernel, point, step, k, self.likelihood
             )
-            self._bests = [c for c in bests if c is not None]
         else:
             self.blocks.update(_include, self.kernel, point, step, k)
+        if retain is not None or score:
+            self._bests = [c for c in bests if c is not None]
         self.active.append(point.index)
 
+    def start_index(self, seed: int, selection_size: int) -> None:
+        """Every block draws its share of a ``selection_size`` selection index."""
+        bests = self.blocks.update_and_map(
+            _start_index, seed, selection_size, self.n, self.likelihood, self.size
+        )
+        self._bests = [c for c in bests if c is not None]
+
     def held_out_nlp(self, points: np.ndarray) -> float:
-        """Mean predictive NLP of training ``points`` (every block's columns are current)."""
+        """Mean predictive NLP of training ``points``, stale columns completed first."""
         points = np.asarray(points, dtype=int)
-        total = sum(self.blocks.map(_log_predictive_sum, points, self.likelihood))
+        total = sum(
+            self.blocks.map(
+                _log_predictive_sum, points, self.likelihood, self.kernel, self.size
+            )
+        )
         return -total / len(points)
 
     def predictor(self) -> DensePredictor:
@@ -249,18 +368,33 @@ def select_over_blocks(
     *,
     strategy: str = "greedy",
     n_random_start: int = 2,
+    n_full_greedy: int = 198,
+    selection_size: int = 500,
+    retain: float = 0.5,
 ) -> PartitionedActiveSet:
-    """Grow ``state`` to ``d`` points: ``"greedy"`` ([LSH02] §3, ``n_random_start``
-    uniform draws first) or ``"random"``, drawing as
-    :func:`~sparsegp.approximations.ivm.select_active_set` does."""
+    """Grow ``state`` to ``d`` points by a strategy of [LSH02] §3.
+
+    ``"greedy"`` (``n_random_start`` uniform draws first) and ``"random"`` draw as
+    :func:`~sparsegp.approximations.ivm.select_active_set` does and choose the same
+    points. ``"randomized"``: greedy up to ``n_random_start + n_full_greedy`` points,
+    then each block keeps a selection index of its share of ``selection_size``
+    candidates, ``retain`` of it kept at each inclusion and the rest redrawn and
+    completed in the block (its own random stream), the best over the blocks'
+    indices included.
+    """
     if strategy == "random":
         for index in rng.choice(state.n, size=d - state.size, replace=False):
             state.include(state.fetch(int(index)), score=False)
         return state
-    while state.size < d:
+    greedy_size = d if strategy == "greedy" else min(d, n_random_start + n_full_greedy)
+    while state.size < greedy_size:
         if state.size < n_random_start:
             pool = np.setdiff1d(np.arange(state.n), state.active)
             state.include(state.fetch(int(rng.choice(pool))))
         else:
             state.include(state.best())
+    if state.size < d:
+        state.start_index(int(rng.randint(2**31)), selection_size)
+    while state.size < d:
+        state.include(state.best(), retain=retain)
     return state

@@ -123,13 +123,8 @@ class _IVMFitting:
         return state, time.perf_counter() - start
 
     def _select_on_cluster(self, X, y, latent, likelihood, d, rng, strategy):
-        """Greedy or uniform selection with the rows of the dask array ``X`` kept on
-        the cluster (:mod:`~sparsegp.approximations.partitioned_ivm`)."""
-        if strategy not in ("greedy", "random"):
-            raise ValueError(
-                f"{type(self).__name__} selects on a dask array with "
-                "selection='greedy' or 'random' only so far (docs/dask.md)."
-            )
+        """The selection with the rows of the dask array ``X`` kept on the cluster
+        (:mod:`~sparsegp.approximations.partitioned_ivm`)."""
         blocks = DaskBlocks.from_rows(
             current_client(type(self).__name__), X, y, new_adf_block, latent, d
         )
@@ -139,6 +134,9 @@ class _IVMFitting:
             rng,
             strategy=strategy,
             n_random_start=self.n_random_start,
+            n_full_greedy=self.n_full_greedy,
+            selection_size=self.selection_size,
+            retain=self.retain,
         )
 
     def _fit_active_set(self, X, y, kernel, rng):
