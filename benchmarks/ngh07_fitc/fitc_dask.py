@@ -51,6 +51,22 @@ def timed_fit(estimator, X, y):
     return seconds, model.n_sweeps, model.n_evaluations
 
 
+def result(n, name, where, timing, M, rate, rss):
+    """One table row: the fit's time, sweeps and evaluations beside the sweep floor."""
+    seconds, sweeps, evaluations = timing
+    return dict(
+        n=n,
+        fit=name,
+        where=where,
+        seconds=seconds,
+        sweeps=sweeps,
+        evaluations=evaluations,
+        seconds_per_sweep=seconds / sweeps,
+        floor_seconds_per_sweep=3.0 * n * M**2 / rate,
+        peak_rss_mb=rss,
+    )
+
+
 def run(n, args, rate):
     from distributed import Client
 
@@ -60,20 +76,10 @@ def run(n, args, rate):
         X, y = cluster_data(n, args.chunk_rows)
         X = X.persist()
         for name, estimator in estimators(args.inducing, args.max_iter).items():
-            seconds, sweeps, evaluations = timed_fit(estimator, X, y)
-            rows.append(
-                dict(
-                    n=n,
-                    fit=name,
-                    where=f"cluster ({args.workers} workers)",
-                    seconds=seconds,
-                    sweeps=sweeps,
-                    evaluations=evaluations,
-                    seconds_per_sweep=seconds / sweeps,
-                    floor_seconds_per_sweep=3.0 * n * args.inducing**2 / rate,
-                    peak_rss_mb=max(client.run(peak_rss_mb).values()),
-                )
-            )
+            timing = timed_fit(estimator, X, y)
+            rss = max(client.run(peak_rss_mb).values())
+            where = f"cluster ({args.workers} workers)"
+            rows.append(result(n, name, where, timing, args.inducing, rate, rss))
             print(rows[-1], flush=True)
         X_local = X.compute() if n <= args.in_memory_up_to else None
     cluster.close()
@@ -81,19 +87,10 @@ def run(n, args, rate):
         return rows
     with threadpool_limits(1):
         for name, estimator in estimators(args.inducing, args.max_iter).items():
-            seconds, sweeps, evaluations = timed_fit(estimator, X_local, y)
+            timing = timed_fit(estimator, X_local, y)
+            where = "in memory (1 thread)"
             rows.append(
-                dict(
-                    n=n,
-                    fit=name,
-                    where="in memory (1 thread)",
-                    seconds=seconds,
-                    sweeps=sweeps,
-                    evaluations=evaluations,
-                    seconds_per_sweep=seconds / sweeps,
-                    floor_seconds_per_sweep=3.0 * n * args.inducing**2 / rate,
-                    peak_rss_mb=peak_rss_mb(),
-                )
+                result(n, name, where, timing, args.inducing, rate, peak_rss_mb())
             )
             print(rows[-1], flush=True)
     return rows
