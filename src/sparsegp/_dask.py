@@ -77,9 +77,10 @@ def map_row_pairs(function, X, width, n_features):
 
 
 def rows_of(X, rows):
-    """``X[rows]`` in memory: a copy, computed on the cluster if ``X`` is a dask array."""
-    picked = X[np.asarray(rows)]
-    return picked.compute() if is_dask_array(picked) else picked.copy()
+    """``X[rows]`` (integer ``rows``) in memory, gathered from the cluster if ``X`` is
+    a dask array."""
+    picked = X[np.asarray(rows, dtype=int)]
+    return picked.compute() if is_dask_array(picked) else picked
 
 
 class DaskBlocks:
