@@ -10,8 +10,10 @@ its inputs, labels, columns of ``V`` (``rows × d``, preallocated) and marginals
 inclusion the client sends those O(k + D) numbers to every block, and every block
 returns its best candidate by the entropy score ([LSH02] eq. 4) with the column,
 marginals and input the next inclusion needs. The client keeps ``L`` (d × d), ``c`` and
-the sites. Full greedy and uniform selection, all columns kept current; the arithmetic
-is :class:`~sparsegp.approximations.adf_active_set.ADFActiveSet`'s.
+the sites. Full greedy and uniform selection keep every column current and choose what
+:class:`~sparsegp.approximations.adf_active_set.ADFActiveSet` chooses; in randomized
+greedy each block keeps only its share of the selection index current (algorithms.md
+§1.5) and completes redrawn members itself.
 """
 
 from __future__ import annotations
