@@ -89,8 +89,9 @@ class DaskBlocks:
     :class:`~sparsegp.approximations.partitioned_fitc.Blocks` for the client
     ``client``: :meth:`update` submits one task per block, which runs where the
     block lives and leaves its result there; :meth:`map` does the same and gathers
-    the (small) results. Array arguments are scattered once per call to every
-    worker, not shipped with each task.
+    the (small) results; :meth:`update_and_map` does both in one round. Array
+    arguments are scattered once per call to every worker, not shipped with each
+    task.
     """
 
     def __init__(self, client, futures):
