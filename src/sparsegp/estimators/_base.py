@@ -5,7 +5,8 @@ fits a ±1 problem and returns a :class:`BinaryModel`. This base class validates
 encodes labels, runs one-vs-rest problems in parallel with joblib, and turns latent
 predictions into ``predict``, ``predict_proba`` and ``decision_function``. Every
 prediction method also takes a ``dask.array.Array`` and returns dask arrays, one task
-per row block (``docs/dask.md``).
+per row block; ``fit`` on a dask array calls ``_fit_binary_distributed``, which the
+estimators that fit on a cluster implement and the others refuse (``docs/dask.md``).
 """
 
 from __future__ import annotations
