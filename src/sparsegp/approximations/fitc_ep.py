@@ -45,14 +45,18 @@ from .ep import (
 
 __all__ = [
     "EvidenceSensitivities",
-    "InMemoryFITC",
     "FITCKernelBlocks",
     "FITCPosterior",
     "FITCPredictor",
     "FITCPrior",
+    "InMemoryFITC",
+    "PointSensitivities",
     "StructuredFITCPosterior",
+    "cross_sensitivity",
     "fitc_ep_gradient",
     "fitc_ep_sensitivities",
+    "inducing_sensitivities",
+    "point_sensitivities",
 ]
 
 
@@ -248,6 +252,75 @@ class EvidenceSensitivities:
     bias: float
 
 
+@dataclass(frozen=True)
+class PointSensitivities:
+    """The per-point factors of the evidence gradient (algorithms.md §5.6).
+
+    For a set of training points (all of them, or a block of rows): ``G``,
+    ``E_G = L_B⁻¹ V diag(G)``, ``ω = ν̃ − τ̃ ⊙ μ``, ``c`` and ``W = L_u⁻ᵀ V``.
+    """
+
+    G: np.ndarray
+    E: np.ndarray
+    omega: np.ndarray
+    c: np.ndarray
+    W: np.ndarray
+
+
+def point_sensitivities(
+    V: np.ndarray,
+    E: np.ndarray,
+    d0: np.ndarray,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    mean: np.ndarray,
+    chol_uu: np.ndarray,
+) -> PointSensitivities:
+    """:class:`PointSensitivities` of points with prior columns ``V``, ``E = L_B⁻¹ V``,
+    ``d₀``, sites and posterior means: 2·n·M² flops (the solve for ``W``)."""
+    G = tau / (1.0 + tau * d0)
+    E_G = E * G
+    omega = nu - tau * mean
+    c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E_G, E_G)))
+    W = solve_lower_wide(chol_uu, V, trans=True)
+    return PointSensitivities(G, E_G, omega, c, W)
+
+
+def inducing_sensitivities(
+    chol_B: np.ndarray,
+    chol_uu: np.ndarray,
+    w_omega: np.ndarray,
+    V_c_Vt: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``W E_Gᵀ`` and the sensitivity ``H′`` to ``K_uu`` (algorithms.md §5.6).
+
+    M × M work from ``L_B``, ``L_u``, ``W ω`` and ``V diag(c) Vᵀ`` (sums over the
+    training points): ``V E_Gᵀ = L_B − L_B⁻ᵀ`` and ``V diag(G) Vᵀ = L_B L_Bᵀ − I``.
+    """
+    M = len(chol_B)
+    WE = solve_lower_transpose(
+        chol_uu, chol_B - solve_lower_transpose(chol_B, np.eye(M))
+    )
+    inner_uu = 0.5 * (chol_B @ chol_B.T - np.eye(M)) + V_c_Vt
+    kernel_uu = (
+        0.5 * np.outer(w_omega, w_omega)
+        - solve_lower_transpose(chol_uu, solve_lower_transpose(chol_uu, inner_uu.T).T)
+        + 0.5 * (WE @ WE.T)
+    )
+    return WE, 0.5 * (kernel_uu + kernel_uu.T)
+
+
+def cross_sensitivity(
+    parts: PointSensitivities, w_omega: np.ndarray, WE: np.ndarray
+) -> np.ndarray:
+    """The sensitivity ``F′`` to ``K_uf`` of the points of ``parts`` (M × points)."""
+    return (
+        np.outer(w_omega, parts.omega)
+        - parts.W * (parts.G + 2.0 * parts.c)
+        + (WE @ parts.E)
+    )
+
+
 def fitc_ep_sensitivities(
     state: EPState, y: np.ndarray, likelihood: Likelihood
 ) -> EvidenceSensitivities:
@@ -265,30 +338,28 @@ def fitc_ep_sensitivities(
     posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
     M, n = prior.V.shape
-    G = posterior.G
-    E = posterior.E * G
-    omega = state.nu - state.tau * state.mean
-    c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E, E)))
-    L_B = posterior.chol_B
-    VE = L_B - solve_lower_transpose(L_B, np.eye(M))
-    inner_uu = 0.5 * (L_B @ L_B.T - np.eye(M))  # V diag(G/2) Vᵀ
     with large_product(6.0 * n * M * M):
-        W = solve_lower_wide(prior.chol_uu, prior.V, trans=True)
-        WE = solve_lower_transpose(prior.chol_uu, VE)
-        w_omega = W @ omega
-        kernel_uf = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
-        inner_uu += (prior.V * c) @ prior.V.T
-        kernel_uu = (
-            0.5 * np.outer(w_omega, w_omega)
-            - solve_lower_transpose(
-                prior.chol_uu, solve_lower_transpose(prior.chol_uu, inner_uu.T).T
-            )
-            + 0.5 * (WE @ WE.T)
+        parts = point_sensitivities(
+            prior.V,
+            posterior.E,
+            prior.d0,
+            state.tau,
+            state.nu,
+            state.mean,
+            prior.chol_uu,
         )
+        w_omega = parts.W @ parts.omega
+        WE, kernel_uu = inducing_sensitivities(
+            posterior.chol_B,
+            prior.chol_uu,
+            w_omega,
+            (prior.V * parts.c) @ prior.V.T,
+        )
+        kernel_uf = cross_sensitivity(parts, w_omega, WE)
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
-        kernel_uu=0.5 * (kernel_uu + kernel_uu.T),
-        kernel_diag=c,
+        kernel_uu=kernel_uu,
+        kernel_diag=parts.c,
         bias=cavity_gradient(state, y, likelihood),
     )
 

@@ -47,7 +47,13 @@ from .ep import (
     site_change,
     site_evidence_terms,
 )
-from .fitc_ep import FITCPredictor
+from .fitc_ep import (
+    FITCPredictor,
+    PointSensitivities,
+    cross_sensitivity,
+    inducing_sensitivities,
+    point_sensitivities,
+)
 
 __all__ = [
     "Blocks",
@@ -100,7 +106,8 @@ class FITCBlock:
 
     ``V`` (M × rows), ``d0``, the sites and marginals are set (empty until then) by
     the block functions below; a block is never changed in place (dask keeps results
-    immutable).
+    immutable). ``sensitivities`` holds the block's gradient factors between the two
+    rounds of :meth:`PartitionedFITC.gradient`.
     """
 
     X: np.ndarray
@@ -116,6 +123,7 @@ class FITCBlock:
     old_nu: np.ndarray = field(default_factory=_unset)
     saved_tau: np.ndarray = field(default_factory=_unset)
     saved_nu: np.ndarray = field(default_factory=_unset)
+    sensitivities: PointSensitivities | None = None
 
 
 def new_block(X: np.ndarray, y: np.ndarray, first: int = 0) -> FITCBlock:
@@ -264,43 +272,45 @@ class PartitionedFITCPosterior:
         return FITCPredictor(chol_uu=self.chol_uu, chol_B=self.chol_B, weights=weights)
 
 
-def _gradient_parts(
-    block: FITCBlock, chol_B: np.ndarray, chol_uu: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``G``, ``E_G = L_B⁻¹ V diag(G)``, ``ω``, ``c`` and ``W = L_u⁻ᵀ V`` of a block
-    (:func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`)."""
-    G = block.tau / (1.0 + block.tau * block.d0)
-    E = solve_lower_wide(chol_B, block.V) * G
-    omega = block.nu - block.tau * block.mean
-    c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E, E)))
-    W = solve_lower_wide(chol_uu, block.V, trans=True)
-    return G, E, omega, c, W
-
-
 def _gradient_sums(
     block: FITCBlock, chol_B: np.ndarray, chol_uu: np.ndarray, likelihood: Likelihood
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """A block's ``W ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
-    _, _, omega, c, W = _gradient_parts(block, chol_B, chol_uu)
+) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray, float, float]]:
+    """The block's gradient factors (kept in the block for :func:`_cross_gradient`),
+    and its ``W ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
+    parts = point_sensitivities(
+        block.V,
+        solve_lower_wide(chol_B, block.V),
+        block.d0,
+        block.tau,
+        block.nu,
+        block.mean,
+        chol_uu,
+    )
     bias = cavity_gradient_terms(
         block.tau, block.nu, block.mean, block.var, block.y, likelihood
     )
-    return W @ omega, (block.V * c) @ block.V.T, float(np.sum(c)), bias
+    sums = (
+        parts.W @ parts.omega,
+        (block.V * parts.c) @ block.V.T,
+        float(np.sum(parts.c)),
+        bias,
+    )
+    return replace(block, sensitivities=parts), sums
 
 
 def _cross_gradient(
     block: FITCBlock,
     kernel: Kernel,
     Z: np.ndarray,
-    chol_B: np.ndarray,
-    chol_uu: np.ndarray,
     w_omega: np.ndarray,
     WE: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The block's ``∂ log Z`` through ``K_uc``: in θ and in the pseudo-inputs."""
-    G, E, omega, c, W = _gradient_parts(block, chol_B, chol_uu)
-    sensitivity = np.outer(w_omega, omega) - W * (G + 2.0 * c) + WE @ E
-    return CrossCovariance(kernel, Z, block.X).gradients(sensitivity)
+) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
+    """The block's ``∂ log Z`` through ``K_uc``, in θ and in the pseudo-inputs; the
+    block's gradient factors are released."""
+    assert block.sensitivities is not None, "_gradient_sums first"
+    sensitivity = cross_sensitivity(block.sensitivities, w_omega, WE)
+    gradients = CrossCovariance(kernel, Z, block.X).gradients(sensitivity)
+    return replace(block, sensitivities=None), gradients
 
 
 class PartitionedFITC:
@@ -339,23 +349,16 @@ class PartitionedFITC:
         kernel, Z = self._at
         posterior = posterior_of(state, PartitionedFITCPosterior)
         L_B, L_u = posterior.chol_B, posterior.chol_uu
-        sums = self.blocks.map(_gradient_sums, L_B, L_u, likelihood)
+        sums = self.blocks.update_and_map(_gradient_sums, L_B, L_u, likelihood)
         w_omega = sum(s[0] for s in sums)
-        M = len(L_B)
-        WE = solve_lower_transpose(L_u, L_B - solve_lower_transpose(L_B, np.eye(M)))
-        inner_uu = 0.5 * (L_B @ L_B.T - np.eye(M)) + sum(s[1] for s in sums)
-        kernel_uu = (
-            0.5 * np.outer(w_omega, w_omega)
-            - solve_lower_transpose(L_u, solve_lower_transpose(L_u, inner_uu.T).T)
-            + 0.5 * (WE @ WE.T)
+        WE, kernel_uu = inducing_sensitivities(
+            L_B, L_u, w_omega, sum(s[1] for s in sums)
         )
-        theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(
-            0.5 * (kernel_uu + kernel_uu.T)
-        )
+        theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(kernel_uu)
         theta_diag, _ = CrossCovariance(kernel, Z[:1]).gradients(
             np.array([[sum(s[2] for s in sums)]])
         )
-        cross = self.blocks.map(_cross_gradient, kernel, Z, L_B, L_u, w_omega, WE)
+        cross = self.blocks.update_and_map(_cross_gradient, kernel, Z, w_omega, WE)
         return (
             sum(g[0] for g in cross) - theta_uu + theta_diag,
             float(sum(s[3] for s in sums)),
