@@ -16,6 +16,7 @@ from sparsegp.approximations.partitioned_fitc import (
     new_block,
 )
 from sparsegp.likelihoods import Probit
+from sparsegp.testing import assert_gradient_matches
 
 from ..conftest import small_problem
 
@@ -101,3 +102,28 @@ def test_a_warm_posterior_restarts_from_the_saved_sites():
     warm = run_ep(data.posterior(kernel, Z, saved), None, likelihood, **OPTIONS)
     assert warm.n_sweeps <= 2 < state.n_sweeps
     np.testing.assert_allclose(warm.log_evidence, state.log_evidence, rtol=1e-10)
+
+
+def test_the_block_gradient_matches_finite_differences():
+    X, y, kernel = small_problem(n=50, seed=10)
+    Z0 = X[::7] + 0.05
+    bias0 = 0.3
+    p = len(kernel.theta)
+
+    def evidence(theta, Z, bias):
+        data = PartitionedFITC(blocks_of(X, y, [11, 30]), 1e-6)
+        likelihood = Probit(bias)
+        posterior = data.posterior(kernel.clone_with_theta(theta), Z, None)
+        state = run_ep(
+            posterior, None, likelihood, damping=0.8, tol=1e-13, max_sweeps=3000
+        )
+        return state.log_evidence, data.gradient(state, likelihood)
+
+    _, (grad_theta, grad_bias, grad_Z) = evidence(kernel.theta, Z0, bias0)
+
+    def log_z(x):  # x = (θ, b, Z raveled)
+        return evidence(x[:p], x[p + 1 :].reshape(Z0.shape), x[p])[0]
+
+    x = np.concatenate([kernel.theta, [bias0], Z0.ravel()])
+    analytic = np.concatenate([grad_theta, [grad_bias], grad_Z.ravel()])
+    assert_gradient_matches(log_z, analytic, x, rtol=1e-5, atol=1e-7)
