@@ -49,6 +49,10 @@ def test_blocks_select_what_the_in_memory_state_selects(strategy, bounds):
         in_memory.predictor().latent_mean_and_variance(cross, diag),
         atol=1e-12,
     )
+    outside = np.setdiff1d(np.arange(len(y)), state.active)[::3]
+    np.testing.assert_allclose(  # the rounds' criterion (in memory: columns completed)
+        state.held_out_nlp(outside), in_memory.held_out_nlp(outside), rtol=1e-12
+    )
     if strategy == "greedy":  # uniform selection leaves the in-memory columns stale
         for block in blocks.blocks:  # the blocks' marginals are the ADF state's
             rows = slice(block.first, block.first + len(block.y))
