@@ -292,3 +292,11 @@ def test_ivm_with_its_defaults_fits_on_the_cluster(client):
     assert on_cluster.selection_used_ in ("randomized", "random")
     errors = [np.mean(m.predict(X_test) != y_test) for m in (on_cluster, local)]
     assert errors[0] <= errors[1] + 0.02
+
+
+def test_a_verbose_selection_on_the_cluster_shows_its_progress(client, capsys):
+    X, y = make_noisy_problem(2_000, seed=10)
+    IVMClassifier(
+        active_set_size=20, selection="greedy", optimizer=None, verbose=1
+    ).fit(blocks_of(X, rows=500), y)
+    assert "IVM selection" in capsys.readouterr().err

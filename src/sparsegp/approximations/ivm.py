@@ -74,7 +74,7 @@ def select_greedy(
             best = pool[np.argmax(state.entropy_scores(columns)[pool])]
         state.include(best, columns)
         candidate[best] = False
-        _advance(progress)
+        advance(progress)
     if columns.Vt is not state.Vt:
         state.release(columns)
 
@@ -108,7 +108,7 @@ def select_randomized_greedy(
         best = int(np.argmax(scores))
         state.include(best, J)
         candidate[J.points[best]] = False
-        _advance(progress)
+        advance(progress)
         if state.size == d:
             break
         ranked = np.argsort(scores)[::-1]
@@ -128,7 +128,8 @@ def select_randomized_greedy(
             J = J.take(np.setdiff1d(np.arange(len(J.points)), replaced[n_new:]))
 
 
-def _advance(progress: Progress | None) -> None:
+def advance(progress: Progress | None) -> None:
+    """Advance ``progress`` by one step, if there is one."""
     if progress is not None:
         progress.update()
 

@@ -27,6 +27,7 @@ from .._linalg import solve_lower
 from ..likelihoods import Likelihood
 from .adf_active_set import active_set_predictor
 from .ep import DensePredictor
+from .ivm import Progress, advance
 from .partitioned_fitc import Blocks
 
 __all__ = [
@@ -373,6 +374,7 @@ def select_over_blocks(
     n_full_greedy: int = 198,
     selection_size: int = 500,
     retain: float = 0.5,
+    progress: Progress | None = None,
 ) -> PartitionedActiveSet:
     """Grow ``state`` to ``d`` points by a strategy of [LSH02] §3.
 
@@ -382,11 +384,12 @@ def select_over_blocks(
     then each block keeps a selection index of its share of ``selection_size``
     candidates, ``retain`` of it kept at each inclusion and the rest redrawn and
     completed in the block (its own random stream), the best over the blocks'
-    indices included.
+    indices included. ``progress`` (e.g. a tqdm bar) advances once per inclusion.
     """
     if strategy == "random":
         for index in rng.choice(state.n, size=d - state.size, replace=False):
             state.include(state.fetch(int(index)), score=False)
+            advance(progress)
         return state
     greedy_size = d if strategy == "greedy" else min(d, n_random_start + n_full_greedy)
     while state.size < greedy_size:
@@ -395,8 +398,10 @@ def select_over_blocks(
             state.include(state.fetch(int(rng.choice(pool))))
         else:
             state.include(state.best())
+        advance(progress)
     if state.size < d:
         state.start_index(int(rng.randint(2**31)), selection_size)
     while state.size < d:
         state.include(state.best(), retain=retain)
+        advance(progress)
     return state

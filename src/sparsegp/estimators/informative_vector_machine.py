@@ -97,47 +97,42 @@ class _IVMFitting:
     def _select(self, X, y, kernel, d, rng, strategy):
         """One selection of ``d`` points: the state and its wall time in seconds."""
         latent, likelihood = self._likelihood(kernel, y)
-        start = time.perf_counter()
-        if is_dask_array(X):
-            state = self._select_on_cluster(X, y, latent, likelihood, d, rng, strategy)
-            return state, time.perf_counter() - start
-        with tqdm(
-            total=d, desc="IVM selection", disable=not self.verbose, leave=False
-        ) as progress:
-            dtype = self._store_dtype(len(y), d)
-            state = select_active_set(
-                KernelBlocks(latent, X, dtype),
-                latent.diag(X),
-                y,
-                likelihood,
-                d,
-                rng,
-                strategy=strategy,
-                n_random_start=self.n_random_start,
-                n_full_greedy=self.n_full_greedy,
-                selection_size=self.selection_size,
-                retain=self.retain,
-                progress=progress,
-                dtype=dtype,
-            )
-        return state, time.perf_counter() - start
-
-    def _select_on_cluster(self, X, y, latent, likelihood, d, rng, strategy):
-        """The selection with the rows of the dask array ``X`` kept on the cluster
-        (:mod:`~sparsegp.approximations.partitioned_ivm`)."""
-        blocks = DaskBlocks.from_rows(
-            current_client(type(self).__name__), X, y, new_adf_block, latent, d
-        )
-        return select_over_blocks(
-            PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
-            d,
-            rng,
+        options = dict(
             strategy=strategy,
             n_random_start=self.n_random_start,
             n_full_greedy=self.n_full_greedy,
             selection_size=self.selection_size,
             retain=self.retain,
         )
+        start = time.perf_counter()
+        with tqdm(
+            total=d, desc="IVM selection", disable=not self.verbose, leave=False
+        ) as progress:
+            if is_dask_array(X):  # the rows stay on the cluster
+                blocks = DaskBlocks.from_rows(
+                    current_client(type(self).__name__), X, y, new_adf_block, latent, d
+                )
+                state = select_over_blocks(
+                    PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
+                    d,
+                    rng,
+                    progress=progress,
+                    **options,
+                )
+            else:
+                dtype = self._store_dtype(len(y), d)
+                state = select_active_set(
+                    KernelBlocks(latent, X, dtype),
+                    latent.diag(X),
+                    y,
+                    likelihood,
+                    d,
+                    rng,
+                    progress=progress,
+                    dtype=dtype,
+                    **options,
+                )
+        return state, time.perf_counter() - start
 
     def _fit_active_set(self, X, y, kernel, rng):
         """``(ActiveSetModel, kernel)`` by ``self.selection``.
