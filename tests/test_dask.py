@@ -198,6 +198,14 @@ def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
             in_memory.fit(X_dask, y)
     with pytest.raises(ValueError, match="NaN"):
         fitc_on_given_hyperparameters().fit(blocks_of(np.full((400, 4), np.nan)), y)
+    with pytest.raises(ValueError, match="at least two classes"):
+        fitc_on_given_hyperparameters().fit(X_dask, np.ones(400))
+    with pytest.raises(ValueError, match="rows and y 399 labels"):
+        fitc_on_given_hyperparameters().fit(X_dask, y[:-1])
+    with pytest.raises(ValueError, match="exceeds the 400 training points"):
+        IVMClassifier(active_set_size=401, optimizer=None).fit(X_dask, y)
+    with pytest.raises(ValueError, match="2-D"):
+        fitc_on_given_hyperparameters().fit(da.zeros((400, 4, 2), chunks=100), y)
 
 
 @pytest.mark.parametrize("selection", ["greedy", "random"])
