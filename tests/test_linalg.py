@@ -47,15 +47,17 @@ def test_solve_and_log_det(rng):
 
 
 @pytest.mark.parametrize("trans", [False, True])
-def test_wide_solve_equals_the_triangular_solve(trans):
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-4)])
+def test_wide_solve_equals_the_triangular_solve(trans, order, dtype, rtol):
     rng = np.random.default_rng(3)
     A = rng.standard_normal((6, 6))
     L = np.linalg.cholesky(A @ A.T + 6 * np.eye(6))
     B = rng.standard_normal((6, 50))
     expected = solve_triangular(L, B, lower=True, trans="T" if trans else "N")
-    np.testing.assert_allclose(
-        solve_lower_wide(L, B, trans=trans), expected, rtol=1e-12
-    )
+    result = solve_lower_wide(L, np.asarray(B.astype(dtype), order=order), trans=trans)
+    assert result.dtype == dtype and result.flags.c_contiguous
+    np.testing.assert_allclose(result, expected, rtol=rtol)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

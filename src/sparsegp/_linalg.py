@@ -95,16 +95,22 @@ def solve_lower_in_place(L: np.ndarray, B: np.ndarray) -> np.ndarray:
 def solve_lower_wide(L: np.ndarray, B: np.ndarray, trans: bool = False) -> np.ndarray:
     """``L⁻¹ B`` (``L⁻ᵀ B`` if ``trans``) for a wide ``B`` of shape (M, n), n ≫ M.
 
-    Inverts the M×M triangle once (O(M³)) and multiplies: a GEMM runs 2-3× faster
-    than a triangular solve with n right-hand sides on OpenBLAS, for the same
-    O(n·M²) flops. The triangular inverse's product is as accurate as forward
-    substitution for the well-conditioned factors used here (``I + V G Vᵀ`` has
-    eigenvalues ≥ 1; ``K_uu`` carries a jitter).
+    Inverts the M×M triangle once (LAPACK ``trtri``, M³/3 flops) and multiplies by
+    the triangle (BLAS ``trmm``, n·M² flops): on OpenBLAS this runs about 3× faster
+    than a triangular solve with n right-hand sides and 2× faster than a GEMM with
+    the inverse (which does twice the flops), in ``B``'s precision (float32 or
+    float64). The result is C-contiguous. The triangular inverse's product is as
+    accurate as forward substitution for the well-conditioned factors used here
+    (``I + V G Vᵀ`` has eigenvalues ≥ 1; ``K_uu`` carries a jitter).
     """
-    inverse = solve_triangular(
-        L, np.eye(len(L)), lower=True, trans="T" if trans else "N", check_finite=False
-    )
-    return inverse @ B
+    B = np.ascontiguousarray(B)
+    if B.dtype != np.float32:
+        B = B.astype(float, copy=False)
+    inverse = inverse_lower(L).astype(B.dtype, copy=False)
+    (trmm,) = get_blas_funcs(("trmm",), (B,))
+    # C-contiguous B is Fortran Bᵀ: (L⁻¹B)ᵀ = Bᵀ L⁻ᵀ and (L⁻ᵀB)ᵀ = Bᵀ L⁻¹.
+    product = trmm(1.0, inverse, B.T, side=1, lower=1, trans_a=0 if trans else 1)
+    return product.T
 
 
 def solve_lower_transpose(L: np.ndarray, B: np.ndarray) -> np.ndarray:
