@@ -1,11 +1,13 @@
 """FITC-EP ([NGH07]) against dense EP on the FITC covariance and finite differences."""
 
 import numpy as np
+import pytest
 from scipy.stats import multivariate_normal
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp.approximations.fitc_ep import (
     FITCKernelBlocks,
+    FITCPosterior,
     FITCPredictor,
     FITCPrior,
     StructuredFITCPosterior,
@@ -132,3 +134,19 @@ def test_evidence_gradient_matches_finite_differences():
     x = np.concatenate([kernel.theta, [bias], Z.ravel()])
     analytic = np.concatenate([grad_theta, [grad_bias], grad_Z.ravel()])
     assert_gradient_matches(log_z, analytic, x, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("amplitude", [1.0, 1e4])
+@pytest.mark.parametrize("store_dtype, rtol", [(np.float64, 1e-10), (np.float32, 1e-4)])
+def test_refresh_gives_the_dense_posterior_marginals(amplitude, store_dtype, rtol):
+    kernel = ConstantKernel(amplitude) * RBF(1.0)
+    _, _, _, _, prior = fitc_problem(n=300, M=20, kernel=kernel)
+    rng = np.random.default_rng(4)
+    tau = 10.0 ** rng.uniform(-6, 3, 300) / amplitude**0.5
+    nu = rng.standard_normal(300) * tau
+    posterior = FITCPosterior(prior, tau, nu, store_dtype)
+    A = np.linalg.inv(np.linalg.inv(dense_fitc_covariance(prior)) + np.diag(tau))
+    mean, var = posterior.marginals()
+    assert posterior.E.dtype == store_dtype and var.dtype == mean.dtype == np.float64
+    np.testing.assert_allclose(var, np.diag(A), rtol=rtol)
+    np.testing.assert_allclose(mean, A @ nu, rtol=rtol, atol=rtol * np.std(A @ nu))

@@ -45,6 +45,40 @@ def test_fit_is_reproducible_for_every_initialisation(init):
     np.testing.assert_array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
 
 
+def test_float32_sweeps_learn_the_float64_model_and_predict_in_float64():
+    X, y = make_xor_clusters(300, random_state=0)
+    X_test, _ = make_xor_clusters(500, random_state=1)
+    fits = {
+        dtype: FITCGPClassifier(n_inducing=6, sweep_dtype=dtype, random_state=0).fit(
+            X, y
+        )
+        for dtype in ("float32", "float64")
+    }
+    single, double = fits["float32"], fits["float64"]
+    np.testing.assert_allclose(
+        single.log_marginal_likelihood_value_,
+        double.log_marginal_likelihood_value_,
+        rtol=1e-3,
+    )
+    np.testing.assert_allclose(
+        single.predict_proba(X_test), double.predict_proba(X_test), atol=0.02
+    )
+    fixed = [  # no optimizer: only the final EP run, float64 whatever sweep_dtype
+        FITCGPClassifier(
+            single.kernel_,
+            inducing_init=single.inducing_points_,
+            bias=single.bias_,
+            optimizer=None,
+            sweep_dtype=dtype,
+        ).fit(X, y)
+        for dtype in ("float32", "float64")
+    ]
+    np.testing.assert_array_equal(
+        fixed[0].predict_proba(X_test), fixed[1].predict_proba(X_test)
+    )
+    assert single.estimators_[0].predictor.weights.dtype == np.float64
+
+
 def test_fixed_inducing_points_stay_put_and_the_kernel_is_learnt():
     X, y, kernel = small_problem(n=40)
     Z = X[:5].copy()

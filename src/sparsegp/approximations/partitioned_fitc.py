@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import (
@@ -51,8 +52,10 @@ from .fitc_ep import (
     FITCPredictor,
     PointSensitivities,
     cross_sensitivity,
+    fitc_marginals,
     inducing_sensitivities,
     point_sensitivities,
+    site_statistics,
 )
 
 __all__ = [
@@ -104,9 +107,10 @@ def _unset() -> np.ndarray:
 class FITCBlock:
     """One block of training rows and its share of the FITC-EP state.
 
-    ``V`` (M × rows), ``d0``, the sites and marginals are set (empty until then) by
-    the block functions below; a block is never changed in place (dask keeps results
-    immutable). ``sensitivities`` holds the block's gradient factors between the two
+    ``V`` (M × rows), ``V_sweep`` (``V`` in the precision of the EP sweeps), ``d0``,
+    the sites and marginals are set (empty until then) by the block functions below;
+    a block is never changed in place (dask keeps results immutable).
+    ``sensitivities`` holds the block's gradient factors between the two
     rounds of :meth:`PartitionedFITC.gradient`.
     """
 
@@ -114,6 +118,7 @@ class FITCBlock:
     y: np.ndarray
     first: int = 0
     V: np.ndarray = field(default_factory=_unset)
+    V_sweep: np.ndarray = field(default_factory=_unset)
     d0: np.ndarray = field(default_factory=_unset)
     tau: np.ndarray = field(default_factory=_unset)
     nu: np.ndarray = field(default_factory=_unset)
@@ -132,16 +137,23 @@ def new_block(X: np.ndarray, y: np.ndarray, first: int = 0) -> FITCBlock:
 
 
 def _with_prior(
-    block: FITCBlock, kernel: Kernel, Z: np.ndarray, chol_uu: np.ndarray, warm: bool
+    block: FITCBlock,
+    kernel: Kernel,
+    Z: np.ndarray,
+    chol_uu: np.ndarray,
+    warm: bool,
+    store_dtype: npt.DTypeLike,
 ) -> FITCBlock:
     """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3), and its saved sites (``warm``)
-    or zero sites."""
+    or zero sites; the sweeps use ``V_c`` in ``store_dtype``."""
     V = solve_lower_wide(chol_uu, kernel(Z, block.X))
     d0 = np.maximum(kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0.0)
+    V_sweep = V.astype(store_dtype, copy=False)
     if warm:
-        return replace(block, V=V, d0=d0, tau=block.saved_tau, nu=block.saved_nu)
-    zeros = np.zeros(len(block.y))
-    return replace(block, V=V, d0=d0, tau=zeros, nu=zeros)
+        tau, nu = block.saved_tau, block.saved_nu
+    else:
+        tau = nu = np.zeros(len(block.y))
+    return replace(block, V=V, V_sweep=V_sweep, d0=d0, tau=tau, nu=nu)
 
 
 def _save_sites(block: FITCBlock) -> FITCBlock:
@@ -150,21 +162,15 @@ def _save_sites(block: FITCBlock) -> FITCBlock:
 
 def _refresh_statistics(block: FITCBlock) -> tuple[np.ndarray, np.ndarray, float]:
     """``V_c diag(G_c) V_cᵀ``, ``V_c (t_c ⊙ ν̃_c)`` and ``Σ log(1 + τ̃ d₀)`` of a block."""
-    t = 1.0 / (1.0 + block.tau * block.d0)
-    scaled = block.V * np.sqrt(block.tau * t)
-    return (
-        scaled @ scaled.T,
-        block.V @ (t * block.nu),
-        float(np.sum(np.log1p(block.tau * block.d0))),
-    )
+    VGVt, V_t_nu = site_statistics(block.V_sweep, block.d0, block.tau, block.nu)
+    return VGVt, V_t_nu, float(np.sum(np.log1p(block.tau * block.d0)))
 
 
 def _with_marginals(block: FITCBlock, chol_B: np.ndarray, u: np.ndarray) -> FITCBlock:
     """Marginals from ``L_B`` and ``u = L_B⁻¹ V (t ⊙ ν̃)`` (algorithms.md §5.3)."""
-    t = 1.0 / (1.0 + block.tau * block.d0)
-    E = solve_lower_wide(chol_B, block.V)
-    var = block.d0 * t + t**2 * np.einsum("ij,ij->j", E, E)
-    mean = t * (block.d0 * block.nu + E.T @ u)
+    _, mean, var = fitc_marginals(
+        block.V_sweep, block.d0, block.tau, block.nu, chol_B, u
+    )
     return replace(block, mean=mean, var=var)
 
 
@@ -330,14 +336,22 @@ class PartitionedFITC:
         self._at: tuple[Kernel, np.ndarray] | None = None
 
     def posterior(
-        self, kernel: Kernel, Z: np.ndarray, sites: object
+        self,
+        kernel: Kernel,
+        Z: np.ndarray,
+        sites: object,
+        store_dtype: npt.DTypeLike = np.float64,
     ) -> PartitionedFITCPosterior:
-        """The blocks primed at ``kernel``, ``Z``, from their saved sites or zero."""
+        """The blocks primed at ``kernel``, ``Z``, from their saved sites or zero,
+        their sweeps' products in ``store_dtype``
+        (:class:`~sparsegp.approximations.fitc_ep.FITCPosterior`)."""
         K_uu = kernel(Z)
         chol_uu = cholesky_jitter(
             K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
-        self.blocks.update(_with_prior, kernel, Z, chol_uu, sites is not None)
+        self.blocks.update(
+            _with_prior, kernel, Z, chol_uu, sites is not None, store_dtype
+        )
         self._at = (kernel, Z)
         return PartitionedFITCPosterior(self.blocks, chol_uu)
 

@@ -153,6 +153,12 @@ default="kmeans"
         Maximum EP sweeps per evidence evaluation.
     jitter : float, default=1e-6
         ``ε_u`` added to the diagonal of ``K_uu`` ([NGH07] footnote 3).
+    sweep_dtype : {"float32", "float64"}, default="float32"
+        Precision of the n × M products of the parallel EP sweeps inside the
+        optimizer (``V diag(G) Vᵀ`` and ``L_B⁻¹ V``); float32 halves their time.
+        The factor ``L_B``, the sites, the marginals and the evidence gradient stay
+        float64, and the fitted model's final EP run is float64 throughout
+        (BENCHMARKS.md, "FITC-EP sweeps in float32").
     n_jobs : int, default=None
         Parallel one-vs-rest problems (joblib).
     random_state : int, RandomState instance or None, default=None
@@ -211,6 +217,7 @@ default="kmeans"
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_sweeps": [Interval(Integral, 1, None, closed="left")],
         "jitter": [Interval(Real, 0, None, closed="left")],
+        "sweep_dtype": [StrOptions({"float32", "float64"})],
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -231,6 +238,7 @@ default="kmeans"
         tol=1e-3,
         max_sweeps=100,
         jitter=1e-6,
+        sweep_dtype="float32",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -249,6 +257,7 @@ default="kmeans"
         self.tol = tol
         self.max_sweeps = max_sweeps
         self.jitter = jitter
+        self.sweep_dtype = sweep_dtype
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -399,7 +408,10 @@ default="kmeans"
         def evidence(x):
             kernel_x, bias, Z = unpack(x)
             likelihood = Probit(bias)
-            state = ep(lambda sites: data.posterior(kernel_x, Z, sites), likelihood)
+            state = ep(
+                lambda sites: data.posterior(kernel_x, Z, sites, self.sweep_dtype),
+                likelihood,
+            )
             grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
             report_progress(
                 self,
