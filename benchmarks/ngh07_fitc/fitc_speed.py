@@ -17,10 +17,13 @@ M ∈ {100 … 800} at N = 10 000. ``nlp``: ``NLPSparseGPClassifier(max_basis_ve
 with its defaults on the ``task`` data, beside the same SVC.
 
 One BLAS thread for every estimator. The floor of a fit is the flops of the
-evaluations it made, at the dgemm rate measured in the same run: per evidence
-evaluation the prior (``V = L_u⁻¹ K_uf``, N·M²), the sensitivities (7·N·M²) and the
-kernel block and its gradients (4·N·M·D); per EP sweep the refresh (3·N·M²: a syrk
-and a GEMM); k-means and the Python around them are not counted.
+evaluations it made, at the GEMM rates measured in the same run: per evidence
+evaluation, in float64, the prior (``V = L_u⁻¹ K_uf``, a ``trmm``: N·M²), the
+sensitivities (``W = L_u⁻ᵀ V``, ``V diag(c) Vᵀ`` and ``(W E_Gᵀ) E_G``: 5·N·M²) and
+the kernel block and its gradients (4·N·M·D); per EP sweep the refresh (2·N·M²: a
+``syrk`` and a ``trmm``) in the sweeps' precision (float32 by default; the final run's
+float64 sweeps are counted at that rate too); k-means and the Python around them are
+not counted.
 """
 
 from __future__ import annotations
@@ -38,13 +41,15 @@ from sparsegp import FITCGPClassifier, NLPSparseGPClassifier
 from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
 
 
-def floor_seconds(model, N, D, rate):
-    """Seconds the fit's evaluations and sweeps need at ``rate`` (module docstring)."""
+def floor_seconds(model, N, D, rate, sweep_rate):
+    """Seconds the fit's evaluations and sweeps need at ``rate`` (float64) and
+    ``sweep_rate`` (the sweeps' precision; module docstring)."""
     M = len(model.inducing_points)
-    per_evaluation = 8.0 * N * M * M + 4.0 * N * M * D
-    per_sweep = 3.0 * N * M * M
-    flops = (model.n_evaluations + 1) * per_evaluation + model.n_sweeps * per_sweep
-    return flops / rate
+    per_evaluation = 6.0 * N * M * M + 4.0 * N * M * D
+    per_sweep = 2.0 * N * M * M
+    return (
+        model.n_evaluations + 1
+    ) * per_evaluation / rate + model.n_sweeps * per_sweep / sweep_rate
 
 
 def fitc_row(X, y, X_test, y_test, M, name):
@@ -59,7 +64,8 @@ def fitc_row(X, y, X_test, y_test, M, name):
     )
     model = clf.estimators_[0]
     rate = dgemm_rate(M, len(X), M, repeats=5)
-    floor = floor_seconds(model, len(X), X.shape[1], rate)
+    sweep_rate = dgemm_rate(M, len(X), M, repeats=5, dtype=clf.sweep_dtype)
+    floor = floor_seconds(model, len(X), X.shape[1], rate, sweep_rate)
     row = dict(
         result.__dict__,
         n_train=len(X),
@@ -67,13 +73,15 @@ def fitc_row(X, y, X_test, y_test, M, name):
         n_evaluations=model.n_evaluations,
         n_sweeps=model.n_sweeps,
         dgemm_gflops=rate / 1e9,
+        sweep_gemm_gflops=sweep_rate / 1e9,
         floor_seconds=floor,
         time_over_floor=result.fit_seconds / floor,
     )
     print(
         f"{name}: N={len(X)} M={M} {result.error:.2%} / {result.nlp:.4f} nats, "
         f"fit {result.fit_seconds:.1f} s, {model.n_evaluations} evaluations, "
-        f"{model.n_sweeps} sweeps, floor {floor:.1f} s at {rate / 1e9:.0f} GFlop/s "
+        f"{model.n_sweeps} sweeps, floor {floor:.1f} s at {rate / 1e9:.0f} "
+        f"({sweep_rate / 1e9:.0f} for sweeps) GFlop/s "
         f"(× {row['time_over_floor']:.2f})",
         flush=True,
     )

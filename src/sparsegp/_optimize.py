@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
+from scipy.optimize import Bounds, minimize
 from sklearn.utils import check_random_state
 from tqdm.auto import tqdm
 
@@ -186,7 +186,7 @@ def maximize(
                 start,
                 jac=True,
                 method="L-BFGS-B",
-                bounds=bounds,
+                bounds=Bounds(bounds[:, 0], bounds[:, 1]),  # a list costs O(p) Python
                 callback=report,
                 options={"maxiter": max_iter}
                 | ({} if ftol is None else {"ftol": ftol}),

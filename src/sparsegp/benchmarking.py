@@ -142,14 +142,16 @@ def evaluate(
     return result, estimator
 
 
-def dgemm_rate(m, k, n, repeats=3):
-    """Flops per second of a float64 ``(m×k)·(k×n)`` product on this machine now.
+def dgemm_rate(m, k, n, repeats=3, dtype=np.float64):
+    """Flops per second of a ``(m×k)·(k×n)`` product (float64 unless ``dtype`` says
+    otherwise: float32 is sgemm) on this machine now.
 
     Benchmarks put it beside their times: the floor of a method is its unavoidable
     flops at this rate.
     """
     rng = np.random.default_rng(0)
-    A, B = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    A = rng.standard_normal((m, k)).astype(dtype)
+    B = rng.standard_normal((k, n)).astype(dtype)
     A @ B
     start = time.perf_counter()
     for _ in range(repeats):
