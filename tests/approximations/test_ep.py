@@ -191,12 +191,36 @@ def test_warm_started_ep_reaches_the_cold_fixed_point():
         lambda s: DensePosterior(kernel(X), *sites_or_zeros(s, len(y))), likelihood
     )
     K = kernel.clone_with_theta(kernel.theta + 0.05)(X)
-    warm = ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), likelihood)
-    cold = dense_ep(K, y, likelihood, tol=1e-10, max_sweeps=1000)
+    warm = ep(
+        lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))),
+        likelihood,
+        final=True,
+    )
+    cold = dense_ep(K, y, likelihood, tol=1e-12, max_sweeps=1000)
     assert ep.n_runs == 2 and ep.n_cold_restarts == 0
     assert first.converged and warm.n_sweeps < cold.n_sweeps
     np.testing.assert_allclose(warm.tau, cold.tau, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(warm.log_evidence, cold.log_evidence, rtol=1e-10)
+
+
+def test_an_optimizer_evaluation_settles_the_evidence_before_the_sites():
+    X, y, kernel = small_problem(n=60)
+    K = kernel(X)
+    exact = dense_ep(K, y, Probit(0.2), tol=1e-12, max_sweeps=1000)
+    tol = 1e-4
+    runs = {
+        final: WarmStartedEP(y, dict(tol=tol, max_sweeps=1000))(
+            lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))),
+            Probit(0.2),
+            final=final,
+        )
+        for final in (False, True)
+    }
+    evaluation, final = runs[False], runs[True]
+    assert evaluation.n_sweeps < final.n_sweeps
+    assert abs(evaluation.log_evidence / exact.log_evidence - 1.0) < tol / 100
+    assert np.max(np.abs(evaluation.tau - exact.tau) / (1 + exact.tau)) < np.sqrt(tol)
+    np.testing.assert_allclose(final.tau, exact.tau, rtol=1e-5, atol=1e-7)
 
 
 def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():

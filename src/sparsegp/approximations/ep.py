@@ -35,6 +35,10 @@ MIN_DAMPING = 0.05
 #: Sweeps without a smaller site change after which :func:`run_ep` halves the damping.
 _STALL_SWEEPS = 3
 
+#: :class:`WarmStartedEP` settles the evidence to this fraction of the optimizer's
+#: tolerance.
+_SETTLED_EVIDENCE = 0.01
+
 __all__ = [
     "AndersonMixing",
     "ArraySites",
@@ -341,13 +345,20 @@ def site_change(
     )
 
 
-def sites_converged(change: float, log_z: float, old_log_z: float, tol: float) -> bool:
+def sites_converged(
+    change: float,
+    log_z: float,
+    old_log_z: float,
+    tol: float,
+    site_tol: float | None = None,
+) -> bool:
     """The convergence test of every EP loop in the package.
 
-    Sites changed by less than ``tol`` (:func:`site_change`) and the log evidence
-    by less than ``tol`` relative to ``max(1, |log Z|)``.
+    Sites changed by less than ``site_tol`` (``tol`` if None; :func:`site_change`)
+    and the log evidence by less than ``tol`` relative to ``max(1, |log Z|)``.
     """
-    return change < tol and abs(log_z - old_log_z) < tol * max(1.0, abs(log_z))
+    site_tol = tol if site_tol is None else site_tol
+    return change < site_tol and abs(log_z - old_log_z) < tol * max(1.0, abs(log_z))
 
 
 def parallel_site_update(
@@ -464,6 +475,7 @@ def run_ep(
     mode: str = "parallel",
     damping: float = 0.5,
     tol: float = 1e-6,
+    site_tol: float | None = None,
     max_sweeps: int = 100,
     random_state: int | np.random.Generator | None = None,
 ) -> EPState:
@@ -489,8 +501,8 @@ def run_ep(
         When the sites change no less than they did three sweeps before, the
         damping is halved (down to :data:`MIN_DAMPING`): EP that oscillates is
         damped until it contracts. The fixed point does not depend on the damping.
-    tol : float
-        Tolerance of :func:`sites_converged`.
+    tol, site_tol : float
+        Tolerances of :func:`sites_converged` (``site_tol=None``: ``tol``).
     max_sweeps : int
         Upper bound on sweeps.
     random_state : int, Generator or None
@@ -527,7 +539,7 @@ def run_ep(
         posterior.refresh()
         log_z = posterior.evidence(y, likelihood)
         changes.append(posterior.change_since(old_sites))
-        if sites_converged(changes[-1], log_z, old_log_z, tol):
+        if sites_converged(changes[-1], log_z, old_log_z, tol, site_tol):
             converged = True
             break
         if len(changes) > _STALL_SWEEPS and changes[-1] >= changes[-1 - _STALL_SWEEPS]:
@@ -555,12 +567,21 @@ class WarmStartedEP:
     gets a quarter of ``max_sweeps`` (at least 10), and if it has not converged by
     then EP starts again from zero sites.
 
+    The tolerance ``tol`` of ``options`` is the accuracy the optimizer compares
+    evidence values to. An evaluation's run stops when the log evidence has settled
+    to ``tol / 100`` and the sites to ``√tol``: the EP evidence is stationary in the
+    sites at the fixed point (its gradient has no term in their derivatives,
+    algorithms.md §5.5), so it converges long before the largest site change does,
+    and the gradient's error is of the order of the sites'. The fitted model's final
+    run (``final=True``) asks ``tol / 100`` of both, so that its predictions do not
+    depend, beyond that, on the path the optimizer took to its point.
+
     Parameters
     ----------
     y : ndarray of shape (n,) or None
         None for posteriors that hold their labels (:func:`run_ep`).
     options : dict
-        Keyword arguments of :func:`run_ep`.
+        Keyword arguments of :func:`run_ep` (``site_tol`` is set here).
 
     Attributes
     ----------
@@ -579,17 +600,19 @@ class WarmStartedEP:
         self,
         make_posterior: Callable[[object], SitePosterior],
         likelihood: Likelihood,
-        tol_factor: float = 1.0,
+        final: bool = False,
     ) -> EPState:
         """Run EP on ``make_posterior(sites)`` with ``likelihood``.
 
         ``sites`` is the last converged run's :meth:`~SitePosterior.checkpoint`, or
-        None for zero sites (:func:`sites_or_zeros`). ``tol_factor`` scales the
-        tolerance: the fitted model's final run uses ``0.01`` so that its
-        predictions do not depend, beyond that tolerance, on the path the optimizer
-        took to its point.
+        None for zero sites (:func:`sites_or_zeros`). ``final``: the fitted model's
+        run, to the tighter tolerance of the class docstring.
         """
-        options = self.options | {"tol": self.options["tol"] * tol_factor}
+        tol = self.options["tol"]
+        options = self.options | {
+            "tol": tol * _SETTLED_EVIDENCE,
+            "site_tol": tol * _SETTLED_EVIDENCE if final else np.sqrt(tol),
+        }
         state = None
         if self._sites is not None:
             warm_options = options | {"max_sweeps": max(10, options["max_sweeps"] // 4)}

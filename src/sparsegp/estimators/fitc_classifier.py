@@ -47,10 +47,6 @@ _KMEANS_POINTS_PER_CENTRE = 20
 #: covariance, V and L_B⁻¹V of the posterior, and the gradient's weights and products.
 _MN_ARRAYS = 6
 
-#: The fitted model's final EP run uses this fraction of ``tol``, so that its
-#: predictions do not depend, beyond that tolerance, on the optimizer's path.
-_FINAL_TOL_FACTOR = 0.01
-
 
 @dataclass(frozen=True)
 class FITCBinaryModel:
@@ -146,9 +142,9 @@ default="kmeans"
         Fraction of each moment-matched site change applied; ``"auto"`` is 1 for
         sequential and 0.8 for parallel EP.
     tol : float, default=1e-3
-        EP convergence tolerance (relative change of sites and log evidence) at
-        each evidence evaluation of the optimizer; the fitted model's final EP run
-        uses ``tol / 100``.
+        EP's tolerance: each evidence evaluation of the optimizer settles the log
+        evidence to ``tol / 100`` (relative) and the sites to ``√tol``; the fitted
+        model's final EP run settles both to ``tol / 100``.
     max_sweeps : int, default=100
         Maximum EP sweeps per evidence evaluation.
     jitter : float, default=1e-6
@@ -455,7 +451,7 @@ default="kmeans"
         state = ep(
             lambda sites: data.posterior(kernel, Z, sites),
             likelihood,
-            _FINAL_TOL_FACTOR,
+            final=True,
         )
         warn_if_ep_did_not_converge(state, self)
         return FITCBinaryModel(
