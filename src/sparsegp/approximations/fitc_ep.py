@@ -106,13 +106,18 @@ class FITCPrior:
 
 
 def site_statistics(
-    V: np.ndarray, d0: np.ndarray, tau: np.ndarray, nu: np.ndarray
+    V: np.ndarray,
+    d0: np.ndarray,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    workspace: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``V diag(G) Vᵀ`` (one ``syrk``, n·M² flops) and ``V (t ⊙ ν̃)`` of some points
     (algorithms.md §5.3), in float64 from ``V`` in its own precision; sums over
-    points, so row blocks add theirs."""
+    points, so row blocks add theirs. ``workspace`` (``V``'s shape and dtype) holds
+    the scaled ``V`` instead of a new array."""
     t = 1.0 / (1.0 + tau * d0)
-    scaled = V * np.sqrt(tau * t).astype(V.dtype)
+    scaled = np.multiply(V, np.sqrt(tau * t).astype(V.dtype), out=workspace)
     VGVt = (scaled @ scaled.T).astype(float)  # numpy's syrk
     return VGVt, (V @ (t * nu).astype(V.dtype)).astype(float)
 
@@ -124,16 +129,18 @@ def fitc_marginals(
     nu: np.ndarray,
     chol_B: np.ndarray,
     u: np.ndarray,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``E = L_B⁻¹ V`` (``trmm``, n·M² flops, ``V``'s precision) and the posterior
-    means and variances of the points of ``V`` (algorithms.md §5.3).
+    """``E = L_B⁻¹ V`` (``trmm``, n·M² flops, ``V``'s precision; into ``out`` if
+    given) and the posterior means and variances of the points of ``V``
+    (algorithms.md §5.3).
 
     ``u = L_B⁻¹ V (t ⊙ ν̃)`` over all points. ``Σ_ii = d₀t + t²‖E_i‖²`` and
     ``h_i = t(d₀ν̃_i + E_iᵀu)`` add non-negative or independent terms: no
     cancellation amplifies float32 rounding.
     """
     t = 1.0 / (1.0 + tau * d0)
-    E = solve_lower_wide(chol_B, V)
+    E = solve_lower_wide(chol_B, V, out=out)
     var = d0 * t + t**2 * np.einsum("ij,ij->j", E, E).astype(float)
     mean = t * (d0 * nu + (E.T @ u.astype(E.dtype)).astype(float))
     return E, mean, var
@@ -174,6 +181,9 @@ class FITCPosterior(ArraySites):
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self._V = prior.V.astype(store_dtype, copy=False)
+        # reused by every refresh: fresh n × M arrays cost page faults each time
+        self._scaled = np.empty_like(self._V)
+        self.E = np.empty_like(self._V)
         self.refresh()
 
     @property
@@ -185,11 +195,11 @@ class FITCPosterior(ArraySites):
         prior, V = self.prior, self._V
         M, n = V.shape
         with large_product(2.0 * n * M * M):
-            VGVt, V_t_nu = site_statistics(V, prior.d0, self.tau, self.nu)
+            VGVt, V_t_nu = site_statistics(V, prior.d0, self.tau, self.nu, self._scaled)
             self.chol_B = cholesky_jitter(np.eye(M) + VGVt, what="I + V G Vᵀ")
             u = solve_lower(self.chol_B, V_t_nu)
             self.E, self._mean, self._var = fitc_marginals(
-                V, prior.d0, self.tau, self.nu, self.chol_B, u
+                V, prior.d0, self.tau, self.nu, self.chol_B, u, self.E
             )
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
