@@ -58,6 +58,9 @@ def test_wide_solve_equals_the_triangular_solve(trans, order, dtype, rtol):
     result = solve_lower_wide(L, np.asarray(B.astype(dtype), order=order), trans=trans)
     assert result.dtype == dtype and result.flags.c_contiguous
     np.testing.assert_allclose(result, expected, rtol=rtol)
+    out = np.empty(B.shape, dtype)
+    assert solve_lower_wide(L, B.astype(dtype), trans=trans, out=out) is out
+    np.testing.assert_allclose(out, expected, rtol=rtol)
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
