@@ -15,6 +15,7 @@ from sparsegp.approximations.ep import (
     WarmStartedEP,
     ep_log_evidence_gradient,
     parallel_site_update,
+    sites_converged,
     sites_or_zeros,
 )
 from sparsegp.likelihoods import Probit
@@ -306,3 +307,15 @@ def test_a_site_with_an_improper_cavity_keeps_its_value():
     )
     assert new_tau[1] == 3.0 and new_nu[1] == 0.2
     assert new_tau[0] != 0.5 and np.all(np.isfinite(new_tau))
+
+
+def test_convergence_by_settled_sites_or_by_settled_evidence():
+    tol, log_z = 1e-4, -100.0
+    # sites and evidence within tol: converged with or without evidence_tol
+    assert sites_converged(5e-5, log_z, log_z + 5e-3, tol)
+    assert sites_converged(5e-5, log_z, log_z + 5e-3, tol, evidence_tol=1e-6)
+    # evidence settled to 1e-6 while the sites still move by 5e-3 (< √tol)
+    assert not sites_converged(5e-3, log_z, log_z + 5e-5, tol)
+    assert sites_converged(5e-3, log_z, log_z + 5e-5, tol, evidence_tol=1e-6)
+    # sites moving by more than √tol: not converged, however still the evidence
+    assert not sites_converged(2e-2, log_z, log_z, tol, evidence_tol=1e-6)

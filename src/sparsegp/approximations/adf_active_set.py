@@ -21,6 +21,7 @@ whole store, without a copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -161,12 +162,20 @@ class ADFActiveSet:
             self.size,
         )
 
-    def gather(self, points: npt.ArrayLike, width: int | None = None) -> CurrentColumns:
+    def gather(
+        self,
+        points: npt.ArrayLike,
+        width: int | None = None,
+        layout: Literal["C", "F"] = "C",
+    ) -> CurrentColumns:
         """A current copy of the columns of ``points``, ordered by the rows they hold.
 
         ``width`` is the room for rows in the copy: ``max_size`` by default, so the
         set can be extended by :meth:`include`; the current size if it will be copied
-        elsewhere.
+        elsewhere. ``layout="F"`` lays the copy out row of V by row of V: each
+        :meth:`include` then writes its new row contiguously and reads the rows
+        above it by one column-major GEMV — for a set of all n points (full greedy
+        selection), where a C-ordered copy would touch n cache lines per row.
 
         Stale columns are completed by a blocked forward substitution
         ``V_{·j} = L⁻¹ Π½ K_{I,j}`` over row blocks of ``_ROW_BLOCK`` (algorithms.md
@@ -181,7 +190,9 @@ class ADFActiveSet:
         points, held = points[order], held[order]
         k = self.size
         Vt = np.empty(
-            (len(points), self.Vt.shape[1] if width is None else width), self.Vt.dtype
+            (len(points), self.Vt.shape[1] if width is None else width),
+            self.Vt.dtype,
+            order=layout,
         )
         Vt[:, :k] = self.Vt[points, :k]
         kernel_columns = self.kernel_blocks.columns(points)

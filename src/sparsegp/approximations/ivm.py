@@ -56,13 +56,14 @@ def select_greedy(
     """Full greedy selection: ``n_random_start`` random points, then ``argmax Δ_j``.
 
     All n columns are extended at every inclusion. Short of the store's full size (the
-    start of randomized greedy) they are worked on in a buffer ``d`` rows wide, read
-    and written sequentially, and stored back at the end.
+    start of randomized greedy) they are worked on in a buffer ``d`` rows wide, laid
+    out row of V by row of V (each inclusion writes one contiguous row), and stored
+    back at the end.
     """
     if state.size >= d:
         return
     if d < state.Vt.shape[1]:
-        columns = state.gather(np.arange(len(state.y)), width=d)
+        columns = state.gather(np.arange(len(state.y)), width=d, layout="F")
     else:
         columns = state.every_column()
     candidate = ~np.isin(columns.points, state.active)  # by position in ``columns``
