@@ -311,11 +311,13 @@ def test_a_site_with_an_improper_cavity_keeps_its_value():
 
 def test_convergence_by_settled_sites_or_by_settled_evidence():
     tol, log_z = 1e-4, -100.0
-    # sites and evidence within tol: converged with or without evidence_tol
+    # without evidence_tol: sites and evidence within tol
     assert sites_converged(5e-5, log_z, log_z + 5e-3, tol)
-    assert sites_converged(5e-5, log_z, log_z + 5e-3, tol, evidence_tol=1e-6)
-    # evidence settled to 1e-6 while the sites still move by 5e-3 (< √tol)
+    assert not sites_converged(5e-5, log_z, log_z + 2e-2, tol)
     assert not sites_converged(5e-3, log_z, log_z + 5e-5, tol)
+    # an evaluation: evidence settled to 1e-6 while the sites move by less than √tol
     assert sites_converged(5e-3, log_z, log_z + 5e-5, tol, evidence_tol=1e-6)
-    # sites moving by more than √tol: not converged, however still the evidence
+    assert not sites_converged(5e-5, log_z, log_z + 5e-3, tol, evidence_tol=1e-6)
     assert not sites_converged(2e-2, log_z, log_z, tol, evidence_tol=1e-6)
+    # or sites settled to 1e-6, the evidence moving by rounding noise
+    assert sites_converged(1e-7, log_z, log_z + 0.1, tol, evidence_tol=1e-6)
