@@ -98,8 +98,8 @@ class EPGPClassifier(GPClassifierMixin):
     tol : float, default=1e-4
         The optimizer stops when an iteration improves the evidence by less than
         this fraction. Each evaluation's EP run settles the log evidence to
-        ``tol / 100`` (relative) and the sites to ``√tol``; the fitted model's final
-        EP run settles both to ``tol / 100``.
+        ``tol / 100`` (relative) and the sites to ``√tol``, or the sites alone to
+        ``tol / 100``; the fitted model's final EP run settles both to ``tol / 100``.
     max_sweeps : int, default=200
         Maximum EP sweeps per evidence evaluation.
     n_jobs : int, default=None

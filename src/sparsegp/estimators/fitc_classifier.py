@@ -143,8 +143,9 @@ default="kmeans"
         sequential and 0.8 for parallel EP.
     tol : float, default=1e-3
         EP's tolerance: each evidence evaluation of the optimizer settles the log
-        evidence to ``tol / 100`` (relative) and the sites to ``√tol``; the fitted
-        model's final EP run settles both to ``tol / 100``.
+        evidence to ``tol / 100`` (relative) and the sites to ``√tol``, or the sites
+        alone to ``tol / 100``; the fitted model's final EP run settles both to
+        ``tol / 100``.
     max_sweeps : int, default=100
         Maximum EP sweeps per evidence evaluation.
     jitter : float, default=1e-6
