@@ -35,8 +35,8 @@ MIN_DAMPING = 0.05
 #: Sweeps without a smaller site change after which :func:`run_ep` halves the damping.
 _STALL_SWEEPS = 3
 
-#: :class:`WarmStartedEP` settles the evidence to this fraction of the optimizer's
-#: tolerance.
+#: The fraction of the optimizer's tolerance :class:`WarmStartedEP` settles the
+#: evidence to (and, in the fitted model's final run, the sites too).
 _SETTLED_EVIDENCE = 0.01
 
 __all__ = [
