@@ -162,7 +162,11 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
 
 def test_fitc_learns_its_kernel_bias_and_pseudo_inputs_on_the_cluster(client):
     """L-BFGS-B on the evidence and its gradient summed over row blocks: the same
-    hyperparameters and predictions as in memory (EP run tightly in both)."""
+    hyperparameters and predictions as in memory, to what the optimizer's EP runs
+    guarantee (sites to √tol = 3e-5; the Anderson-mixed in-memory sweeps and the
+    damped block sweeps stop at different points within it). In float64: float32
+    sweeps round block sums and whole-array products differently. The engines agree
+    to 1e-9 at a tight fixed point (tests/approximations/test_partitioned_fitc.py)."""
     X, y = make_noisy_problem(20_000, seed=2)
     X_test, _ = make_noisy_problem(1_000, seed=3)
     options = dict(
@@ -170,17 +174,18 @@ def test_fitc_learns_its_kernel_bias_and_pseudo_inputs_on_the_cluster(client):
         max_iter_optimizer=5,
         n_restarts_optimizer=0,
         tol=1e-9,
+        sweep_dtype="float64",
         random_state=0,
     )
     local = FITCGPClassifier(**options).fit(X, y)
     on_cluster = FITCGPClassifier(**options).fit(blocks_of(X), y)
     assert on_cluster.n_iter_ == local.n_iter_ > 1
-    np.testing.assert_allclose(on_cluster.kernel_.theta, local.kernel_.theta, atol=1e-6)
+    np.testing.assert_allclose(on_cluster.kernel_.theta, local.kernel_.theta, atol=1e-4)
     np.testing.assert_allclose(
-        on_cluster.inducing_points_, local.inducing_points_, atol=1e-6
+        on_cluster.inducing_points_, local.inducing_points_, atol=1e-4
     )
     np.testing.assert_allclose(
-        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-4
     )
 
 

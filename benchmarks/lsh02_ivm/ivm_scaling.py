@@ -8,6 +8,7 @@ hyperparameter learning), the paper's randomized greedy schedule (2 random, 198 
 |J| = 500, τ = ½), one BLAS thread. Rows: n ∈ {7 500, 15 000, 30 000, 59 000} at
 d = 2 400 (d = 2 000 below n = 15 000), and d ∈ {500, 1 000, 2 000, 3 000} at n = 59 000;
 each with ``store_dtype`` float64 and the default (float32 at these sizes).
+``--runs 59000:2400`` runs the given ``n:d`` rows only.
 
 The floor is the arithmetic the selection cannot avoid, at the dgemm rate measured in
 the same run: the kernel rows, 2·n·d·D flops (every training point needs its kernel
@@ -50,12 +51,15 @@ def fit(X, y, X_test, y_test, d, store_dtype):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="benchmarks/results/ivm_scaling.json")
+    parser.add_argument("--runs", nargs="+", default=None, metavar="N:D")
     args = parser.parse_args(argv)
     X, labels, X_test, labels_test = load_mnist(resolution=13)
     y, y_test = np.where(labels == 3, 1, -1), np.where(labels_test == 3, 1, -1)
     order = np.random.default_rng(0).permutation(len(y))
     runs = [(n, 2400 if n > 10000 else 2000) for n in (7500, 15000, 30000, 59000)]
     runs += [(59000, d) for d in (500, 1000, 2000, 3000)]
+    if args.runs:
+        runs = [tuple(int(v) for v in run.split(":")) for run in args.runs]
     results = []
     print(
         "| n | d | V | fit s | selection s | floor s | selection / floor | "
