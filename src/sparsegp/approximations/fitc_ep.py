@@ -32,7 +32,6 @@ from .._linalg import (
     solve_lower_transpose,
     solve_lower_wide,
 )
-from .._threads import large_product
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
 from .ep import (
@@ -193,14 +192,13 @@ class FITCPosterior(ArraySites):
 
     def refresh(self) -> None:
         prior, V = self.prior, self._V
-        M, n = V.shape
-        with large_product(2.0 * n * M * M):
-            VGVt, V_t_nu = site_statistics(V, prior.d0, self.tau, self.nu, self._scaled)
-            self.chol_B = cholesky_jitter(np.eye(M) + VGVt, what="I + V G Vᵀ")
-            u = solve_lower(self.chol_B, V_t_nu)
-            self.E, self._mean, self._var = fitc_marginals(
-                V, prior.d0, self.tau, self.nu, self.chol_B, u, self.E
-            )
+        M = len(V)
+        VGVt, V_t_nu = site_statistics(V, prior.d0, self.tau, self.nu, self._scaled)
+        self.chol_B = cholesky_jitter(np.eye(M) + VGVt, what="I + V G Vᵀ")
+        u = solve_lower(self.chol_B, V_t_nu)
+        self.E, self._mean, self._var = fitc_marginals(
+            V, prior.d0, self.tau, self.nu, self.chol_B, u, self.E
+        )
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         return self._mean, self._var
@@ -397,25 +395,23 @@ def fitc_ep_sensitivities(
     """
     posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
-    M, n = prior.V.shape
-    with large_product(6.0 * n * M * M):
-        parts = point_sensitivities(
-            prior.V,
-            posterior.E,
-            prior.d0,
-            state.tau,
-            state.nu,
-            state.mean,
-            prior.chol_uu,
-        )
-        w_omega = parts.W @ parts.omega
-        WE, kernel_uu = inducing_sensitivities(
-            posterior.chol_B,
-            prior.chol_uu,
-            w_omega,
-            (prior.V * parts.c) @ prior.V.T,
-        )
-        kernel_uf = cross_sensitivity(parts, w_omega, WE)
+    parts = point_sensitivities(
+        prior.V,
+        posterior.E,
+        prior.d0,
+        state.tau,
+        state.nu,
+        state.mean,
+        prior.chol_uu,
+    )
+    w_omega = parts.W @ parts.omega
+    WE, kernel_uu = inducing_sensitivities(
+        posterior.chol_B,
+        prior.chol_uu,
+        w_omega,
+        (prior.V * parts.c) @ prior.V.T,
+    )
+    kernel_uf = cross_sensitivity(parts, w_omega, WE)
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
         kernel_uu=kernel_uu,
