@@ -1,11 +1,11 @@
-"""BLAS thread policy: one thread inside a fit, the caller's count for large products."""
+"""BLAS thread policy: one thread inside a fit, the caller's count restored after."""
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sparsegp import EPGPClassifier
-from sparsegp._threads import LARGE_PRODUCT_FLOPS, fit_threads, large_product
+from sparsegp._threads import fit_threads
 
 
 def blas_threads():
@@ -14,29 +14,13 @@ def blas_threads():
     }
 
 
-def test_a_fit_runs_single_threaded_and_large_products_get_the_callers_threads():
+def test_a_fit_runs_single_threaded_and_restores_the_callers_threads():
     with threadpool_limits(2, user_api="blas"):
         with fit_threads():
             assert blas_threads() == {1}
-            with large_product(LARGE_PRODUCT_FLOPS / 10):
+            with fit_threads():  # a fit inside a fit
                 assert blas_threads() == {1}
-            with large_product(LARGE_PRODUCT_FLOPS):
-                assert blas_threads() == {2}
-            with fit_threads():  # a fit inside a fit keeps the outer setting
-                with large_product(LARGE_PRODUCT_FLOPS):
-                    assert blas_threads() == {2}
             assert blas_threads() == {1}
-        assert blas_threads() == {2}
-
-
-def test_a_caller_limit_of_one_thread_is_kept():
-    with threadpool_limits(1, user_api="blas"), fit_threads():
-        with large_product(10 * LARGE_PRODUCT_FLOPS):
-            assert blas_threads() == {1}
-
-
-def test_outside_a_fit_nothing_changes():
-    with threadpool_limits(2, user_api="blas"), large_product(LARGE_PRODUCT_FLOPS):
         assert blas_threads() == {2}
 
 
@@ -69,6 +53,4 @@ def test_a_fit_runs_openmp_code_single_threaded_too():
     if not openmp_threads():
         pytest.skip("no OpenMP runtime loaded")
     with threadpool_limits(2), fit_threads():
-        assert openmp_threads() == {1}
-        with large_product(LARGE_PRODUCT_FLOPS):
-            assert openmp_threads() == {1} and blas_threads() == {2}
+        assert openmp_threads() == {1} and blas_threads() == {1}

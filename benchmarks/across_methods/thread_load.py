@@ -9,7 +9,8 @@ cores) and inside ``threadpool_limits(1)``; the faster of the two repeats is kep
 The ratio default / one thread is what a user on a shared machine pays for threads.
 ``ivm_1000_large`` and ``fitc_200_large`` fit a 20 000-point standardised
 ``make_classification`` set instead, so that the IVM's randomized greedy phase and
-float32 store run, and FITC's refresh products (1.6 GFlop) take the BLAS threads.
+float32 store run, and FITC's products are large; ``ep_2000_large`` 2 000 points of
+it, so that full EP's factorisations (2.7 GFlop) take the BLAS threads.
 ``--no-load`` runs the same without the spinning process; ``--only`` picks estimators.
 """
 
@@ -44,12 +45,14 @@ ESTIMATORS = {
         active_set_size=1000, optimizer=None, random_state=0
     ),
     "fitc_200_large": lambda: FITCGPClassifier(n_inducing=200, random_state=0),
+    "ep_2000_large": lambda: EPGPClassifier(random_state=0),
 }
 
 
 def data_for(name):
     if name.endswith("_large"):
-        X, y = make_classification(n_samples=20_000, random_state=0)
+        n = 2_000 if name.startswith("ep_") else 20_000
+        X, y = make_classification(n_samples=n, random_state=0)
         return (X - X.mean(axis=0)) / X.std(axis=0), y
     return load_banana()[:2]
 

@@ -1,37 +1,28 @@
-"""BLAS threads: one for loops of small calls, the caller's count for large products.
+"""BLAS threads: a fit runs with one.
 
-A multi-threaded BLAS wakes, spins and joins its threads on every call. For the small
-products of an EP sweep or a greedy selection step that costs more than the arithmetic,
-and when another process holds a core the spinning thread waits for a whole time slice:
-a fit on a loaded two-core machine ran 25-57× slower with two threads than with one.
-So an estimator fits inside :func:`fit_threads`, which limits the BLAS to one thread,
-and the engines lift that limit back to the caller's thread count for the products
-large enough to gain from it (:func:`large_product`): the dense EP's n × n
-factorisations (n = 2 000: 14.2 s with two threads against 19.0 s with one, idle).
-The FITC sweeps' and evidence gradients' products on tall, thin N × M matrices, and
-the kernel cross blocks, stay on one thread even when large: they gain little from a
-second thread (syrk 11.8 → 9.4 ms at M = 200, N = 20 000), and the spinning BLAS
-thread that outlives each call slows the element-wise work between them — a whole
-FITC fit at N = 20 000 took 14.5 s with two threads against 8.4 s with one on the idle
-machine, 30.2 s against 8.4 s with one core busy.
+A multi-threaded BLAS wakes, spins and joins its threads on every call, and splits
+each call statically between them. For the small products of an EP sweep or a greedy
+selection step that costs more than the arithmetic, and when another process holds a
+core the call waits for the descheduled thread's share: a fit on a loaded two-core
+machine ran 25-57× slower with two threads than with one. Large calls are no
+exception on a machine that may be shared — full EP at n = 2 000 took 36.7 s with its
+n × n factorisations on two threads against 20.7 s on one while another process kept a
+core busy (14.2 against 19.0 s when idle), FITC at N = 20 000 30.2 against 8.4 s
+(14.5 against 8.4 s idle: the spinning thread that outlives each call slows the
+element-wise work between them). So every estimator fits inside :func:`fit_threads`,
+with one BLAS and one OpenMP thread whatever the caller's setting, and gives the
+caller's setting back afterwards; parallelism comes from one-vs-rest problems on
+joblib workers (``n_jobs``) and from dask.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from contextvars import ContextVar
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["fit_threads", "large_product", "one_blas_thread"]
-
-#: Flops of the smallest product worth more than one thread: ~20 ms on one core, long
-#: beside the wake-up and join of a second thread even on a loaded machine.
-LARGE_PRODUCT_FLOPS = 1e9
-
-#: BLAS threads the caller of the current fit allowed (None: not inside a fit).
-_caller_threads: ContextVar[int | None] = ContextVar("caller_threads", default=None)
+__all__ = ["fit_threads", "one_blas_thread"]
 
 
 @functools.cache
@@ -43,33 +34,16 @@ def _controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def _blas():
-    return _controller().select(user_api="blas")
-
-
-def _current_threads() -> int:
-    return max((lib["num_threads"] for lib in _blas().info()), default=1)
-
-
 @contextlib.contextmanager
 def fit_threads():
     """Run a fit with one BLAS and one OpenMP thread.
 
-    :func:`large_product` may give the BLAS the caller's threads back. OpenMP is
-    limited too: scikit-learn's k-means (FITC's initial pseudo-inputs) runs its small
-    Lloyd steps on OpenMP threads, which spin like the BLAS's on a busy machine. A
-    fit inside a fit (e.g. the online classifier's hyperparameters by
-    ``EPGPClassifier``) keeps the outer fit's setting.
+    OpenMP is limited too: scikit-learn's k-means (FITC's initial pseudo-inputs) runs
+    its small Lloyd steps on OpenMP threads, which spin like the BLAS's on a busy
+    machine. The caller's thread counts are restored on exit.
     """
-    if _caller_threads.get() is not None:
+    with _controller().limit(limits=1):
         yield
-        return
-    token = _caller_threads.set(_current_threads())
-    try:
-        with _controller().limit(limits=1):
-            yield
-    finally:
-        _caller_threads.reset(token)
 
 
 def one_blas_thread(method):
@@ -81,15 +55,3 @@ def one_blas_thread(method):
             return method(*args, **kwargs)
 
     return fit_with_one_blas_thread
-
-
-def large_product(flops: float):
-    """Context for a product or factorisation of ``flops`` floating-point operations.
-
-    Inside :func:`fit_threads` and for at least :data:`LARGE_PRODUCT_FLOPS`, the BLAS
-    gets the caller's thread count back; otherwise nothing changes.
-    """
-    caller = _caller_threads.get()
-    if caller is None or caller == 1 or flops < LARGE_PRODUCT_FLOPS:
-        return contextlib.nullcontext()
-    return _blas().limit(limits=caller)

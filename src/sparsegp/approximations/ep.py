@@ -26,7 +26,6 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower,
 )
-from .._threads import large_product
 from ..likelihoods import Likelihood, Probit, site_from_cavity
 
 #: The smallest damping :func:`run_ep` lowers an oscillating EP to.
@@ -188,9 +187,8 @@ class DensePosterior(ArraySites):
         sqrt_tau = np.sqrt(self.tau)
         B = sqrt_tau[:, None] * self.K * sqrt_tau[None, :]
         B[np.diag_indices_from(B)] += 1.0
-        with large_product(len(B) ** 3 / 3):
-            self.chol_B = cholesky_jitter(B, what="B = I + S½KS½")
-            inv_L = self.inv_chol_B = inverse_lower(self.chol_B)
+        self.chol_B = cholesky_jitter(B, what="B = I + S½KS½")
+        inv_L = self.inv_chol_B = inverse_lower(self.chol_B)
         k_diag = np.diag(self.K)
         K_nu = self.K @ self.nu
         self._mean = K_nu - self.K @ (
@@ -202,8 +200,7 @@ class DensePosterior(ArraySites):
         b_inv_diag = np.einsum("ij,ij->j", inv_L[:, direct], inv_L[:, direct])
         var[direct] = (1.0 - b_inv_diag) / self.tau[direct]
         if not np.all(direct):
-            with large_product(float(len(B) ** 2 * np.count_nonzero(~direct))):
-                V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
+            V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
             var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
         self._var = var
 
@@ -686,12 +683,11 @@ def ep_log_evidence_gradient(
     """
     posterior = posterior_of(state, DensePosterior)
     sqrt_tau = np.sqrt(state.tau)
-    with large_product(len(sqrt_tau) ** 3 / 3):
-        R = (
-            sqrt_tau[:, None]
-            * _inverse_from_inverse_factor(posterior.inv_chol_B)
-            * sqrt_tau
-        )
+    R = (
+        sqrt_tau[:, None]
+        * _inverse_from_inverse_factor(posterior.inv_chol_B)
+        * sqrt_tau
+    )
     omega = posterior.omega
     data_fit = np.einsum("i,ijk,j->k", omega, K_gradient, omega)
     trace = np.tensordot(R, K_gradient, axes=([0, 1], [0, 1]))
