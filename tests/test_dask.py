@@ -17,6 +17,7 @@ from sparsegp import (  # noqa: E402
     RVMRegressor,
     SparseOnlineGPRegressor,
 )
+from sparsegp.testing import assert_latent_close  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -144,12 +145,7 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
     np.testing.assert_allclose(
         on_cluster.inducing_points_, local.inducing_points_, atol=1e-12
     )  # k-means on the same rows (its threads may sum in another order)
-    for got, want in zip(
-        on_cluster.latent_mean_and_variance(X_test),
-        local.latent_mean_and_variance(X_test),
-        strict=True,
-    ):
-        np.testing.assert_allclose(got, want, atol=1e-6)
+    assert_latent_close(on_cluster, local, X_test, atol=1e-6)
     np.testing.assert_allclose(
         on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
     )
@@ -246,12 +242,7 @@ def test_ivm_selects_on_the_cluster_and_equals_the_in_memory_fit(
     includes = [t for t in stream.data if key_split(t["key"]) in names]
     assert len(includes) == 4 * 200
     np.testing.assert_array_equal(on_cluster.active_set_, local.active_set_)
-    for got, want in zip(
-        on_cluster.latent_mean_and_variance(X_test),
-        local.latent_mean_and_variance(X_test),
-        strict=True,
-    ):
-        np.testing.assert_allclose(got, want, atol=1e-6)
+    assert_latent_close(on_cluster, local, X_test, atol=1e-6)
     np.testing.assert_allclose(
         on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
     )
