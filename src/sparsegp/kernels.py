@@ -75,6 +75,16 @@ class KernelColumns:
         """The points at ``positions`` (a copy)."""
         return KernelColumns([part[positions] for part in self.parts])
 
+    @staticmethod
+    def concatenate(first, second):
+        """The points of ``first`` followed by those of ``second`` (a copy)."""
+        return KernelColumns(
+            [
+                np.concatenate(pair)
+                for pair in zip(first.parts, second.parts, strict=True)
+            ]
+        )
+
     def replace(self, positions, other):
         """Overwrite the points at ``positions`` with those of ``other``, in place."""
         for part, new in zip(self.parts, other.parts, strict=True):

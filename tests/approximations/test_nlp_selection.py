@@ -20,13 +20,17 @@ from sparsegp.testing import assert_gradient_matches
 from ..conftest import block_of, small_problem
 
 
-def grown_state(n=40, d=8, likelihood=None, seed=0, kappa=5):
+def grown_state(n=40, d=8, likelihood=None, seed=0, kappa=5, validation_size=None):
     likelihood = likelihood or Probit(0.3, 1.4)
     X, y, kernel = small_problem(n, seed=seed)
     K = kernel(X)
     state = ADFActiveSet(block_of(K), np.diag(K), y, likelihood, d + 1)
     outside = select_by_nlp(
-        state, d, np.random.RandomState(seed), working_set_size=kappa
+        state,
+        d,
+        np.random.RandomState(seed),
+        working_set_size=kappa,
+        validation_size=validation_size,
     )
     return X, y, kernel, K, state, outside
 
@@ -41,8 +45,11 @@ def dense_nlp(K, y, likelihood, p, m, outside):
     return -np.mean(log_ndtr(z[outside]))
 
 
-def test_state_loss_equals_dense_loss():
-    _, y, _, K, state, outside = grown_state()
+@pytest.mark.parametrize("validation_size", [None, 6, 1])
+def test_state_loss_equals_dense_loss(validation_size):
+    # The selection keeps only the validation points' columns current: the store's
+    # stale columns, completed, give the dense posterior's marginals.
+    _, y, _, K, state, outside = grown_state(validation_size=validation_size)
     expected = dense_nlp(K, y, state.likelihood, state.p, state.m, outside)
     assert nlp_loss(state, outside) == pytest.approx(expected, rel=1e-9)
 
@@ -50,9 +57,9 @@ def test_state_loss_equals_dense_loss():
 def test_candidate_loss_equals_loss_after_actual_inclusion():
     """Eq. 2.14 for every candidate = NLP recomputed densely after including it."""
     _, y, _, K, state, outside = grown_state()
-    candidates = np.flatnonzero(outside)
+    candidates = state.gather(np.flatnonzero(outside))
     predicted = candidate_losses(state, candidates, candidates)
-    for j, value in zip(candidates, predicted, strict=True):
+    for j, value in zip(candidates.points, predicted, strict=True):
         trial = copy.deepcopy(state)
         trial.include(j, trial.every_column())
         rest = outside.copy()
@@ -62,22 +69,49 @@ def test_candidate_loss_equals_loss_after_actual_inclusion():
         assert value == pytest.approx(nlp_loss(trial, rest), rel=1e-8)
 
 
-def test_candidate_loss_on_a_validation_sample_averages_over_that_sample():
+@pytest.mark.parametrize("n_included", [0, 4])
+def test_candidate_loss_on_a_validation_sample_averages_over_that_sample(n_included):
     """With ``s`` sampled validation points the loss after including ``j`` averages
-    over the sample without ``j`` (whether or not ``j`` was drawn into it)."""
+    over the sample's points still outside without ``j`` (whether or not ``j`` was
+    drawn into it)."""
     _, y, _, K, state, outside = grown_state()
     pool = np.flatnonzero(outside)
     sample = np.random.default_rng(1).choice(pool, size=12, replace=False)
-    candidates = np.concatenate([sample[:3], np.setdiff1d(pool, sample)[:3]])
-    predicted = candidate_losses(state, candidates, sample)
-    for j, value in zip(candidates, predicted, strict=True):
+    validation = state.gather(sample)
+    live = np.arange(12) >= n_included  # the first ones included since the draw
+    others = np.setdiff1d(pool, sample)[:3]
+    candidates = state.gather(np.concatenate([validation.points[-3:], others]))
+    predicted = candidate_losses(state, candidates, validation, live)
+    for j, value in zip(candidates.points, predicted, strict=True):
         trial = copy.deepcopy(state)
         trial.include(j, trial.every_column())
         rest = np.zeros(len(y), dtype=bool)
-        rest[sample] = True
+        rest[validation.points[live]] = True
         rest[j] = False
         expected = dense_nlp(K, y, trial.likelihood, trial.p, trial.m, rest)
         assert value == pytest.approx(expected, rel=1e-8)
+
+
+def test_selection_is_the_greedy_choice_at_every_step():
+    """A pass with every outside point a candidate includes, step after step, the
+    point whose inclusion gives the least dense NLP."""
+    X, y, kernel = small_problem(30, seed=3)
+    K = kernel(X)
+    likelihood = Probit(0.3, 1.4)
+    state = ADFActiveSet(block_of(K), np.diag(K), y, likelihood, 7)
+    select_by_nlp(state, 6, np.random.RandomState(0), working_set_size=None)
+    for step in range(1, 6):
+        prefix = ADFActiveSet(block_of(K), np.diag(K), y, likelihood, 7)
+        for i in state.active[:step]:
+            prefix.include(i, prefix.every_column())
+        losses = {}
+        for j in np.setdiff1d(np.arange(30), state.active[:step]):
+            trial = copy.deepcopy(prefix)
+            trial.include(j, trial.every_column())
+            rest = np.ones(30, dtype=bool)
+            rest[state.active[:step] + [j]] = False
+            losses[j] = dense_nlp(K, y, likelihood, trial.p, trial.m, rest)
+        assert state.active[step] == min(losses, key=losses.get)
 
 
 def test_full_working_set_picks_the_brute_force_best():

@@ -74,6 +74,20 @@ class CurrentColumns:
         self.h[positions] = other.h
         self.kernel_columns.replace(positions, other.kernel_columns)
 
+    @staticmethod
+    def concatenate(first: CurrentColumns, second: CurrentColumns) -> CurrentColumns:
+        """The points of ``first`` followed by those of ``second`` (a copy)."""
+        if first.size != second.size:
+            raise ValueError("Both column sets must be current to the same size.")
+        return CurrentColumns(
+            np.concatenate([first.points, second.points]),
+            np.concatenate([first.Vt, second.Vt]),
+            np.concatenate([first.a, second.a]),
+            np.concatenate([first.h, second.h]),
+            KernelColumns.concatenate(first.kernel_columns, second.kernel_columns),
+            first.size,
+        )
+
     def take(self, positions: np.ndarray) -> CurrentColumns:
         """The points at ``positions`` (a copy)."""
         return CurrentColumns(
@@ -282,18 +296,25 @@ class ADFActiveSet:
         w = self.moments(columns).w
         return -0.5 * np.log1p(-columns.a * w)
 
-    def include(self, position: int, columns: CurrentColumns) -> None:
+    def include(
+        self,
+        position: int,
+        columns: CurrentColumns,
+        also: tuple[CurrentColumns, ...] = (),
+    ) -> None:
         """Add ``columns.points[position]`` to the active set (algorithms.md §1.3).
 
-        The new row of ``V`` (O(k) per column) extends every column of ``columns``;
+        The new row of ``V`` (O(k) per column) extends every column of ``columns`` and
+        of the sets in ``also`` (e.g. the validation points of the NLP selection);
         other stored columns become stale and are completed later by :meth:`gather`.
         """
         k = self.size
-        if columns.size != k:
-            raise ValueError(
-                f"columns are current to {columns.size} rows, the active set has {k}; "
-                "gather() them again before including from them."
-            )
+        for extended in (columns, *also):
+            if extended.size != k:
+                raise ValueError(
+                    f"columns are current to {extended.size} rows, the active set has "
+                    f"{k}; gather() them again before including from them."
+                )
         i = int(columns.points[position])
         a_i, h_i = columns.a[position], columns.h[position]
         mom = self.likelihood.moments(np.array([h_i]), np.array([a_i]), self.y[[i]])
@@ -303,18 +324,20 @@ class ADFActiveSet:
         sqrt_p = np.sqrt(p_i)
         row = sqrt_p * columns.Vt[position, :k].astype(float)
         l0 = np.sqrt(1.0 + p_i * a_i)
-        k_row = self.kernel_blocks.block([i], columns.kernel_columns)[0]
-        v = (sqrt_p * k_row - columns.Vt[:, :k] @ row.astype(self.Vt.dtype)) / l0
         self.L[k, :k], self.L[k, k] = row, l0
         if self.L_v is not self.L:
             self.L_v[k, : k + 1] = self.L[k, : k + 1]
         self.c[k] = g / np.sqrt(w)
-        columns.Vt[:, k] = v
-        columns.a -= v * v
-        columns.h += self.c[k] * v
-        columns.size = k + 1
-        if columns.Vt is self.Vt:
-            self.rows_done[:] = k + 1
+        for extended in (columns, *also):
+            k_row = self.kernel_blocks.block([i], extended.kernel_columns)[0]
+            v = sqrt_p * k_row - extended.Vt[:, :k] @ row.astype(self.Vt.dtype)
+            v /= l0
+            extended.Vt[:, k] = v
+            extended.a -= v * v
+            extended.h += self.c[k] * v
+            extended.size = k + 1
+            if extended.Vt is self.Vt:
+                self.rows_done[:] = k + 1
         self.active.append(i)
 
     def predictor(self) -> DensePredictor:

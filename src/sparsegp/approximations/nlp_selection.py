@@ -24,7 +24,8 @@ from sklearn.gaussian_process.kernels import Kernel
 from .._linalg import cho_solve_lower, cholesky_jitter, solve_lower
 from ..kernels import CrossCovariance
 from ..likelihoods import Probit, inverse_mills_ratio
-from .adf_active_set import ADFActiveSet
+from .adf_active_set import ADFActiveSet, CurrentColumns
+from .nlp_scoring import LOG_PHI_TABLE, candidate_loss_sums
 
 __all__ = [
     "ValidationLoss",
@@ -36,54 +37,69 @@ __all__ = [
 
 
 def nlp_loss(state: ADFActiveSet, outside: np.ndarray) -> float:
-    """``NLP(u)`` of eq. 2.8 over the (current) columns ``outside`` of ``state``."""
-    log_p = state.likelihood.log_predictive(
-        state.h[outside], state.a[outside], state.y[outside]
-    )
-    return float(-np.mean(log_p))
+    """``NLP(u)`` of eq. 2.8 over the training points ``outside`` (a boolean mask).
+
+    Their stale columns are completed first.
+    """
+    return state.held_out_nlp(np.flatnonzero(outside))
 
 
 def candidate_losses(
-    state: ADFActiveSet, candidates: np.ndarray, validation: np.ndarray
+    state: ADFActiveSet,
+    candidates: CurrentColumns,
+    validation: CurrentColumns,
+    live: np.ndarray | None = None,
 ) -> np.ndarray:
     """``NLP(u ∪ {j})`` for each candidate ``j``, without including any (eq. 2.14).
 
     Including ``j`` changes the marginals by ``a′ = a − w_j A_{·j}²`` and
     ``h′ = h + g_j A_{·j}`` with ``A_{·j} = K_{·j} − Vᵀ V_{·j}`` and Lemma P's
     ``g_j, w_j`` at ``(h_j, a_j)``; the loss then averages over the validation points
-    other than ``j``. O(κ·s·k) for κ candidates and s validation points, all columns
-    of ``state`` being current.
+    other than ``j``. O(κ·s·k) for κ candidates and s validation points.
 
     Parameters
     ----------
     state : ADFActiveSet
-        With all columns current.
-    candidates : int array of shape (κ,)
-        Training indices outside the active set.
-    validation : int array of shape (s,)
-        Distinct training indices outside the active set the loss averages over: all
-        of them for eq. 2.14 itself, or a uniform sample (an unbiased estimate of
-        it); candidates among them are left out of their own loss.
+    candidates : CurrentColumns
+        Current columns of κ training points outside the active set.
+    validation : CurrentColumns
+        Current columns of s distinct training points the loss averages over: all
+        points outside the active set for eq. 2.14 itself, or a uniform sample of
+        them (an unbiased estimate of it); a candidate among them is left out of its
+        own loss.
+    live : bool array of shape (s,), optional
+        The validation points still outside the active set (default: all).
 
     Returns
     -------
     ndarray of shape (κ,)
+        In the order of ``candidates.points``; ``inf`` for a candidate that is the
+        only live validation point.
     """
-    candidates = np.asarray(candidates, dtype=int)
-    validation = np.asarray(validation, dtype=int)
-    V = state.V
-    A = state.kernel_blocks(validation, candidates) - (
-        V[:, validation].T @ V[:, candidates]
-    )
+    k = state.size
+    A = state.kernel_blocks.block(candidates.points, validation.kernel_columns)
+    A -= candidates.Vt[:, :k] @ validation.Vt[:, :k].T
     moments = state.likelihood.moments(
-        state.h[candidates], state.a[candidates], state.y[candidates]
+        candidates.h, candidates.a, state.y[candidates.points]
     )
-    a_new = np.maximum(state.a[validation, None] - moments.w * A * A, 0.0)
-    h_new = state.h[validation, None] + moments.g * A
-    log_p = state.likelihood.log_predictive(h_new, a_new, state.y[validation, None])
-    own = validation[:, None] == candidates  # a candidate's own row, if sampled
-    log_p[own] = 0.0
-    return -np.sum(log_p, axis=0) / (len(validation) - own.sum(axis=0))
+    if live is None:
+        live = np.ones(len(validation.points), dtype=bool)
+    sums, counts = candidate_loss_sums(
+        A,
+        moments.g,
+        moments.w,
+        candidates.points,
+        validation.h,
+        validation.a,
+        state.y[validation.points],
+        validation.points,
+        live,
+        state.likelihood.slope,
+        state.likelihood.bias,
+        LOG_PHI_TABLE,
+    )
+    out = np.full(len(counts), np.inf)  # no other point to validate on
+    return np.divide(sums, counts, out=out, where=counts > 0)
 
 
 def select_by_nlp(
@@ -100,7 +116,17 @@ def select_by_nlp(
     of ``min(n_c, working_set_size)`` points drawn afresh from the ``n_c`` points
     outside the active set (``working_set_size=None``: all of them; 1: random
     selection, the paper's baseline). Candidates are scored on all ``n_c`` points, or,
-    with ``validation_size``, on that many of them drawn afresh at each inclusion.
+    with ``validation_size``, on a uniform sample of that many drawn for the pass.
+
+    Only the validation points' columns are kept current (one contiguous set,
+    extended at each inclusion); a working set is completed from the store where
+    stale (the delayed updating of algorithms.md §1.5), so an inclusion costs
+    O((s + κ)·k) rather than O(n·k).
+
+    Returns
+    -------
+    outside : bool array of shape (n,)
+        The training points outside the grown active set.
     """
     n = len(state.y)
     if d >= n:
@@ -109,21 +135,56 @@ def select_by_nlp(
         )
     outside = np.ones(n, dtype=bool)
     outside[state.active] = False
-    columns = state.every_column()
+    validation, position, live = _validation_sample(
+        state, outside, validation_size, rng
+    )
     while state.size < d:
         pool = np.flatnonzero(outside)
         kappa = len(pool) if working_set_size is None else working_set_size
-        if state.size == 0 or kappa == 1:
-            i = rng.choice(pool)
-        else:
-            working = rng.choice(pool, size=min(kappa, len(pool)), replace=False)
-            validation = pool
-            if validation_size is not None and validation_size < len(pool):
-                validation = rng.choice(pool, size=validation_size, replace=False)
-            i = working[np.argmin(candidate_losses(state, working, validation))]
-        state.include(i, columns)
+        if state.size == 0:
+            kappa = 1
+        working = rng.choice(pool, size=min(kappa, len(pool)), replace=False)
+        candidates = _current_columns(state, working, validation, position)
+        best = 0
+        if len(working) > 1:
+            best = int(np.argmin(candidate_losses(state, candidates, validation, live)))
+        i = int(candidates.points[best])
+        state.include(best, candidates, also=(validation,))
         outside[i] = False
+        stored = position[candidates.points] < 0
+        state.release(candidates, np.flatnonzero(stored & outside[candidates.points]))
+        if position[i] >= 0:
+            live[position[i]] = False
+            if np.count_nonzero(live) < 2 and state.size < d:  # a small sample used up
+                state.release(validation, np.flatnonzero(live))
+                validation, position, live = _validation_sample(
+                    state, outside, validation_size, rng
+                )
+    state.release(validation, np.flatnonzero(live))
     return outside
+
+
+def _validation_sample(state, outside, size, rng):
+    """Current columns of ``size`` random points ``outside`` (all of them if ``None``),
+    their positions there by training index (−1 if absent), and which are still outside."""
+    pool = np.flatnonzero(outside)
+    if size is not None and size < len(pool):
+        pool = rng.choice(pool, size=size, replace=False)
+    validation = state.gather(pool)
+    position = np.full(len(outside), -1)
+    position[validation.points] = np.arange(len(pool))
+    return validation, position, np.ones(len(pool), dtype=bool)
+
+
+def _current_columns(state, points, validation, position):
+    """Current columns of ``points``: copied from ``validation`` where it holds them,
+    completed from the store otherwise."""
+    held = position[points] >= 0
+    from_store = state.gather(points[~held])
+    if not held.any():
+        return from_store
+    from_validation = validation.take(position[points[held]])
+    return CurrentColumns.concatenate(from_validation, from_store)
 
 
 @dataclass(frozen=True)

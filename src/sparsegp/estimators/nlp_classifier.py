@@ -89,10 +89,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         ``κ``: candidates scored per inclusion (Smola & Bartlett's 59). ``None`` scores
         every point outside the basis; 1 is random selection ([SSK09]'s baseline).
     validation_size : int or None, default=2000
-        Training points outside the basis that score the candidates (drawn afresh at
-        each inclusion) and that the hyperparameter steps average over (drawn once per
-        step): unbiased estimates of eqs. 2.8 and 2.14. ``None`` uses all of them, as
-        the paper does (and as 2000 does on every set of its tables, N ≤ 1 300).
+        Training points outside the basis that score the candidates (drawn once per
+        selection pass; only their columns are kept current) and that the
+        hyperparameter steps average over (drawn once per step): unbiased estimates of
+        eqs. 2.8 and 2.14. ``None`` uses all of them, as the paper does (and as 2000
+        does on every set of its tables, N ≤ 1 300).
         Scoring costs O(κ·s·k) per inclusion instead of O(κ·n·k): on 7 291 digits
         3-4× faster at the same test error (BENCHMARKS.md).
     bias, slope : float, default=0.0, 1.0
