@@ -6,6 +6,7 @@ from scipy.linalg import solve_triangular
 
 from sparsegp._linalg import (
     cho_solve_lower,
+    cholesky_in_place,
     cholesky_jitter,
     cholesky_permuted,
     log_det_from_cholesky,
@@ -97,6 +98,24 @@ def test_rbf_matrix_of_near_duplicates_gets_jitter_and_a_warning():
     with pytest.warns(NumericalWarning, match="added jitter"):
         L = cholesky_jitter(A)
     np.testing.assert_allclose(L @ L.T, A, atol=1e-6)
+
+
+def test_cholesky_in_place_factorises_in_the_matrix_own_memory(rng):
+    X = rng.standard_normal((40, 3))
+    A = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1)) + np.eye(40)
+    expected = np.linalg.cholesky(A)
+    work = A.copy()
+    L = cholesky_in_place(work)
+    np.testing.assert_allclose(L, expected, rtol=1e-12, atol=1e-12)
+    assert np.shares_memory(L, work)
+    assert np.all(np.triu(L, 1) == 0.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -5.0])
+def test_cholesky_in_place_returns_none_off_positive_definite(bad):
+    A = np.eye(4)
+    A[2, 2] = bad
+    assert cholesky_in_place(A) is None
 
 
 def test_cholesky_permuted_factorises_the_reordered_matrix(rng):

@@ -12,6 +12,7 @@ from scipy.linalg.blas import get_blas_funcs
 from .exceptions import NotPSDError, NumericalWarning
 
 __all__ = [
+    "cholesky_in_place",
     "cholesky_jitter",
     "cho_solve_lower",
     "cholesky_permuted",
@@ -129,6 +130,25 @@ def solve_lower_transpose(L: np.ndarray, B: np.ndarray) -> np.ndarray:
 def cho_solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``(L Lᵀ)⁻¹ B`` from the lower factor ``L``."""
     return cho_solve((L, True), B, check_finite=False)
+
+
+def cholesky_in_place(A: np.ndarray) -> np.ndarray | None:
+    """Lower Cholesky factor of the symmetric C-ordered ``A``, computed in ``A``'s memory.
+
+    LAPACK ``potrf`` on the Fortran-ordered view ``A.T`` (equal to ``A``): no copy of
+    the matrix and no pass over it checking for NaN (the factor's diagonal is checked
+    instead). Returns the factor (a Fortran-ordered
+    view of ``A``, zero above its diagonal), or ``None`` if ``A`` is not positive
+    definite or holds NaN — ``A`` is then partly overwritten, and the caller rebuilds
+    it for :func:`cholesky_jitter`.
+    """
+    factor, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=1)
+    if info < 0:
+        raise ValueError(f"potrf: argument {-info} is invalid.")
+    # OpenBLAS's potrf lets NaN through; any NaN or inf reaches the diagonal
+    if info > 0 or not np.all(np.isfinite(factor.diagonal())):
+        return None
+    return factor
 
 
 def cholesky_permuted(L: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 from .._linalg import (
+    cholesky_in_place,
     cholesky_jitter,
     inverse_lower,
     log_det_from_cholesky,
@@ -172,6 +173,7 @@ class DensePosterior(ArraySites):
         self.K = np.asarray(K, dtype=float)
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
+        self._B = np.empty(self.K.shape)  # B, then its factor (cholesky_in_place)
         self.refresh()
 
     def refresh(self) -> None:
@@ -185,9 +187,11 @@ class DensePosterior(ArraySites):
         of ``L⁻¹ S̃½ K``: 4⁄3 n³.
         """
         sqrt_tau = np.sqrt(self.tau)
-        B = sqrt_tau[:, None] * self.K * sqrt_tau[None, :]
-        B[np.diag_indices_from(B)] += 1.0
-        self.chol_B = cholesky_jitter(B, what="B = I + S½KS½")
+        self.chol_B = cholesky_in_place(self._b_matrix(sqrt_tau))
+        if self.chol_B is None:  # NaN in K or the sites: a clear error, or jitter
+            self.chol_B = cholesky_jitter(
+                self._b_matrix(sqrt_tau), what="B = I + S½KS½"
+            )
         inv_L = self.inv_chol_B = inverse_lower(self.chol_B)
         k_diag = np.diag(self.K)
         K_nu = self.K @ self.nu
@@ -203,6 +207,13 @@ class DensePosterior(ArraySites):
             V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
             var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
         self._var = var
+
+    def _b_matrix(self, sqrt_tau: np.ndarray) -> np.ndarray:
+        """``B = I + S̃½ K S̃½`` in the buffer the factor of the last refresh took."""
+        B = np.multiply(self.K, sqrt_tau[:, None], out=self._B)
+        B *= sqrt_tau
+        B.flat[:: len(B) + 1] += 1.0
+        return B
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         return self._mean, self._var

@@ -49,9 +49,9 @@ class EPBinaryModel:
         return latent_from_kernel(self.kernel, self.X_train, self.predictor, X)
 
 
-#: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B,
-#: its Cholesky factor and that factor's inverse, and B⁻¹ (for the gradient) or the
-#: sequential sweep's Σ.
+#: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B and
+#: its Cholesky factor (one array), the factor's inverse, and B⁻¹ (for the gradient)
+#: or the sequential sweep's V and Σ.
 _DENSE_ARRAYS = 5
 
 
