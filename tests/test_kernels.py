@@ -14,6 +14,7 @@ from sparsegp.kernels import (
     CrossCovariance,
     KernelBlocks,
     check_input_differentiable,
+    gram_and_weighted_gradient,
     split_white_noise,
 )
 
@@ -79,6 +80,26 @@ def test_cross_covariance_gradient_equals_sklearn_contracted(kernel, rng):
     expected = np.einsum("ij,ijk->k", weights, K_gradient)
     np.testing.assert_allclose(
         CrossCovariance(kernel, X).gradients(weights)[0], expected
+    )
+
+
+@pytest.mark.parametrize(
+    "kernel", GRADIENT_KERNELS + [Matern(1.0, nu=1.5) + ConstantKernel(0.2)]
+)
+def test_gram_and_weighted_gradient_equal_sklearn(kernel, rng):
+    # Inputs far from the origin: the contracted path centres them first.
+    X = 1e4 + rng.standard_normal((12, 2))
+    weights = rng.standard_normal((12, 12))
+    weights += weights.T
+    K, weighted_gradient = gram_and_weighted_gradient(kernel, X)
+    expected_K, K_gradient = kernel(X, eval_gradient=True)
+    np.testing.assert_allclose(K, expected_K, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(K, K.T)
+    np.testing.assert_allclose(
+        weighted_gradient(weights),
+        np.einsum("ij,ijk->k", weights, K_gradient),
+        rtol=1e-8,
+        atol=1e-10,
     )
 
 

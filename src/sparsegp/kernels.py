@@ -206,6 +206,15 @@ def _expand(kernel):
     return None
 
 
+def is_input_differentiable(kernel) -> bool:
+    """Whether :func:`check_input_differentiable` accepts ``kernel``."""
+    try:
+        check_input_differentiable(kernel)
+    except ValueError:
+        return False
+    return True
+
+
 def check_input_differentiable(kernel):
     """Raise ``ValueError`` unless ``kernel`` is built from what FITC can differentiate.
 
@@ -222,6 +231,22 @@ def check_input_differentiable(kernel):
             f"ConstantKernel and RBF only, not {type(kernel).__name__}. Pass such a "
             f"kernel, or optimizer=None to keep the hyperparameters fixed."
         )
+
+
+def gram_and_weighted_gradient(kernel, X):
+    """``K(X, X)`` and the map ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` (θ in log-space).
+
+    Sums and products of ``ConstantKernel`` and ``RBF`` go through
+    :class:`CrossCovariance` on centred inputs (the kernel is stationary): no
+    ``(n, n, len(θ))`` array of derivatives — ``D + 1`` matrices of n × n for an ARD RBF.
+    Any other kernel contracts scikit-learn's ``eval_gradient`` array.
+    """
+    if not is_input_differentiable(kernel):
+        K, K_gradient = kernel(X, eval_gradient=True)
+        return K, lambda W: np.tensordot(W, K_gradient, axes=([0, 1], [0, 1]))
+    block = CrossCovariance(kernel, X - X.mean(axis=0))
+    K = block.value
+    return 0.5 * (K + K.T), lambda W: block.gradients(W)[0]
 
 
 class CrossCovariance:

@@ -27,7 +27,7 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower,
 )
-from ..likelihoods import Likelihood, Probit, site_from_cavity
+from ..likelihoods import Likelihood, site_from_cavity
 
 #: The smallest damping :func:`run_ep` lowers an oscillating EP to.
 MIN_DAMPING = 0.05
@@ -49,7 +49,7 @@ __all__ = [
     "WarmStartedEP",
     "cavity_gradient",
     "cavity_gradient_terms",
-    "ep_log_evidence_gradient",
+    "ep_log_evidence_weights",
     "log_evidence",
     "parallel_site_update",
     "run_ep",
@@ -201,8 +201,8 @@ class DensePosterior(ArraySites):
         tau_k = self.tau * k_diag
         direct = tau_k > _CANCELLATION_GUARD
         var = np.empty_like(k_diag)
-        b_inv_diag = np.einsum("ij,ij->j", inv_L[:, direct], inv_L[:, direct])
-        var[direct] = (1.0 - b_inv_diag) / self.tau[direct]
+        b_inv_diag = np.einsum("ij,ij->j", inv_L, inv_L)  # no copy of inv_L's columns
+        np.divide(1.0 - b_inv_diag, self.tau, out=var, where=direct)
         if not np.all(direct):
             V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
             var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
@@ -660,49 +660,40 @@ def sites_or_zeros(sites: object, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _inverse_from_inverse_factor(inv_L: np.ndarray) -> np.ndarray:
-    """``B⁻¹ = L⁻ᵀ L⁻¹`` from ``L⁻¹`` by LAPACK ``lauum`` (n³/3 flops)."""
+    """``B⁻¹ = L⁻ᵀ L⁻¹`` from ``L⁻¹`` by LAPACK ``lauum`` (n³/3 flops), both triangles."""
     product, info = lapack.dlauum(inv_L, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError(f"dlauum failed with info={info}")
-    return np.tril(product) + np.tril(product, -1).T
+    lower = np.tril(product)  # lauum leaves the input's upper triangle
+    inverse = lower + lower.T
+    inverse.flat[:: len(inverse) + 1] -= lower.diagonal()
+    return inverse
 
 
-def ep_log_evidence_gradient(
-    state: EPState, K_gradient: np.ndarray, y: np.ndarray, likelihood: Probit
-) -> tuple[np.ndarray, float]:
-    """Gradient of the EP log evidence at the fixed point (algorithms.md §6.1).
+def ep_log_evidence_weights(state: EPState) -> np.ndarray:
+    """``W`` with ``∂ log Z/∂θ = Σ_ij W_ij ∂K_ij/∂θ`` at the fixed point (algorithms.md §6.1).
 
-    ``∂ log Z/∂θ = ½ ωᵀ (∂K/∂θ) ω − ½ tr(R ∂K/∂θ)`` with ``R = S̃½ B⁻¹ S̃½`` (R&W
-    eq. 5.27), and ``∂ log Z/∂b = Σ_i g_i`` at the cavities.
+    ``W = ½ (ω ωᵀ − R)`` with ``R = S̃½ B⁻¹ S̃½`` (R&W eq. 5.27): a kernel that
+    contracts its own derivatives with ``W`` (:class:`~sparsegp.kernels.CrossCovariance`)
+    never forms the ``(n, n, p)`` array of them.
 
     Parameters
     ----------
     state : EPState
-        A converged EP state on a :class:`DensePosterior` (the formula holds at
-        the fixed point only).
-    K_gradient : ndarray of shape (n, n, p)
-        ``∂K/∂θ_j`` for each kernel hyperparameter (scikit-learn's layout).
-    y : ndarray of shape (n,)
-        Labels.
-    likelihood : Probit
-        The likelihood EP ran with.
+        A converged EP state on a :class:`DensePosterior`.
 
     Returns
     -------
-    grad_kernel : ndarray of shape (p,)
-    grad_bias : float
+    ndarray of shape (n, n)
+        Symmetric.
     """
     posterior = posterior_of(state, DensePosterior)
     sqrt_tau = np.sqrt(state.tau)
-    R = (
-        sqrt_tau[:, None]
-        * _inverse_from_inverse_factor(posterior.inv_chol_B)
-        * sqrt_tau
-    )
+    W = _inverse_from_inverse_factor(posterior.inv_chol_B)
+    W *= sqrt_tau[:, None]
+    W *= -0.5 * sqrt_tau
     omega = posterior.omega
-    data_fit = np.einsum("i,ijk,j->k", omega, K_gradient, omega)
-    trace = np.tensordot(R, K_gradient, axes=([0, 1], [0, 1]))
-    return 0.5 * (data_fit - trace), cavity_gradient(state, y, likelihood)
+    return blas.dger(0.5, omega, omega, a=W.T, overwrite_a=True).T
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ from ..approximations.ep import (
     DensePosterior,
     DensePredictor,
     WarmStartedEP,
-    ep_log_evidence_gradient,
+    cavity_gradient,
+    ep_log_evidence_weights,
     sites_or_zeros,
 )
+from ..kernels import gram_and_weighted_gradient, is_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
@@ -192,7 +194,12 @@ class EPGPClassifier(GPClassifierMixin):
     def _check_training_size(self, X):
         n = len(X)
         kernel = default_kernel(X) if self.kernel is None else self.kernel
-        arrays = _DENSE_ARRAYS + (kernel.n_dims if self.optimizer is not None else 0)
+        gradient_arrays = (
+            0  # the (n, n, p) derivatives, unless the kernel contracts them
+        )
+        if self.optimizer is not None and not is_input_differentiable(kernel):
+            gradient_arrays = kernel.n_dims
+        arrays = _DENSE_ARRAYS + gradient_arrays
         require_memory(
             arrays * 8.0 * n * n,
             f"full EP's n × n matrices (about {arrays} float64 arrays of {n} × {n}: "
@@ -253,15 +260,14 @@ class EPGPClassifier(GPClassifierMixin):
 
         def evidence(x):
             kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
-            K, K_gradient = kernel_x(X, eval_gradient=True)
+            K, weighted_gradient = gram_and_weighted_gradient(kernel_x, X)
             likelihood = Probit(bias)
             state = ep(
                 lambda sites: DensePosterior(K, *sites_or_zeros(sites, len(K))),
                 likelihood,
             )
-            grad_kernel, grad_bias = ep_log_evidence_gradient(
-                state, K_gradient, y, likelihood
-            )
+            grad_kernel = weighted_gradient(ep_log_evidence_weights(state))
+            grad_bias = cavity_gradient(state, y, likelihood)
             report_progress(
                 self,
                 level=2,
