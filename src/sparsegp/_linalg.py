@@ -137,10 +137,9 @@ def cholesky_in_place(A: np.ndarray) -> np.ndarray | None:
 
     LAPACK ``potrf`` on the Fortran-ordered view ``A.T`` (equal to ``A``): no copy of
     the matrix and no pass over it checking for NaN (the factor's diagonal is checked
-    instead). Returns the factor (a Fortran-ordered
-    view of ``A``, zero above its diagonal), or ``None`` if ``A`` is not positive
-    definite or holds NaN — ``A`` is then partly overwritten, and the caller rebuilds
-    it for :func:`cholesky_jitter`.
+    instead). Returns the factor (a Fortran-ordered view of ``A``, zero above its
+    diagonal), or ``None`` if ``A`` is not positive definite or holds NaN — ``A`` is
+    then partly overwritten, and the caller rebuilds it for :func:`cholesky_jitter`.
     """
     factor, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=1)
     if info < 0:

@@ -187,11 +187,10 @@ class DensePosterior(ArraySites):
         of ``L⁻¹ S̃½ K``: 4⁄3 n³.
         """
         sqrt_tau = np.sqrt(self.tau)
-        self.chol_B = cholesky_in_place(self._b_matrix(sqrt_tau))
-        if self.chol_B is None:  # NaN in K or the sites: a clear error, or jitter
-            self.chol_B = cholesky_jitter(
-                self._b_matrix(sqrt_tau), what="B = I + S½KS½"
-            )
+        factor = cholesky_in_place(self._b_matrix(sqrt_tau))
+        if factor is None:  # NaN in K or the sites: a clear error, or jitter
+            factor = cholesky_jitter(self._b_matrix(sqrt_tau), what="B = I + S½KS½")
+        self.chol_B = factor
         inv_L = self.inv_chol_B = inverse_lower(self.chol_B)
         k_diag = np.diag(self.K)
         K_nu = self.K @ self.nu

@@ -7,9 +7,9 @@ loss of the training points outside the active set (eqs. 2.7-2.8),
 
 ``NLP(u) = −(1/n_c) Σ_{j∉u} log Φ(λ y_j (h_j + b) / √(1 + λ² a_j))``.
 
-A candidate is scored from the current state in O(n·k) (eq. 2.14) — all κ of them in one
-vectorised step, O(κ·n·k); on a sample of s validation points, O(κ·s·k). The
-hyperparameters (kernel θ, bias b, slope λ) then follow the gradient of the same loss
+A candidate is scored from the current state in O(n·k) (eq. 2.14) — all κ of them in
+one compiled loop (:mod:`.nlp_scoring`), O(κ·n·k); on a sample of s validation points,
+O(κ·s·k). The hyperparameters (kernel θ, bias b, slope λ) then follow the gradient of the same loss
 with the active set and its sites held fixed (algorithms.md §2.5).
 """
 
@@ -76,12 +76,13 @@ def candidate_losses(
         In the order of ``candidates.points``; ``inf`` for a candidate that is the
         only live validation point.
     """
+    likelihood = state.likelihood
+    if not isinstance(likelihood, Probit):
+        raise TypeError("The NLP criterion (eq. 2.8) is that of the probit likelihood.")
     k = state.size
     A = state.kernel_blocks.block(candidates.points, validation.kernel_columns)
     A -= candidates.Vt[:, :k] @ validation.Vt[:, :k].T
-    moments = state.likelihood.moments(
-        candidates.h, candidates.a, state.y[candidates.points]
-    )
+    moments = likelihood.moments(candidates.h, candidates.a, state.y[candidates.points])
     if live is None:
         live = np.ones(len(validation.points), dtype=bool)
     sums, counts = candidate_loss_sums(
@@ -94,8 +95,8 @@ def candidate_losses(
         state.y[validation.points],
         validation.points,
         live,
-        state.likelihood.slope,
-        state.likelihood.bias,
+        likelihood.slope,
+        likelihood.bias,
         LOG_PHI_TABLE,
     )
     out = np.full(len(counts), np.inf)  # no other point to validate on
@@ -164,7 +165,12 @@ def select_by_nlp(
     return outside
 
 
-def _validation_sample(state, outside, size, rng):
+def _validation_sample(
+    state: ADFActiveSet,
+    outside: np.ndarray,
+    size: int | None,
+    rng: np.random.RandomState,
+) -> tuple[CurrentColumns, np.ndarray, np.ndarray]:
     """Current columns of ``size`` random points ``outside`` (all of them if ``None``),
     their positions there by training index (−1 if absent), and which are still outside."""
     pool = np.flatnonzero(outside)
@@ -176,7 +182,12 @@ def _validation_sample(state, outside, size, rng):
     return validation, position, np.ones(len(pool), dtype=bool)
 
 
-def _current_columns(state, points, validation, position):
+def _current_columns(
+    state: ADFActiveSet,
+    points: np.ndarray,
+    validation: CurrentColumns,
+    position: np.ndarray,
+) -> CurrentColumns:
     """Current columns of ``points``: copied from ``validation`` where it holds them,
     completed from the store otherwise."""
     held = position[points] >= 0

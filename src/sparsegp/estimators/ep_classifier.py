@@ -194,9 +194,7 @@ class EPGPClassifier(GPClassifierMixin):
     def _check_training_size(self, X):
         n = len(X)
         kernel = default_kernel(X) if self.kernel is None else self.kernel
-        gradient_arrays = (
-            0  # the (n, n, p) derivatives, unless the kernel contracts them
-        )
+        gradient_arrays = 0  # scikit-learn's (n, n, p) derivatives, where needed
         if self.optimizer is not None and not is_input_differentiable(kernel):
             gradient_arrays = kernel.n_dims
         arrays = _DENSE_ARRAYS + gradient_arrays
