@@ -134,16 +134,7 @@ def test_regressor_needs_a_noise_term():
 def test_auto_selection_avoids_the_label_noise_greedy_selection_picks():
     """On noisy imbalanced labels greedy selection does worse than the majority class;
     ``selection="auto"`` notices on held-out points and keeps the uniform active set."""
-    X, y = make_classification(
-        n_samples=3000,
-        n_features=6,
-        n_informative=4,
-        weights=[0.75],
-        flip_y=0.15,
-        random_state=2,
-    )
-    X = (X - X.mean(axis=0)) / X.std(axis=0)
-    X_test, y_test, X, y = X[2000:], y[2000:], X[:2000], y[:2000]
+    X, y, X_test, y_test = noisy_imbalanced_problem()
     majority_error = np.mean(y_test != 0)
     errors = {}
     for selection in ("randomized", "auto"):
@@ -156,6 +147,42 @@ def test_auto_selection_avoids_the_label_noise_greedy_selection_picks():
     assert errors["auto"] < majority_error - 0.05
 
 
+def noisy_imbalanced_problem():
+    X, y = make_classification(
+        n_samples=3000,
+        n_features=6,
+        n_informative=4,
+        weights=[0.75],
+        flip_y=0.15,
+        random_state=2,
+    )
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X[:2000], y[:2000], X[2000:], y[2000:]
+
+
+def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins():
+    """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
+    pass (kernel and bias kept) puts a site on every one, on the same active set."""
+    X, y, X_test, y_test = noisy_imbalanced_problem()
+    scores = {}
+    for posterior in ("active_set", "auto"):
+        model = IVMClassifier(
+            active_set_size=100, posterior=posterior, random_state=0
+        ).fit(X, y)
+        assert model.selection_used_ == "random"
+        proba = model.predict_proba(X_test)[np.arange(len(y_test)), y_test]
+        scores[posterior] = (
+            np.mean(model.predict(X_test) != y_test),
+            -np.mean(np.log(proba)),
+            model.active_set_,
+            model.kernel_.get_params(),
+        )
+    np.testing.assert_array_equal(scores["auto"][2], scores["active_set"][2])
+    assert scores["auto"][3] == scores["active_set"][3]
+    assert scores["auto"][1] < scores["active_set"][1] - 0.01
+    assert scores["auto"][0] <= scores["active_set"][0] + 0.005
+
+
 def test_auto_selection_keeps_greedy_where_it_is_more_accurate():
     """Clean digits (4 against the rest): greedy 0.5 % test error, uniform 5.7 %."""
     X, digits = load_digits(return_X_y=True)
@@ -164,6 +191,12 @@ def test_auto_selection_keeps_greedy_where_it_is_more_accurate():
     model.fit(X[:1200] / 16.0, y[:1200])
     assert model.selection_used_ == "randomized"
     assert np.mean(model.predict(X[1200:] / 16.0) != y[1200:]) < 0.02
+    eq5 = IVMClassifier(
+        active_set_size=100, optimizer=None, posterior="active_set", random_state=0
+    ).fit(X[:1200] / 16.0, y[:1200])
+    np.testing.assert_array_equal(
+        model.predict_proba(X[1200:] / 16.0), eq5.predict_proba(X[1200:] / 16.0)
+    )
 
 
 def test_verbose_hyperparameter_rounds_show_progress(capsys):
