@@ -14,9 +14,11 @@ Two binary tasks:
 
 Every classifier of the library with its defaults except the size (the sizes of the
 other benchmarks), beside Platt-scaled ``SVC``: full EP on a random 2 000-point subset
-(O(n³)); FITC with M = 200; the IVM with d = 1 000 (MAGIC) / 400 (MNIST), with eq. 5's
-posterior and with ``posterior="fitc"``; the NLP classifier and the online GP with 200
-basis vectors; the RVM with 1 000 random basis centres. One BLAS thread.
+(O(n³)); FITC with M = 200; the IVM with d = 1 000 (MAGIC) / 400 (MNIST), with its
+default posterior (MAGIC's noisy labels: a uniform set and one EP over every site on its
+FITC prior; MNIST: eq. 5) and with ``posterior="fitc"`` (kernel relearnt); the NLP
+classifier and the online GP with 200 basis vectors; the RVM with 1 000 random basis
+centres. One BLAS thread.
 
 ECE: 15 equal-width bins of the predicted probability of the positive class
 (:func:`sparsegp.metrics.expected_calibration_error`); the figure plots the same bins

@@ -14,10 +14,10 @@ from pathlib import Path
 #: Row labels of the estimators ``calibration`` runs, in the table's order.
 LABELS = {
     "ep_2000_subset": "Full EP GP ([RW06]), random 2 000-point subset",
-    "ivm_1000": "IVM ([LSH02]), d = 1 000 / 400, eq. 5",
-    "ivm_400": "IVM ([LSH02]), d = 1 000 / 400, eq. 5",
-    "ivm_1000_fitc": "IVM, same d, [NGH07] §6 FITC posterior",
-    "ivm_400_fitc": "IVM, same d, [NGH07] §6 FITC posterior",
+    "ivm_1000": "IVM ([LSH02]), d = 1 000 / 400, defaults",
+    "ivm_400": "IVM ([LSH02]), d = 1 000 / 400, defaults",
+    "ivm_1000_fitc": "IVM, same d, [NGH07] §6 FITC posterior, kernel relearnt",
+    "ivm_400_fitc": "IVM, same d, [NGH07] §6 FITC posterior, kernel relearnt",
     "fitc_200": "FITC-EP ([NGH07]), M = 200",
     "nlp_200": "NLP classifier ([SSK09]), d = 200",
     "online_200": "Sparse online GP ([Csa02]), d = 200",
