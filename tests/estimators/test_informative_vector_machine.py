@@ -6,7 +6,7 @@ from sklearn.datasets import load_digits, make_classification
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import IVMClassifier, IVMRegressor
+from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
 
 
@@ -181,6 +181,22 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins():
     assert scores["auto"][3] == scores["active_set"][3]
     assert scores["auto"][1] < scores["active_set"][1] - 0.01
     assert scores["auto"][0] <= scores["active_set"][0] + 0.005
+
+
+def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
+    monkeypatch,
+):
+    X, y, X_test, _ = noisy_imbalanced_problem()
+    fits = IVMClassifier(active_set_size=100, random_state=0)
+    eq5 = IVMClassifier(active_set_size=100, posterior="active_set", random_state=0)
+    eq5.fit(X, y)
+    real = _memory.available_memory
+    # room for the selection's store (n × d), not for FITC's six M × n blocks
+    monkeypatch.setattr(_memory, "available_memory", lambda: 2_000 * 100 * 8 * 3)
+    with pytest.warns(UserWarning, match="does not fit"):
+        fits.fit(X, y)
+    monkeypatch.setattr(_memory, "available_memory", real)
+    np.testing.assert_array_equal(fits.predict_proba(X_test), eq5.predict_proba(X_test))
 
 
 def test_auto_selection_keeps_greedy_where_it_is_more_accurate():

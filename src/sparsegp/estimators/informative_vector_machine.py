@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -451,8 +452,23 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             model = self._fitc_posterior(X, y, model, random_state, self.optimizer)
         elif self.posterior == "auto" and model.selection == "random":
             if self.selection == "auto":  # greedy lost on held-out points: noise
-                model = self._fitc_posterior(X, y, model, random_state, None)
+                model = self._every_site_if_it_fits(X, y, model, random_state)
         return model
+
+    def _every_site_if_it_fits(self, X, y, model, random_state):
+        """``posterior="auto"``'s FITC pass, kernel kept; eq. 5 with a warning if
+        its M × n blocks would not fit in memory."""
+        try:
+            require_fitc_memory(len(model.active_set), len(y))
+        except MemoryError as error:
+            warnings.warn(
+                f"IVMClassifier: kept eq. 5's posterior on the uniform active set; the "
+                f"pass over every training point does not fit: {error}",
+                UserWarning,
+                stacklevel=5,
+            )
+            return model
+        return self._fitc_posterior(X, y, model, random_state, None)
 
     def _fit_binary_distributed(self, X, y, random_state):
         """:meth:`_fit_binary` with the rows of the dask array ``X`` on the cluster."""
