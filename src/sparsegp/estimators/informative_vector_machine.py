@@ -304,7 +304,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         sites on the FITC prior whose pseudo-inputs are the active set, with the
         IVM's kernel and bias: on MAGIC gamma (d = 1 000) 14.7 % / 0.359 nats become
         13.6 % / 0.333 for 10 s more (full EP on 2 000 points: 13.8 % / 0.338;
-        BENCHMARKS.md).
+        BENCHMARKS.md). Where that pass would not fit in memory, eq. 5 is kept, with a
+        warning.
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
         ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
         over all n sites on the FITC prior whose pseudo-inputs are the active set,
