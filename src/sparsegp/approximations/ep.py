@@ -718,7 +718,8 @@ class DensePredictor:
     def from_state(cls, state: EPState) -> DensePredictor:
         """The predictor of an EP state on a :class:`DensePosterior`."""
         posterior = posterior_of(state, DensePosterior)
-        return cls(posterior.chol_B, np.sqrt(state.tau), posterior.omega)
+        # a copy: the posterior factors the next refresh's B in the same buffer
+        return cls(posterior.chol_B.copy(), np.sqrt(state.tau), posterior.omega)
 
     def latent_mean_and_variance(
         self, K_cross: np.ndarray, k_diag: np.ndarray
