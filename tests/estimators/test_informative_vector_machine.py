@@ -190,12 +190,10 @@ def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
     fits = IVMClassifier(active_set_size=100, random_state=0)
     eq5 = IVMClassifier(active_set_size=100, posterior="active_set", random_state=0)
     eq5.fit(X, y)
-    real = _memory.available_memory
     # room for the selection's store (n × d), not for FITC's six M × n blocks
     monkeypatch.setattr(_memory, "available_memory", lambda: 2_000 * 100 * 8 * 3)
     with pytest.warns(UserWarning, match="does not fit"):
         fits.fit(X, y)
-    monkeypatch.setattr(_memory, "available_memory", real)
     np.testing.assert_array_equal(fits.predict_proba(X_test), eq5.predict_proba(X_test))
 
 
