@@ -458,9 +458,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _every_site_if_it_fits(self, X, y, model, random_state):
         """``posterior="auto"``'s FITC pass, kernel kept; eq. 5 with a warning if
-        its M × n blocks would not fit in memory."""
+        its M × n blocks would not fit in memory (on a cluster they stay on the
+        workers, row block by row block)."""
         try:
-            require_fitc_memory(len(model.active_set), len(y))
+            if not is_dask_array(X):
+                require_fitc_memory(len(model.active_set), len(y))
         except MemoryError as error:
             warnings.warn(
                 f"IVMClassifier: kept eq. 5's posterior on the uniform active set; the "
