@@ -10,9 +10,13 @@ and labels alone (``docs/algorithms.md`` gives the mathematics, section by modul
   IVM and the NLP method (§1.2-1.5);
 - :mod:`~sparsegp.approximations.ivm` — IVM selection and its evidence (§1);
 - :mod:`~sparsegp.approximations.nlp_selection` — validation-NLP selection and its
-  gradient (§2);
+  gradient (§2); :mod:`~sparsegp.approximations.nlp_scoring` — its candidate losses
+  in one compiled loop (§2.2);
 - :mod:`~sparsegp.approximations.online` — Csató's sparse online GP (§3);
-- :mod:`~sparsegp.approximations.rvm_ssem` — the RVM by Subspace EM (§4).
+- :mod:`~sparsegp.approximations.rvm_ssem` — the RVM by Subspace EM (§4);
+- :mod:`~sparsegp.approximations.partitioned_fitc`,
+  :mod:`~sparsegp.approximations.partitioned_ivm` — FITC-EP and IVM selection over
+  row blocks on a dask cluster (§5.9, §1.6).
 """
 
 __all__ = [
@@ -20,7 +24,10 @@ __all__ = [
     "ep",
     "fitc_ep",
     "ivm",
+    "nlp_scoring",
     "nlp_selection",
     "online",
+    "partitioned_fitc",
+    "partitioned_ivm",
     "rvm_ssem",
 ]
