@@ -32,3 +32,7 @@ def test_above_the_table_log_phi_is_zero_to_rounding(z):
 
 def test_minus_infinity_is_minus_infinity():
     assert interpolated([-np.inf])[0] == -np.inf
+
+
+def test_nan_stays_nan():
+    assert np.isnan(interpolated([np.nan])[0])

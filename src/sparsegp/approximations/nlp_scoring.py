@@ -24,6 +24,9 @@ __all__ = ["LOG_PHI_TABLE", "candidate_loss_sums", "interpolated_log_ndtr"]
 #: (``Φ(−9) < 1.2e-19``).
 _Z_LOW, _Z_HIGH, _STEPS_PER_UNIT = -38.0, 9.0, 64
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: numba's fast-math flags without ``nnan``/``ninf``: a NaN argument must stay NaN, not
+#: index the table.
+_FAST_MATH = {"contract", "arcp", "afn", "reassoc", "nsz"}
 
 
 def _hermite_table() -> np.ndarray:
@@ -46,7 +49,7 @@ def _hermite_table() -> np.ndarray:
 LOG_PHI_TABLE = _hermite_table()
 
 
-@numba.njit(cache=True, fastmath=True)
+@numba.njit(cache=True, fastmath=_FAST_MATH)
 def interpolated_log_ndtr(z: float, table: np.ndarray) -> float:
     """``log Φ(z)`` from ``table`` (:data:`LOG_PHI_TABLE`), to 1e-10 absolute.
 
@@ -64,13 +67,15 @@ def interpolated_log_ndtr(z: float, table: np.ndarray) -> float:
             - math.log(-z)
             + math.log1p(u * (-1.0 + u * (3.0 + u * (-15.0 + 105.0 * u))))
         )
+    if z != z:  # NaN
+        return z
     u = (z - _Z_LOW) * _STEPS_PER_UNIT
     i = int(u)
     t = u - i
     return table[i, 0] + t * (table[i, 1] + t * (table[i, 2] + t * table[i, 3]))
 
 
-@numba.njit(cache=True, fastmath=True)
+@numba.njit(cache=True, fastmath=_FAST_MATH)
 def candidate_loss_sums(
     A: np.ndarray,
     g: np.ndarray,
