@@ -136,15 +136,16 @@ def select_by_nlp(
         )
     outside = np.ones(n, dtype=bool)
     outside[state.active] = False
+    draws = np.random.default_rng(rng.randint(2**32))  # subsets in O(size), not O(n)
     validation, position, live = _validation_sample(
-        state, outside, validation_size, rng
+        state, outside, validation_size, draws
     )
     while state.size < d:
         pool = np.flatnonzero(outside)
         kappa = len(pool) if working_set_size is None else working_set_size
         if state.size == 0:
             kappa = 1
-        working = rng.choice(pool, size=min(kappa, len(pool)), replace=False)
+        working = draws.choice(pool, size=min(kappa, len(pool)), replace=False)
         candidates = _current_columns(state, working, validation, position)
         best = 0
         if len(working) > 1:
@@ -159,7 +160,7 @@ def select_by_nlp(
             if np.count_nonzero(live) < 2 and state.size < d:  # a small sample used up
                 state.release(validation, np.flatnonzero(live))
                 validation, position, live = _validation_sample(
-                    state, outside, validation_size, rng
+                    state, outside, validation_size, draws
                 )
     state.release(validation, np.flatnonzero(live))
     return outside
@@ -169,7 +170,7 @@ def _validation_sample(
     state: ADFActiveSet,
     outside: np.ndarray,
     size: int | None,
-    rng: np.random.RandomState,
+    rng: np.random.Generator,
 ) -> tuple[CurrentColumns, np.ndarray, np.ndarray]:
     """Current columns of ``size`` random points ``outside`` (all of them if ``None``),
     their positions there by training index (−1 if absent), and which are still outside."""
