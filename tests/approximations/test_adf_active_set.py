@@ -156,3 +156,22 @@ def test_a_store_too_large_for_memory_names_the_parameter(monkeypatch):
     X, y, kernel = small_problem(300)
     with pytest.raises(MemoryError, match="active_set_size"):
         ADFActiveSet(KernelBlocks(kernel, X), kernel.diag(X), y, Probit(), 100)
+
+
+def test_predictor_rebuilt_from_the_sites_equals_the_incremental_one():
+    X, y, kernel = small_problem(30)
+    state, _ = make_state(X, y, kernel, Probit(bias=0.3), 12)
+    for i in np.random.default_rng(1).permutation(30)[:12]:
+        include_with_all_columns(state, i)
+    active = np.asarray(state.active)
+    rebuilt = adf_active_set.sites_predictor(
+        kernel(X[active]), state.p[active], state.m[active]
+    )
+    X_star = np.random.default_rng(2).standard_normal((6, X.shape[1]))
+    K_s, k_ss = kernel(X[active], X_star), kernel.diag(X_star)
+    for expected, actual in zip(
+        state.predictor().latent_mean_and_variance(K_s, k_ss),
+        rebuilt.latent_mean_and_variance(K_s, k_ss),
+        strict=True,
+    ):
+        np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-12)

@@ -126,3 +126,28 @@ def test_a_validation_sample_learns_as_well_as_all_points():
     }
     assert scores[None] > 0.8
     assert scores[100] > scores[None] - 0.02
+
+
+def test_one_standard_error_rule_returns_an_earlier_iteration_of_the_same_run():
+    X, y = make_xor_clusters(150, random_state=2)
+    options = dict(max_basis_vectors=15, max_outer_iterations=8, random_state=1)
+    lowest = NLPSparseGPClassifier(model_choice="lowest", **options).fit(X, y)
+    one_se = NLPSparseGPClassifier(model_choice="one_se", **options).fit(X, y)
+    # the same outer loop; only the iteration returned differs
+    assert one_se.n_outer_iterations_ == lowest.n_outer_iterations_
+    assert lowest.training_nlp_ < one_se.training_nlp_ < lowest.training_nlp_ + 0.1
+
+
+def test_choose_iteration_takes_the_earliest_within_one_standard_error():
+    from sparsegp.approximations.nlp_selection import HeldOutLoss
+    from sparsegp.estimators.nlp_classifier import choose_iteration
+
+    class Iteration:
+        def __init__(self, value, standard_error):
+            self.loss = HeldOutLoss(value, standard_error)
+
+    path = [Iteration(0.45, 0.04), Iteration(0.33, 0.04), Iteration(0.30, 0.03)]
+    path += [Iteration(0.29, 0.03), Iteration(0.31, 0.03)]
+    assert choose_iteration(path, "lowest") is path[3]
+    assert choose_iteration(path, "one_se") is path[2]  # 0.30 ≤ 0.29 + 0.03 < 0.33
+    assert choose_iteration(path[:1], "one_se") is path[0]

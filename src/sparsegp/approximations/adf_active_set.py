@@ -26,13 +26,23 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from .._linalg import solve_lower_in_place, solve_lower_transpose
+from .._linalg import (
+    cholesky_jitter,
+    solve_lower,
+    solve_lower_in_place,
+    solve_lower_transpose,
+)
 from .._memory import require_memory
 from ..kernels import KernelBlocks, KernelColumns
 from ..likelihoods import Likelihood, Moments
 from .ep import DensePredictor
 
-__all__ = ["ADFActiveSet", "CurrentColumns", "active_set_predictor"]
+__all__ = [
+    "ADFActiveSet",
+    "CurrentColumns",
+    "active_set_predictor",
+    "sites_predictor",
+]
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
 _ROW_BLOCK = 128
@@ -281,11 +291,15 @@ class ADFActiveSet:
     def held_out_nlp(self, points: np.ndarray) -> float:
         """Mean predictive NLP of training ``points`` (outside the active set), their
         columns completed first ([LSH02] §3's O(n) criterion)."""
+        return float(-np.mean(self.held_out_log_predictive(points)))
+
+    def held_out_log_predictive(self, points: np.ndarray) -> np.ndarray:
+        """``log p(y_j | h_j, a_j)`` of each of the training ``points``, their columns
+        completed first."""
         self.complete(points)
-        log_p = self.likelihood.log_predictive(
+        return self.likelihood.log_predictive(
             self.h[points], self.a[points], self.y[points]
         )
-        return float(-np.mean(log_p))
 
     def moments(self, columns: CurrentColumns) -> Moments:
         """Lemma P at the current marginals ``(h_j, a_j)`` of ``columns``."""
@@ -348,6 +362,21 @@ class ADFActiveSet:
         ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``).
         """
         return active_set_predictor(self.L, self.c, self.p[self.active])
+
+
+def sites_predictor(K_I: np.ndarray, p: np.ndarray, m: np.ndarray) -> DensePredictor:
+    """[LSH02] eq. 5's predictor rebuilt from the active set's kernel and sites, in O(d³).
+
+    ``L`` is the Cholesky factor of ``I + Π½ K_I Π½`` (the one the inclusions built
+    row by row) and ``c = L⁻¹ Π½ m``, so the posterior mean on ``I`` is
+    ``K_I (K_I + Π⁻¹)⁻¹ m``: the same predictor as :meth:`ADFActiveSet.predictor`,
+    without the O(n·d) state.
+    """
+    sqrt_p = np.sqrt(p)
+    L = cholesky_jitter(
+        np.eye(len(p)) + sqrt_p[:, None] * K_I * sqrt_p, what="B = I + Π½KΠ½"
+    )
+    return active_set_predictor(L, solve_lower(L, sqrt_p * m), p)
 
 
 def active_set_predictor(

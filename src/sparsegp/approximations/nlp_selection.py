@@ -16,6 +16,7 @@ with the active set and its sites held fixed (algorithms.md §2.5).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import log_ndtr
@@ -28,6 +29,7 @@ from .adf_active_set import ADFActiveSet, CurrentColumns
 from .nlp_scoring import LOG_PHI_TABLE, candidate_loss_sums
 
 __all__ = [
+    "HeldOutLoss",
     "ValidationLoss",
     "candidate_losses",
     "nlp_loss",
@@ -36,12 +38,22 @@ __all__ = [
 ]
 
 
-def nlp_loss(state: ADFActiveSet, outside: np.ndarray) -> float:
+class HeldOutLoss(NamedTuple):
+    """A mean loss over points and the standard error of that mean."""
+
+    value: float
+    standard_error: float
+
+
+def nlp_loss(state: ADFActiveSet, outside: np.ndarray) -> HeldOutLoss:
     """``NLP(u)`` of eq. 2.8 over the training points ``outside`` (a boolean mask).
 
-    Their stale columns are completed first.
+    Their stale columns are completed first. The standard error is that of a mean of
+    ``n_c`` per-point losses, ``sd/√n_c`` (0 for a single point).
     """
-    return state.held_out_nlp(np.flatnonzero(outside))
+    log_p = state.held_out_log_predictive(np.flatnonzero(outside))
+    spread = float(np.std(log_p, ddof=1)) if len(log_p) > 1 else 0.0
+    return HeldOutLoss(float(-np.mean(log_p)), spread / np.sqrt(len(log_p)))
 
 
 def candidate_losses(
