@@ -151,17 +151,3 @@ def test_choose_iteration_takes_the_earliest_within_one_standard_error():
     assert choose_iteration(path, "lowest") is path[3]
     assert choose_iteration(path, "one_se") is path[2]  # 0.30 ≤ 0.29 + 0.03 < 0.33
     assert choose_iteration(path[:1], "one_se") is path[0]
-
-
-def test_a_significant_decrease_exceeds_the_standard_error_or_tol():
-    from sparsegp.approximations.nlp_selection import HeldOutLoss
-    from sparsegp.estimators.nlp_classifier import decreased_significantly
-
-    reference = HeldOutLoss(0.30, 0.03)
-    assert decreased_significantly(HeldOutLoss(0.26, 0.03), reference, 1e-3)
-    assert not decreased_significantly(HeldOutLoss(0.28, 0.01), reference, 1e-3)
-    assert not decreased_significantly(HeldOutLoss(0.26, 0.03), reference, 0.2)
-    # a loss without spread (one point) falls back on the relative tol
-    assert decreased_significantly(
-        HeldOutLoss(0.2995, 0.0), HeldOutLoss(0.3, 0.0), 1e-3
-    )

@@ -105,14 +105,6 @@ class _OuterIteration:
         )
 
 
-def decreased_significantly(loss, reference, tol):
-    """Whether ``loss`` is below ``reference`` by more than the reference's standard
-    error, or by ``tol`` of it if that is larger ([SSK09] §2.5's "not decreased
-    significantly", algorithms.md §2.3)."""
-    margin = max(reference.standard_error, tol * reference.value)
-    return loss.value < reference.value - margin
-
-
 def choose_iteration(iterations, rule):
     """The outer iteration to return: the lowest training NLP (``"lowest"``), or the
     earliest within one standard error of it (``"one_se"``).
@@ -174,9 +166,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     max_outer_iterations : int, default=20
         Cap on outer iterations ([SSK09]: about 10 are typical).
     patience : int, default=5
-        Stop once this many consecutive outer iterations have not decreased the
-        training NLP significantly: by more than its standard error (or ``tol``
-        relative, if larger) below the last iteration that did.
+        Stop once the training NLP has not decreased by more than ``tol`` (relative
+        to the best so far) for this many consecutive outer iterations.
     tol : float, default=1e-3
     model_choice : {"one_se", "lowest"}, default="one_se"
         The outer iteration whose model is returned. ``"lowest"``: the lowest training
@@ -193,7 +184,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     n_iter_ : int or ndarray
         Outer iterations run (as ``n_outer_iterations_``).
     converged_ : bool
-        The training NLP stopped falling significantly (``patience``) before
+        The validation NLP stopped falling (``patience``) before
         ``max_outer_iterations``; a ``ConvergenceWarning`` says when not.
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
         Training indices of the basis vectors, in inclusion order.
@@ -309,8 +300,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             check_input_differentiable(kernel)
         likelihood = Probit(self.bias, self.slope)
         d = self._basis_size(len(y))
-        iterations, stalled = [], 0
-        reference = None  # the loss at the last significant decrease
+        iterations, best_nlp, stalled = [], np.inf, 0
         while True:
             state = ADFActiveSet(
                 KernelBlocks(kernel, X), kernel.diag(X), y, likelihood, d
@@ -324,10 +314,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             )
             loss = nlp_loss(state, outside)
             iterations.append(_OuterIteration.of(state, kernel, loss))
-            if reference is None or decreased_significantly(loss, reference, self.tol):
-                reference, stalled = loss, 0
-            else:
-                stalled += 1
+            stalled = 0 if loss.value < best_nlp * (1.0 - self.tol) else stalled + 1
+            best_nlp = min(best_nlp, loss.value)
             report_progress(
                 self,
                 message=f"  NLP outer iteration {len(iterations)}: training NLP "
@@ -345,9 +333,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         if learn and stalled < self.patience:
             warnings.warn(
                 f"NLPSparseGPClassifier: stopped at max_outer_iterations="
-                f"{self.max_outer_iterations} while the training NLP was still "
-                "falling by more than its standard error; the model is chosen from the "
-                "iterations run. Raise max_outer_iterations.",
+                f"{self.max_outer_iterations} while the validation NLP was still "
+                "falling; the iterations run are chosen from. Raise max_outer_iterations.",
                 ConvergenceWarning,
                 stacklevel=5,
             )
