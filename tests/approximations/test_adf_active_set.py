@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.stats import multivariate_normal
 
 from sparsegp import _memory
 from sparsegp.approximations import adf_active_set
@@ -175,3 +176,21 @@ def test_predictor_rebuilt_from_the_sites_equals_the_incremental_one():
         strict=True,
     ):
         np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("likelihood", [Probit(bias=0.3), Gaussian(noise=0.2)])
+def test_log_evidence_from_the_state_equals_the_dense_one(likelihood):
+    X, y, kernel = small_problem(30)
+    if isinstance(likelihood, Gaussian):
+        y = np.sin(2 * X[:, 0])
+    state, K = make_state(X, y, kernel, likelihood, 10)
+    for i in np.random.default_rng(3).permutation(30)[:10]:
+        include_with_all_columns(state, i)
+    active = np.asarray(state.active)
+    p, m = state.p[active], state.m[active]
+    C = K[np.ix_(active, active)] + np.diag(1 / p)
+    dense = multivariate_normal(np.zeros(len(active)), C).logpdf(m)
+    value = adf_active_set.active_set_log_evidence(state.L, state.c, p)
+    assert value == pytest.approx(dense, rel=1e-10)
+    if isinstance(likelihood, Gaussian):  # exact sites: the subset's GP evidence
+        assert np.allclose(m, y[active]) and np.allclose(p, 1 / 0.2)

@@ -40,6 +40,7 @@ from .ep import DensePredictor
 __all__ = [
     "ADFActiveSet",
     "CurrentColumns",
+    "active_set_log_evidence",
     "active_set_predictor",
     "sites_predictor",
 ]
@@ -377,6 +378,20 @@ def sites_predictor(K_I: np.ndarray, p: np.ndarray, m: np.ndarray) -> DensePredi
         np.eye(len(p)) + sqrt_p[:, None] * K_I * sqrt_p, what="B = I + Π½KΠ½"
     )
     return active_set_predictor(L, solve_lower(L, sqrt_p * m), p)
+
+
+def active_set_log_evidence(
+    L: np.ndarray, c: np.ndarray, p_active: np.ndarray
+) -> float:
+    """``L_IVM = log N(m_I | 0, K_I + Π_I⁻¹)`` (algorithms.md §1.8) from the state, in O(d).
+
+    With ``B = I + Π½ K_I Π½ = L Lᵀ`` and ``c = L⁻¹ Π½ m``:
+    ``log|K_I + Π⁻¹| = 2 Σ log L_ii − Σ log p_i`` and ``mᵀ(K_I + Π⁻¹)⁻¹m = ‖c‖²``; no
+    d × d kernel matrix or solve (which cost 1.5 s at d = 2 400).
+    """
+    k = len(p_active)
+    log_det = 2.0 * np.sum(np.log(np.diag(L)[:k])) - np.sum(np.log(p_active))
+    return float(-0.5 * (log_det + c[:k] @ c[:k] + k * np.log(2.0 * np.pi)))
 
 
 def active_set_predictor(

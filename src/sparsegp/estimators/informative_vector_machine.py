@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
+from ..approximations.adf_active_set import active_set_log_evidence
 from ..approximations.ivm import (
     ivm_log_marginal_likelihood,
     select_active_set,
@@ -227,16 +228,15 @@ class _IVMFitting:
     def _freeze(self, X, y, kernel, state, seconds, strategy):
         """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
-        sites = (state.p[active], state.m[active])
         X_active = rows_of(X, active)
-        value = self._evidence(kernel, X_active, y[active], sites)[0]
+        value = active_set_log_evidence(state.L, state.c, state.p[active])
         model = ActiveSetModel(
             kernel=self._likelihood(kernel, y)[0],
             likelihood=state.likelihood,
             active_set=active,
             X_active=X_active,
             posterior=state.predictor(),
-            log_marginal_likelihood=float(value),
+            log_marginal_likelihood=value,
             selection_seconds=seconds,
             selection=strategy,
         )
