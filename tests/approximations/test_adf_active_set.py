@@ -29,13 +29,19 @@ def dense_posterior(K, p, m):
     return A, A @ (p * m)
 
 
-@pytest.mark.parametrize("likelihood", [Probit(bias=0.3), Gaussian(noise=0.2)])
-def test_every_inclusion_matches_the_dense_posterior(likelihood):
-    X, y, kernel = small_problem(25)
+def empty_state(likelihood, n, d, seed):
+    """A state for ``n`` points (sine targets for a Gaussian likelihood) and a random
+    order of ``d`` of them to include."""
+    X, y, kernel = small_problem(n)
     if isinstance(likelihood, Gaussian):
         y = np.sin(2 * X[:, 0])
-    state, K = make_state(X, y, kernel, likelihood, 12)
-    order = np.random.default_rng(0).permutation(25)[:12]
+    state, K = make_state(X, y, kernel, likelihood, d)
+    return X, y, kernel, K, state, np.random.default_rng(seed).permutation(n)[:d]
+
+
+@pytest.mark.parametrize("likelihood", [Probit(bias=0.3), Gaussian(noise=0.2)])
+def test_every_inclusion_matches_the_dense_posterior(likelihood):
+    X, y, kernel, K, state, order = empty_state(likelihood, 25, 12, seed=0)
     for step, i in enumerate(order, start=1):
         include_with_all_columns(state, i)
         A, h = dense_posterior(K, state.p, state.m)
@@ -160,9 +166,8 @@ def test_a_store_too_large_for_memory_names_the_parameter(monkeypatch):
 
 
 def test_predictor_rebuilt_from_the_sites_equals_the_incremental_one():
-    X, y, kernel = small_problem(30)
-    state, _ = make_state(X, y, kernel, Probit(bias=0.3), 12)
-    for i in np.random.default_rng(1).permutation(30)[:12]:
+    X, _, kernel, _, state, order = empty_state(Probit(bias=0.3), 30, 12, seed=1)
+    for i in order:
         include_with_all_columns(state, i)
     active = np.asarray(state.active)
     rebuilt = adf_active_set.sites_predictor(
@@ -180,11 +185,8 @@ def test_predictor_rebuilt_from_the_sites_equals_the_incremental_one():
 
 @pytest.mark.parametrize("likelihood", [Probit(bias=0.3), Gaussian(noise=0.2)])
 def test_log_evidence_from_the_state_equals_the_dense_one(likelihood):
-    X, y, kernel = small_problem(30)
-    if isinstance(likelihood, Gaussian):
-        y = np.sin(2 * X[:, 0])
-    state, K = make_state(X, y, kernel, likelihood, 10)
-    for i in np.random.default_rng(3).permutation(30)[:10]:
+    _, y, _, K, state, order = empty_state(likelihood, 30, 10, seed=3)
+    for i in order:
         include_with_all_columns(state, i)
     active = np.asarray(state.active)
     p, m = state.p[active], state.m[active]
