@@ -148,3 +148,14 @@ def test_probit_moments_are_accurate_to_1e_10_for_z_within_40(path, bias, slope,
             if abs(exact[name]) > 1e-290:
                 error = abs((mp.mpf(float(ours)) - exact[name]) / exact[name])
                 assert error < 1e-10, (name, float(z_i), float(error))
+
+
+@pytest.mark.parametrize("likelihood", [Probit(0.4, 1.3), Gaussian(0.5)])
+def test_curvature_alone_equals_the_moments_w(likelihood):
+    rng = np.random.default_rng(0)
+    mu = np.concatenate([np.linspace(-80, 80, 2001), rng.standard_normal(500)])
+    var = np.exp(rng.uniform(np.log(1e-8), np.log(1e4), len(mu)))
+    y = rng.choice([-1.0, 1.0], len(mu))
+    np.testing.assert_array_equal(
+        likelihood.curvature(mu, var, y), likelihood.moments(mu, var, y).w
+    )

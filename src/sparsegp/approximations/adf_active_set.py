@@ -34,7 +34,7 @@ from .._linalg import (
 )
 from .._memory import require_memory
 from ..kernels import KernelBlocks, KernelColumns
-from ..likelihoods import Likelihood, Moments
+from ..likelihoods import Likelihood
 from .ep import DensePredictor
 
 __all__ = [
@@ -302,13 +302,9 @@ class ADFActiveSet:
             self.h[points], self.a[points], self.y[points]
         )
 
-    def moments(self, columns: CurrentColumns) -> Moments:
-        """Lemma P at the current marginals ``(h_j, a_j)`` of ``columns``."""
-        return self.likelihood.moments(columns.h, columns.a, self.y[columns.points])
-
     def entropy_scores(self, columns: CurrentColumns) -> np.ndarray:
         """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` ([LSH02] eq. 4)."""
-        w = self.moments(columns).w
+        w = self.likelihood.curvature(columns.h, columns.a, self.y[columns.points])
         return -0.5 * np.log1p(-columns.a * w)
 
     def include(

@@ -35,7 +35,7 @@ def _hermite_table() -> np.ndarray:
     n_intervals = (int(_Z_HIGH) - int(_Z_LOW)) * _STEPS_PER_UNIT
     z = _Z_LOW + np.arange(n_intervals + 1) / _STEPS_PER_UNIT
     value = log_ndtr(z)
-    slope = inverse_mills_ratio(z, value) / _STEPS_PER_UNIT  # per unit of t
+    slope = inverse_mills_ratio(z) / _STEPS_PER_UNIT  # per unit of t
     f0, f1, d0, d1 = value[:-1], value[1:], slope[:-1], slope[1:]
     return np.ascontiguousarray(
         np.stack(

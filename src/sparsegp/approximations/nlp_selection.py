@@ -282,7 +282,7 @@ def validation_loss(
     G_h = -moments.g / n_c
     G_a = -0.5 * (moments.g**2 - moments.w) / n_c
     s = np.sqrt(1.0 + lam * lam * a)
-    rho = inverse_mills_ratio(moments.z, moments.log_z)
+    rho = inverse_mills_ratio(moments.z)
     slope_gradient = -np.sum(rho * y_outside * (h + b) / s**3) / n_c
 
     weights_cross = np.outer(G_h, beta) - 2.0 * G_a[:, None] * Z
