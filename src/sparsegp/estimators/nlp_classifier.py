@@ -69,7 +69,7 @@ class NLPModel(ActiveSetModel):
     training_nlp: float = np.nan
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: it holds arrays
 class _OuterIteration:
     """What an outer iteration leaves: its hyperparameters, basis, sites and loss (O(d))."""
 
