@@ -165,14 +165,17 @@ def test_a_store_too_large_for_memory_names_the_parameter(monkeypatch):
         ADFActiveSet(KernelBlocks(kernel, X), kernel.diag(X), y, Probit(), 100)
 
 
-def test_predictor_rebuilt_from_the_sites_equals_the_incremental_one():
+def test_factor_rebuilt_from_the_sites_equals_the_incremental_one():
     X, _, kernel, _, state, order = empty_state(Probit(bias=0.3), 30, 12, seed=1)
     for i in order:
         include_with_all_columns(state, i)
     active = np.asarray(state.active)
-    rebuilt = adf_active_set.sites_predictor(
+    L, c = adf_active_set.factor_from_sites(
         kernel(X[active]), state.p[active], state.m[active]
     )
+    np.testing.assert_allclose(L, state.L[:12, :12], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(c, state.c[:12], rtol=1e-9, atol=1e-12)
+    rebuilt = adf_active_set.active_set_predictor(L, c, state.p[active])
     X_star = np.random.default_rng(2).standard_normal((6, X.shape[1]))
     K_s, k_ss = kernel(X[active], X_star), kernel.diag(X_star)
     for expected, actual in zip(

@@ -42,7 +42,7 @@ __all__ = [
     "CurrentColumns",
     "active_set_log_evidence",
     "active_set_predictor",
-    "sites_predictor",
+    "factor_from_sites",
 ]
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
@@ -361,19 +361,21 @@ class ADFActiveSet:
         return active_set_predictor(self.L, self.c, self.p[self.active])
 
 
-def sites_predictor(K_I: np.ndarray, p: np.ndarray, m: np.ndarray) -> DensePredictor:
-    """[LSH02] eq. 5's predictor rebuilt from the active set's kernel and sites, in O(d³).
+def factor_from_sites(
+    K_I: np.ndarray, p: np.ndarray, m: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``L`` and ``c`` of an active set rebuilt from its kernel and sites, in O(d³).
 
-    ``L`` is the Cholesky factor of ``I + Π½ K_I Π½`` (the one the inclusions built
-    row by row) and ``c = L⁻¹ Π½ m``, so the posterior mean on ``I`` is
-    ``K_I (K_I + Π⁻¹)⁻¹ m``: the same predictor as :meth:`ADFActiveSet.predictor`,
-    without the O(n·d) state.
+    ``L`` is the Cholesky factor of ``I + Π½ K_I Π½`` (the one the inclusions built row
+    by row) and ``c = L⁻¹ Π½ m`` (so that ``h = Vᵀc`` is the posterior mean
+    ``K (K_I + Π⁻¹)⁻¹ m``): what :func:`active_set_predictor` and
+    :func:`active_set_log_evidence` take, without the O(n·d) state.
     """
     sqrt_p = np.sqrt(p)
     L = cholesky_jitter(
         np.eye(len(p)) + sqrt_p[:, None] * K_I * sqrt_p, what="B = I + Π½KΠ½"
     )
-    return active_set_predictor(L, solve_lower(L, sqrt_p * m), p)
+    return L, solve_lower(L, sqrt_p * m)
 
 
 def active_set_log_evidence(

@@ -21,8 +21,12 @@ from .._optimize import (
     log_slope_block,
     maximize,
 )
-from ..approximations.adf_active_set import ADFActiveSet, sites_predictor
-from ..approximations.ivm import ivm_log_marginal_likelihood
+from ..approximations.adf_active_set import (
+    ADFActiveSet,
+    active_set_log_evidence,
+    active_set_predictor,
+    factor_from_sites,
+)
 from ..approximations.nlp_selection import (
     HeldOutLoss,
     nlp_loss,
@@ -88,19 +92,17 @@ class _OuterIteration:
         )
 
     def freeze(self, X):
-        """The fitted model of this iteration (eq. 5's predictor rebuilt, O(d³))."""
+        """The fitted model of this iteration (eq. 5's predictor and ``L_IVM``
+        rebuilt from one O(d³) factorisation)."""
         X_active = X[self.active]
-        K_I = self.kernel(X_active)
-        evidence = ivm_log_marginal_likelihood(
-            K_I, np.zeros(K_I.shape + (0,)), self.p, self.m
-        )[0]
+        L, c = factor_from_sites(self.kernel(X_active), self.p, self.m)
         return NLPModel(
             kernel=self.kernel,
             likelihood=self.likelihood,
             active_set=self.active,
             X_active=X_active,
-            posterior=sites_predictor(K_I, self.p, self.m),
-            log_marginal_likelihood=float(evidence),
+            posterior=active_set_predictor(L, c, self.p),
+            log_marginal_likelihood=active_set_log_evidence(L, c, self.p),
             training_nlp=self.loss.value,
         )
 
