@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from .._linalg import (
     cholesky_jitter,
+    log_det_from_cholesky,
     solve_lower,
     solve_lower_in_place,
     solve_lower_transpose,
@@ -388,7 +389,7 @@ def active_set_log_evidence(
     d × d kernel matrix or solve (which cost 1.5 s at d = 2 400).
     """
     k = len(p_active)
-    log_det = 2.0 * np.sum(np.log(np.diag(L)[:k])) - np.sum(np.log(p_active))
+    log_det = log_det_from_cholesky(L[:k, :k]) - np.sum(np.log(p_active))
     return float(-0.5 * (log_det + c[:k] @ c[:k] + k * np.log(2.0 * np.pi)))
 
 

@@ -18,10 +18,11 @@ from .._linalg import (
     cholesky_jitter,
     log_det_from_cholesky,
     solve_lower,
+    solve_lower_transpose,
 )
 from ..kernels import KernelBlocks
 from ..likelihoods import Likelihood
-from .adf_active_set import ADFActiveSet
+from .adf_active_set import ADFActiveSet, active_set_log_evidence, factor_from_sites
 
 __all__ = [
     "ivm_log_marginal_likelihood",
@@ -155,13 +156,9 @@ def ivm_log_marginal_likelihood(
         ``½ βᵀ ∂K β − ½ tr(T ∂K)`` with ``T = (K_I + Π⁻¹)⁻¹``, ``β = T m``.
     """
     sqrt_p = np.sqrt(p)
-    d = len(p)
-    L = cholesky_jitter(
-        np.eye(d) + sqrt_p[:, None] * K_I * sqrt_p, what="B = I + Π½KΠ½"
-    )
-    beta = sqrt_p * cho_solve_lower(L, sqrt_p * m)
-    value = -0.5 * (log_det_from_cholesky(L) - np.sum(np.log(p))) - 0.5 * m @ beta
-    value -= 0.5 * d * np.log(2 * np.pi)
+    L, c = factor_from_sites(K_I, p, m)
+    value = active_set_log_evidence(L, c, p)
+    beta = sqrt_p * solve_lower_transpose(L, c)
     C = solve_lower(L, np.diag(sqrt_p))
     T = C.T @ C
     data_fit = np.einsum("i,ijk,j->k", beta, K_I_gradient, beta)
