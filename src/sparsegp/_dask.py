@@ -90,8 +90,7 @@ class DaskBlocks:
     ``client``: :meth:`update` submits one task per block, which runs where the
     block lives and leaves its result there; :meth:`map` does the same and gathers
     the (small) results; :meth:`update_and_map` does both in one round. Array
-    arguments are scattered once per call to every worker, not shipped with each
-    task.
+    arguments are scattered once per call, not shipped with each task.
     """
 
     def __init__(self, client, futures):
@@ -119,8 +118,12 @@ class DaskBlocks:
         return cls(client, client.compute(blocks))
 
     def _submit(self, function, arguments):
+        # Scattered to one worker under a fresh key; the others fetch it as a task
+        # dependency. ``broadcast=True`` goes through ``replicate``, which lost a key
+        # of a content-hashed array released by the previous call (a failed CI run;
+        # dask/distributed#6578 lists replicate's fragility).
         shared = [
-            self.client.scatter(a, broadcast=True) if isinstance(a, np.ndarray) else a
+            self.client.scatter(a, hash=False) if isinstance(a, np.ndarray) else a
             for a in arguments
         ]
         return [
