@@ -52,7 +52,7 @@ class DenseBlocks:
     def __init__(self, K):
         self.K = K
 
-    def columns(self, points=None):
+    def columns(self, points=None, layout="C"):
         return KernelColumns(
             [np.arange(len(self.K)) if points is None else np.asarray(points)]
         )

@@ -36,10 +36,14 @@ def test_blocks_equal_sklearn_evaluation(kernel, rng):
     np.testing.assert_allclose(blocks(rows, cols), kernel(X[rows], X[cols]), atol=1e-12)
     np.testing.assert_allclose(blocks(rows), kernel(X[rows], X), atol=1e-12)
     scale = np.array([0.5, 2.0, 3.0])
+    for layout in ("C", "F"):
+        np.testing.assert_allclose(
+            blocks.block(rows, blocks.columns(cols, layout), stop=3, row_scale=scale),
+            scale[:, None] * kernel(X[rows], X[cols[:3]]),
+            atol=1e-12,
+        )
     np.testing.assert_allclose(
-        blocks.block(rows, blocks.columns(cols), stop=3, row_scale=scale),
-        scale[:, None] * kernel(X[rows], X[cols[:3]]),
-        atol=1e-12,
+        blocks.block(rows, blocks.columns(layout="F")), kernel(X[rows], X), atol=1e-12
     )
 
 

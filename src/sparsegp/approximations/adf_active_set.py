@@ -221,7 +221,7 @@ class ADFActiveSet:
             order=layout,
         )
         Vt[:, :k] = self.Vt[points, :k]
-        kernel_columns = self.kernel_blocks.columns(points)
+        kernel_columns = self.kernel_blocks.columns(points, layout)
         a, h = self.a[points], self.h[points]  # current at the rows held
         if len(points) and held[0] < k:
             self._forward_substitute(Vt, held, kernel_columns, a, h)
