@@ -253,3 +253,11 @@ def test_verbose_fitc_posterior_shows_its_progress(capsys):
         active_set_size=20, posterior="fitc", n_outer_iterations=1, verbose=1
     ).fit(X, y)
     assert "FITCGPClassifier: EP evidence" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("estimator", [IVMClassifier(), IVMRegressor()])
+def test_default_active_set_is_a_fifth_of_the_data_up_to_a_thousand(estimator):
+    assert estimator._active_set_size(1_000) == 200
+    assert estimator._active_set_size(5_002) == 1_000
+    assert estimator._active_set_size(48_000) == 1_000
+    assert estimator.set_params(active_set_size=0.5)._active_set_size(48_000) == 24_000

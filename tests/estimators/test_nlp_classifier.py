@@ -151,3 +151,10 @@ def test_choose_iteration_takes_the_earliest_within_one_standard_error():
     assert choose_iteration(path, "lowest") is path[3]
     assert choose_iteration(path, "one_se") is path[2]  # 0.30 ≤ 0.29 + 0.03 < 0.33
     assert choose_iteration(path[:1], "one_se") is path[0]
+
+
+def test_default_basis_is_a_fifth_of_the_data_up_to_five_hundred():
+    clf = NLPSparseGPClassifier()
+    assert clf._basis_size(1_300) == 260
+    assert clf._basis_size(48_000) == 500
+    assert clf.set_params(max_basis_vectors=0.2)._basis_size(48_000) == 9_600

@@ -47,6 +47,12 @@ from .fitc_classifier import FITCGPClassifier, require_fitc_memory
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
 _SINGLE_PRECISION_BYTES = 80 * 2**20
 
+#: The largest active set ``active_set_size=None`` picks (N/5 below it). On 48 000
+#: points of ``make_classification`` (22 features, 10 % flipped labels) the defaults
+#: fit in 50 s at 8.4 % test error with d = 1 000; with d = N/5 = 9 600 they had not
+#: finished after 10 minutes and held 9 GB (BENCHMARKS.md, "Default sizes").
+DEFAULT_MAX_ACTIVE_SET = 1000
+
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
 
@@ -58,6 +64,7 @@ _FITC_ITERATIONS = 5
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
     "active_set_size": [
+        None,
         Interval(Integral, 1, None, closed="left"),
         Interval(Real, 0, 1, closed="right"),
     ],
@@ -84,6 +91,8 @@ class _IVMFitting:
 
     def _active_set_size(self, n):
         d = self.active_set_size
+        if d is None:
+            d = min(0.2, DEFAULT_MAX_ACTIVE_SET / n)
         d = max(1, int(round(d * n))) if isinstance(d, float) else int(d)
         if d > n:
             raise ValueError(
@@ -271,8 +280,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         model predicts one class; started at 0.1, the first L_IVM step collapses the
         length-scale there (42 % error), started at 1.0 it reaches 1.9 %
         (BENCHMARKS.md).
-    active_set_size : int or float in (0, 1], default=0.2
-        ``d``, or a fraction of the training set.
+    active_set_size : int, float in (0, 1] or None, default=None
+        ``d``, or a fraction of the training set. ``None``: N/5 (the size of [SSK09]'s
+        IVM columns), at most ``DEFAULT_MAX_ACTIVE_SET`` (1 000) — selection costs
+        O(n·d²) time and O(n·d) memory, and N/5 of 48 000 points did not fit in 10
+        minutes where 1 000 took 50 s (BENCHMARKS.md).
     selection : {"auto", "randomized", "greedy", "random"}, default="auto"
         ``"randomized"``: the paper's randomized greedy schedule (``n_random_start``
         random, then ``n_full_greedy`` full greedy, then a selection index of
@@ -360,6 +372,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     process methods: the informative vector machine. NIPS 15.
     [NGH07] Naish-Guzman, A. and Holden, S. (2008). The generalized FITC
     approximation. NIPS 20.
+    [SSK09] Sundararajan, S., Shevade, S. and Keerthi, S. S. (2009). Validation-based
+    sparse Gaussian process classifier design. Neural Computation 21(7).
     The mathematics: docs/algorithms.md §1; [NGH07] for ``posterior="fitc"``.
 
     Examples
@@ -384,7 +398,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
-        active_set_size=0.2,
+        active_set_size=None,
         selection="auto",
         selection_size=500,
         retain=0.5,
@@ -572,7 +586,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self,
         kernel=None,
         *,
-        active_set_size=0.2,
+        active_set_size=None,
         selection="randomized",
         selection_size=500,
         retain=0.5,

@@ -48,6 +48,13 @@ _N_MEDIAN = 1000
 #: Bounds of log λ when the slope is learnt.
 _LOG_SLOPE_BOUNDS = (np.log(1e-3), np.log(1e3))
 
+#: The largest basis ``max_basis_vectors=None`` picks (N/5 below it). A selection pass
+#: costs O(κ·s·d²) and the outer loop makes 6-20 of them: on 48 000 points of
+#: ``make_classification`` (22 features, 10 % flipped labels) d = 200, 500 and 1 000
+#: fit in 13, 66 and 119 s at 13.5, 10.5 and 10.3 % test error (BENCHMARKS.md,
+#: "Default sizes"); N/5 = 9 600 would take hours.
+DEFAULT_MAX_BASIS_VECTORS = 500
+
 
 def median_heuristic_kernel(X, rng):
     """``1 · exp(−‖x−x′‖²/(2σ²))`` with σ² the median squared pairwise distance.
@@ -142,7 +149,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         needs sums and products of ``ConstantKernel`` and ``RBF``.
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
-        paper's setting). Must leave at least one training point outside.
+        paper's setting, N ≤ 1 300 in its tables), at most
+        ``DEFAULT_MAX_BASIS_VECTORS`` (500): the cost grows as d², and 500 basis
+        vectors took about a minute on 48 000 points (BENCHMARKS.md). Must leave at
+        least one training point outside.
     working_set_size : int or None, default=59
         ``κ``: candidates scored per inclusion (Smola & Bartlett's 59). ``None`` scores
         every point outside the basis; 1 is random selection ([SSK09]'s baseline).
@@ -278,7 +288,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     def _basis_size(self, n):
         d = self.max_basis_vectors
         if d is None:
-            d = max(1, n // 5)
+            d = max(1, min(n // 5, DEFAULT_MAX_BASIS_VECTORS))
         elif isinstance(d, float):
             d = max(1, int(round(d * n)))
         if d >= n:
