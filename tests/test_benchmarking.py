@@ -3,6 +3,7 @@
 import numpy as np
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
 
 from sparsegp import EPGPClassifier, RVMClassifier
 from sparsegp.benchmarking import (
@@ -38,6 +39,8 @@ def test_model_size_counts_relevance_vectors():
     assert model_size(rvm, len(y)) == len(rvm.relevance_vectors_) < len(y)
     pipeline = make_pipeline(StandardScaler(), RVMClassifier(random_state=0)).fit(X, y)
     assert model_size(pipeline, len(y)) == len(pipeline[-1].relevance_vectors_)
+    svc = SVC().fit(X, y)
+    assert model_size(svc, len(y)) == svc.n_support_.sum() < len(y)
 
 
 def test_dgemm_rate_is_a_plausible_flop_rate():

@@ -103,7 +103,9 @@ def model_size(estimator, n_train):
     if isinstance(estimator, Pipeline):
         estimator = estimator[-1]
     if isinstance(estimator, CrossValidatedSVC):
-        return int(estimator.svc_.n_support_.sum())
+        estimator = estimator.svc_
+    if hasattr(estimator, "n_support_"):  # libsvm
+        return int(estimator.n_support_.sum())
     for attribute in ("active_set_", "basis_vectors_", "inducing_points_"):
         if hasattr(estimator, attribute):
             return len(getattr(estimator, attribute))
