@@ -42,9 +42,11 @@ def test_blocks_equal_sklearn_evaluation(kernel, rng):
             scale[:, None] * kernel(X[rows], X[cols[:3]]),
             atol=1e-12,
         )
+    every_column = blocks.columns(layout="F")
     np.testing.assert_allclose(
-        blocks.block(rows, blocks.columns(layout="F")), kernel(X[rows], X), atol=1e-12
+        blocks.block(rows, every_column), kernel(X[rows], X), atol=1e-12
     )
+    assert all(part.flags.f_contiguous for part in every_column.parts)
 
 
 def test_split_white_noise_finds_the_noise_anywhere():
