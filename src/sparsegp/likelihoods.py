@@ -127,10 +127,7 @@ class Probit:
         s = math.sqrt(1.0 + lam * lam * var)
         z = lam * y * (mu + self.bias) / s
         log_cdf = float(log_ndtr(z))
-        if z < 0:
-            rho = _SQRT_2_OVER_PI / float(erfcx(-z / _SQRT_2))
-        else:
-            rho = math.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_cdf)
+        rho = _SQRT_2_OVER_PI / float(erfcx(-z / _SQRT_2))  # as inverse_mills_ratio
         if z < _ASYMPTOTIC_Z:
             inv2 = 1.0 / (z * z)
             curvature = 1.0 - inv2 + 6 * inv2**2 - 50 * inv2**3 + 518 * inv2**4
