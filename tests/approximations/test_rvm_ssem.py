@@ -104,6 +104,25 @@ def test_laplace_mean_field_is_the_dense_map():
     np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-4)
 
 
+def test_tap_mean_field_solves_its_fixed_point_equations_densely():
+    """At convergence: Σ = (A + ΨᵀΩΨ)⁻¹, μ = A⁻¹Ψᵀg, and the cavity variances
+    V = s/(1 − ωs) with s = diag(ΨΣΨᵀ) give back g and Ω ([QW03] eqs. 16-19)."""
+    Psi, t, alpha = classification_problem(seed=1)
+    sigma_in = 0.8
+    post, sites = mean_field_e_step(Psi, alpha, t, sigma_in, "tap", max_iter=200)
+    assert sites.converged
+    Sigma = np.linalg.inv(np.diag(alpha) + Psi.T @ np.diag(sites.omega) @ Psi)
+    np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-6)
+    np.testing.assert_allclose(post.mean, Psi.T @ sites.g / alpha, rtol=1e-6, atol=1e-9)
+    s = np.einsum("ij,jk,ik->i", Psi, Sigma, Psi)
+    V = s / (1.0 - sites.omega * s)
+    moments = Probit(0.0, 1.0 / sigma_in).moments(Psi @ post.mean - V * sites.g, V, t)
+    np.testing.assert_allclose(moments.g, sites.g, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        moments.w / (1.0 - V * moments.w), sites.omega, rtol=1e-5, atol=1e-9
+    )
+
+
 def test_naive_mean_field_differs_from_tap_but_classifies_alike():
     Psi, t, alpha = classification_problem(seed=2)
     tap, _ = mean_field_e_step(Psi, alpha, t, 1.0, "tap")
