@@ -13,6 +13,7 @@ from sparsegp._linalg import (
     solve_lower,
     solve_lower_in_place,
     solve_lower_wide,
+    weighted_gram,
 )
 from sparsegp.exceptions import NotPSDError, NumericalWarning
 
@@ -124,3 +125,13 @@ def test_cholesky_permuted_factorises_the_reordered_matrix(rng):
     L = cholesky_permuted(cholesky_jitter(A), order)
     np.testing.assert_allclose(L @ L.T, A[np.ix_(order, order)], rtol=1e-12)
     np.testing.assert_array_equal(L, np.tril(L))
+
+
+@pytest.mark.parametrize("negative_share", [0.0, 0.02, 0.5, 0.98, 1.0])
+def test_weighted_gram_equals_the_product_with_diag_w(rng, negative_share):
+    V = rng.standard_normal((15, 400))
+    weights = rng.exponential(size=400)
+    weights[: int(negative_share * 400)] *= -1.0
+    np.testing.assert_allclose(
+        weighted_gram(V, weights), V @ np.diag(weights) @ V.T, rtol=1e-12, atol=1e-11
+    )

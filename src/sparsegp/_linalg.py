@@ -22,6 +22,7 @@ __all__ = [
     "solve_lower_in_place",
     "solve_lower_transpose",
     "solve_lower_wide",
+    "weighted_gram",
 ]
 
 
@@ -164,6 +165,26 @@ def inverse_lower(L: np.ndarray) -> np.ndarray:
     if info != 0:
         raise NotPSDError(f"the triangular factor is singular (trtri info={info}).")
     return inverse
+
+
+def weighted_gram(V: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``V diag(w) Vᵀ`` of a wide ``V`` (M × n) for weights of either sign.
+
+    One ``syrk`` of ``V diag(√|w|)`` (n·M² flops), corrected by a ``syrk`` over the
+    columns of the minority sign: n·M² plus that minority's share, where a GEMM with
+    ``V diag(w)`` takes 2·n·M². Non-negative weights need the first ``syrk`` only.
+    """
+    scaled = V * np.sqrt(np.abs(weights))
+    gram = scaled @ scaled.T  # numpy's syrk
+    negative = weights < 0
+    n_negative = int(np.count_nonzero(negative))
+    if n_negative == 0:
+        return gram
+    if 2 * n_negative <= len(weights):
+        minority = scaled[:, negative]
+        return gram - 2.0 * (minority @ minority.T)
+    minority = scaled[:, ~negative]
+    return 2.0 * (minority @ minority.T) - gram
 
 
 def log_det_from_cholesky(L: np.ndarray) -> float:

@@ -98,6 +98,17 @@ def test_multiclass_has_pseudo_inputs_per_class():
     assert clf.predict_proba(X).shape == (60, 3)
 
 
+def test_default_inducing_set_is_a_fifth_of_the_data_up_to_two_hundred():
+    clf = FITCGPClassifier()
+    assert clf._inducing_size(400) == 80
+    assert clf._inducing_size(48_000) == 200
+    assert clf._inducing_size(3) == 1
+    assert clf.set_params(n_inducing=10)._inducing_size(48_000) == 10
+    X, y, _ = small_problem(n=40)
+    fitted = FITCGPClassifier(max_iter_optimizer=2, random_state=0).fit(X, y)
+    assert fitted.inducing_points_.shape == (8, 2)
+
+
 def test_bad_input_gets_clear_errors():
     X, y, _ = small_problem(n=20)
     with pytest.raises(ValueError, match="n_inducing=30 exceeds the 20"):

@@ -31,6 +31,7 @@ from .._linalg import (
     solve_lower,
     solve_lower_transpose,
     solve_lower_wide,
+    weighted_gram,
 )
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
@@ -315,33 +316,29 @@ class PointSensitivities:
     """The per-point factors of the evidence gradient (algorithms.md §5.6).
 
     For a set of training points (all of them, or a block of rows): ``G``,
-    ``E_G = L_B⁻¹ V diag(G)``, ``ω = ν̃ − τ̃ ⊙ μ``, ``c`` and ``W = L_u⁻ᵀ V``.
+    ``E = L_B⁻¹ V`` (as the posterior holds it), ``ω = ν̃ − τ̃ ⊙ μ`` and ``c``.
     """
 
     G: np.ndarray
     E: np.ndarray
     omega: np.ndarray
     c: np.ndarray
-    W: np.ndarray
 
 
 def point_sensitivities(
-    V: np.ndarray,
     E: np.ndarray,
     d0: np.ndarray,
     tau: np.ndarray,
     nu: np.ndarray,
     mean: np.ndarray,
-    chol_uu: np.ndarray,
 ) -> PointSensitivities:
-    """:class:`PointSensitivities` of points with prior columns ``V``, ``E = L_B⁻¹ V``,
-    ``d₀``, sites and posterior means: 2·n·M² flops (the solve for ``W``)."""
+    """:class:`PointSensitivities` of points with ``E = L_B⁻¹ V``, ``d₀``, sites and
+    posterior means: O(n·M). ``diag B = G − G²‖E_i‖²`` (algorithms.md §5.6)."""
     G = tau / (1.0 + tau * d0)
-    E_G = E * G
     omega = nu - tau * mean
-    c = 0.5 * (omega**2 - (G - np.einsum("ij,ij->j", E_G, E_G)))
-    W = solve_lower_wide(chol_uu, V, trans=True)
-    return PointSensitivities(G, E_G, omega, c, W)
+    E_norms = np.einsum("ij,ij->j", E, E).astype(float)
+    c = 0.5 * (omega**2 - G + G**2 * E_norms)
+    return PointSensitivities(G, E, omega, c)
 
 
 def inducing_sensitivities(
@@ -349,11 +346,12 @@ def inducing_sensitivities(
     chol_uu: np.ndarray,
     w_omega: np.ndarray,
     V_c_Vt: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``W E_Gᵀ`` and the sensitivity ``H′`` to ``K_uu`` (algorithms.md §5.6).
+) -> np.ndarray:
+    """The sensitivity ``H′`` to ``K_uu`` (algorithms.md §5.6).
 
-    M × M work from ``L_B``, ``L_u``, ``W ω`` and ``V diag(c) Vᵀ`` (sums over the
-    training points): ``V E_Gᵀ = L_B − L_B⁻ᵀ`` and ``V diag(G) Vᵀ = L_B L_Bᵀ − I``.
+    M × M work from ``L_B``, ``L_u``, ``w_ω`` and ``V diag(c) Vᵀ`` (sums over the
+    training points): ``V diag(G) Vᵀ = L_B L_Bᵀ − I`` and
+    ``V E_Gᵀ = L_B − L_B⁻ᵀ``.
     """
     M = len(chol_B)
     WE = solve_lower_transpose(
@@ -365,18 +363,30 @@ def inducing_sensitivities(
         - solve_lower_transpose(chol_uu, solve_lower_transpose(chol_uu, inner_uu.T).T)
         + 0.5 * (WE @ WE.T)
     )
-    return WE, 0.5 * (kernel_uu + kernel_uu.T)
+    return 0.5 * (kernel_uu + kernel_uu.T)
 
 
 def cross_sensitivity(
-    parts: PointSensitivities, w_omega: np.ndarray, WE: np.ndarray
+    V: np.ndarray,
+    parts: PointSensitivities,
+    chol_B: np.ndarray,
+    chol_uu: np.ndarray,
+    w_omega: np.ndarray,
 ) -> np.ndarray:
-    """The sensitivity ``F′`` to ``K_uf`` of the points of ``parts`` (M × points)."""
-    return (
-        np.outer(w_omega, parts.omega)
-        - parts.W * (parts.G + 2.0 * parts.c)
-        + (WE @ parts.E)
-    )
+    """The sensitivity ``F′ = w_ω ωᵀ − L_u⁻ᵀ (L_B⁻ᵀ E diag(G) + 2 V diag(c))`` to
+    ``K_uf`` of the points of ``V`` and ``parts`` (M × points; algorithms.md §5.6).
+
+    Two triangular products, 2·n·M² flops: the first in ``E``'s precision (float32
+    inside the optimizer), a product with ``L_B⁻ᵀ`` (norm ≤ 1), whose rounding no
+    cancellation amplifies; the second in float64.
+    """
+    inner = solve_lower_wide(chol_B, parts.E, trans=True).astype(float, copy=False)
+    inner *= parts.G
+    inner += V * (2.0 * parts.c)
+    kernel_uf = solve_lower_wide(chol_uu, inner, trans=True, out=inner)
+    kernel_uf *= -1.0
+    kernel_uf += np.outer(w_omega, parts.omega)
+    return kernel_uf
 
 
 def fitc_ep_sensitivities(
@@ -388,30 +398,24 @@ def fitc_ep_sensitivities(
     ``K = K_FITC``, ``ω = ν̃ − T̃ h``, ``B = (K_FITC + T̃⁻¹)⁻¹``, pushed through
     ``K_FITC = Wᵀ K_uf + diag(k − diag Q_ff)``-style chain rules with
     ``W = K_uu⁻¹ K_uf = L_u⁻ᵀ V``. The sites are held fixed (EP fixed point).
-    With ``E_G = L_B⁻¹ V diag(G)``, ``B = diag(G) − E_Gᵀ E_G`` in the chain rule,
-    and ``V E_Gᵀ = (L_B L_Bᵀ − I) L_B⁻ᵀ = L_B − L_B⁻ᵀ`` is an M×M product; with
-    ``V diag(G) Vᵀ = L_B L_Bᵀ − I`` only ``W``, ``(W E_Gᵀ) E_G`` and
-    ``V diag(c) Vᵀ`` remain: 6·n·M² flops.
+    With ``E = L_B⁻¹ V`` from the posterior, ``W B = L_u⁻ᵀ L_B⁻ᵀ E diag(G)``: only
+    ``V diag(c) Vᵀ`` (:func:`~sparsegp._linalg.weighted_gram`, n·M² flops and a
+    little: ``c < 0`` at most points) and the two triangular products of
+    :func:`cross_sensitivity` (2·n·M²) touch all points.
     """
     posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
-    parts = point_sensitivities(
-        prior.V,
-        posterior.E,
-        prior.d0,
-        state.tau,
-        state.nu,
-        state.mean,
-        prior.chol_uu,
-    )
-    w_omega = parts.W @ parts.omega
-    WE, kernel_uu = inducing_sensitivities(
+    parts = point_sensitivities(posterior.E, prior.d0, state.tau, state.nu, state.mean)
+    w_omega = solve_lower_transpose(prior.chol_uu, prior.V @ parts.omega)
+    kernel_uu = inducing_sensitivities(
         posterior.chol_B,
         prior.chol_uu,
         w_omega,
-        (prior.V * parts.c) @ prior.V.T,
+        weighted_gram(prior.V, parts.c),
     )
-    kernel_uf = cross_sensitivity(parts, w_omega, WE)
+    kernel_uf = cross_sensitivity(
+        prior.V, parts, posterior.chol_B, prior.chol_uu, w_omega
+    )
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
         kernel_uu=kernel_uu,

@@ -35,6 +35,7 @@ from .._linalg import (
     solve_lower,
     solve_lower_transpose,
     solve_lower_wide,
+    weighted_gram,
 )
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
@@ -279,25 +280,23 @@ class PartitionedFITCPosterior:
 
 
 def _gradient_sums(
-    block: FITCBlock, chol_B: np.ndarray, chol_uu: np.ndarray, likelihood: Likelihood
+    block: FITCBlock, chol_B: np.ndarray, likelihood: Likelihood
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray, float, float]]:
     """The block's gradient factors (kept in the block for :func:`_cross_gradient`),
-    and its ``W ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
+    and its ``V ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
     parts = point_sensitivities(
-        block.V,
         solve_lower_wide(chol_B, block.V),
         block.d0,
         block.tau,
         block.nu,
         block.mean,
-        chol_uu,
     )
     bias = cavity_gradient_terms(
         block.tau, block.nu, block.mean, block.var, block.y, likelihood
     )
     sums = (
-        parts.W @ parts.omega,
-        (block.V * parts.c) @ block.V.T,
+        block.V @ parts.omega,
+        weighted_gram(block.V, parts.c),
         float(np.sum(parts.c)),
         bias,
     )
@@ -308,13 +307,16 @@ def _cross_gradient(
     block: FITCBlock,
     kernel: Kernel,
     Z: np.ndarray,
+    chol_B: np.ndarray,
+    chol_uu: np.ndarray,
     w_omega: np.ndarray,
-    WE: np.ndarray,
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
     """The block's ``∂ log Z`` through ``K_uc``, in θ and in the pseudo-inputs; the
     block's gradient factors are released."""
     assert block.sensitivities is not None, "_gradient_sums first"
-    sensitivity = cross_sensitivity(block.sensitivities, w_omega, WE)
+    sensitivity = cross_sensitivity(
+        block.V, block.sensitivities, chol_B, chol_uu, w_omega
+    )
     gradients = CrossCovariance(kernel, Z, block.X).gradients(sensitivity)
     return replace(block, sensitivities=None), gradients
 
@@ -363,16 +365,16 @@ class PartitionedFITC:
         kernel, Z = self._at
         posterior = posterior_of(state, PartitionedFITCPosterior)
         L_B, L_u = posterior.chol_B, posterior.chol_uu
-        sums = self.blocks.update_and_map(_gradient_sums, L_B, L_u, likelihood)
-        w_omega = sum(s[0] for s in sums)
-        WE, kernel_uu = inducing_sensitivities(
-            L_B, L_u, w_omega, sum(s[1] for s in sums)
-        )
+        sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood)
+        w_omega = solve_lower_transpose(L_u, sum(s[0] for s in sums))
+        kernel_uu = inducing_sensitivities(L_B, L_u, w_omega, sum(s[1] for s in sums))
         theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(kernel_uu)
         theta_diag, _ = CrossCovariance(kernel, Z[:1]).gradients(
             np.array([[sum(s[2] for s in sums)]])
         )
-        cross = self.blocks.update_and_map(_cross_gradient, kernel, Z, w_omega, WE)
+        cross = self.blocks.update_and_map(
+            _cross_gradient, kernel, Z, L_B, L_u, w_omega
+        )
         return (
             sum(g[0] for g in cross) - theta_uu + theta_diag,
             float(sum(s[3] for s in sums)),

@@ -28,6 +28,7 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower,
     solve_lower_wide,
+    weighted_gram,
 )
 from ..likelihoods import Moments, Probit
 
@@ -202,13 +203,6 @@ def _cavity_consistent_g(
     return likelihood.moments(y_mean - V * g, V, t)
 
 
-def _weighted_gram(Psi: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    """``Ψᵀ diag(ω) Ψ`` for ``ω ≥ 0`` (a probit's site precisions): one ``syrk`` of
-    ``diag(√ω) Ψ``, n·r² flops."""
-    scaled = Psi * np.sqrt(omega)[:, None]
-    return scaled.T @ scaled
-
-
 def mean_field_e_step(
     Psi: np.ndarray,
     alpha: np.ndarray,
@@ -264,7 +258,7 @@ def mean_field_e_step(
     else:
         g, omega = sites.g.copy(), sites.omega.copy()
     prior_var = (Psi * Psi) @ (1.0 / alpha)
-    chol = cholesky_jitter(np.diag(alpha) + _weighted_gram(Psi, omega))
+    chol = cholesky_jitter(np.diag(alpha) + weighted_gram(Psi.T, omega))
     step_size, last_norm, settled = 1.0, np.inf, False
     for _ in range(max_iter):
         if variant == "laplace":
@@ -279,7 +273,7 @@ def mean_field_e_step(
         g_new = moments.g
         omega += step_size * (moments.w / (1.0 - V * moments.w) - omega)
         chol = cholesky_jitter(
-            np.diag(alpha) + _weighted_gram(Psi, omega), what="A + ΨᵀΩΨ"
+            np.diag(alpha) + weighted_gram(Psi.T, omega), what="A + ΨᵀΩΨ"
         )
         step = cho_solve_lower(chol, Psi.T @ g_new - alpha * mu)
         norm = np.max(np.abs(step))
