@@ -153,6 +153,13 @@ def test_cross_covariance_value_equals_sklearn(kernel, rng):
     np.testing.assert_allclose(CrossCovariance(kernel, X).value, kernel(X), atol=1e-14)
 
 
+def test_cross_covariance_value_is_read_only(rng):
+    """The value is shared with the node values the gradients use, not copied."""
+    block = CrossCovariance(RBF(1.5), rng.standard_normal((6, 2)))
+    with pytest.raises(ValueError, match="read-only"):
+        block.value[0, 0] = 0.0
+
+
 def test_single_precision_blocks_of_offset_inputs_match(rng):
     """Centring keeps float32 exponents accurate for inputs far from the origin."""
     X = 1e3 + rng.standard_normal((50, 4))

@@ -285,7 +285,12 @@ class CrossCovariance:
         self.B = self.A if B is None else np.asarray(B, dtype=float)
         self._values = {}
         value = self._evaluate(kernel)
-        self.value = np.broadcast_to(value, (len(self.A), len(self.B))).copy()
+        shape = (len(self.A), len(self.B))
+        if np.shape(value) != shape:  # a constant, or a sum with one
+            value = np.broadcast_to(value, shape).copy()
+        # the nodes' values serve the gradients: read-only, shared rather than copied
+        value.flags.writeable = False
+        self.value = value
 
     def _evaluate(self, node):
         if isinstance(node, Sum):
@@ -295,17 +300,21 @@ class CrossCovariance:
         elif isinstance(node, ConstantKernel):
             value = float(node.constant_value)
         else:
-            length_scale = np.asarray(node.length_scale, dtype=float)
-            A, B = self.A / length_scale, self.B / length_scale
-            cross = A @ B.T
-            squared = (
-                np.einsum("ij,ij->i", A, A)[:, None]
-                + np.einsum("ij,ij->i", B, B)[None, :]
-                - 2.0 * cross
-            )
-            value = np.exp(-0.5 * np.maximum(squared, 0.0))
+            value = self._rbf(np.asarray(node.length_scale, dtype=float))
         self._values[id(node)] = value
         return value
+
+    def _rbf(self, length_scale):
+        """``exp(−½‖a − b‖²/ℓ²)`` by one product and in-place passes over its result
+        (fresh |A| × |B| temporaries cost page faults at every evaluation)."""
+        A, B = self.A / length_scale, self.B / length_scale
+        value = A @ B.T
+        value *= -2.0
+        value += np.einsum("ij,ij->i", A, A)[:, None]
+        value += np.einsum("ij,ij->i", B, B)[None, :]
+        np.maximum(value, 0.0, out=value)
+        value *= -0.5
+        return np.exp(value, out=value)
 
     def gradients(self, weights):
         """``Σ_ij W_ij ∂k(a_i, b_j)/∂θ`` and ``G_id = Σ_j W_ij ∂k(a_i, b_j)/∂a_id``.
