@@ -336,7 +336,7 @@ def point_sensitivities(
     posterior means: O(n·M). ``diag B = G − G²‖E_i‖²`` (algorithms.md §5.6)."""
     G = tau / (1.0 + tau * d0)
     omega = nu - tau * mean
-    E_norms = np.einsum("ij,ij->j", E, E).astype(float)
+    E_norms = np.einsum("ij,ij->j", E, E, dtype=float)
     c = 0.5 * (omega**2 - G + G**2 * E_norms)
     return PointSensitivities(G, E, omega, c)
 

@@ -74,9 +74,9 @@ class FITCBinaryModel:
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs
 #: O(N·M²) per EP sweep and per evidence evaluation: with the defaults, M = 10 / 100 /
-#: 200 / 400 took 1.3 / 8.4 / 24.5 / 88 s at 14.9 / 8.7 / 8.1 / 8.0 % test error on
+#: 200 / 400 took 1.3 / 7.5 / 21.8 / 62.8 s at 14.9 / 8.7 / 8.1 / 8.0 % test error on
 #: 48 000 points of ``make_classification`` (22 features, 10 % flipped labels), and
-#: 0.4 / 1.9 / 5.7 / 18.6 s at 14.1 / 12.9 / 12.7 / 12.6 % on MAGIC (BENCHMARKS.md,
+#: 0.4 / 1.9 / 5.3 / 18.2 s at 14.1 / 12.9 / 12.7 / 12.8 % on MAGIC (BENCHMARKS.md,
 #: "FITC's default M").
 DEFAULT_MAX_INDUCING = 200
 
@@ -121,7 +121,7 @@ class FITCGPClassifier(GPClassifierMixin):
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): the error fell with
         M on every set of 10³-10⁵ points measured, and M = 200 fits 48 000 points
-        in about 25 s (BENCHMARKS.md, "FITC's default M"). [NGH07]'s IDA tables use
+        in about 20 s (BENCHMARKS.md, "FITC's default M"). [NGH07]'s IDA tables use
         M = 2-200, set per data set. Ignored when ``inducing_init`` is an array.
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
