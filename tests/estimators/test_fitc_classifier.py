@@ -1,5 +1,7 @@
 """FITCGPClassifier: learning pseudo-inputs, reproducibility, errors and memory."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.gaussian_process.kernels import Matern
@@ -107,6 +109,30 @@ def test_default_inducing_set_is_a_fifth_of_the_data_up_to_two_hundred():
     X, y, _ = small_problem(n=40)
     fitted = FITCGPClassifier(max_iter_optimizer=2, random_state=0).fit(X, y)
     assert fitted.inducing_points_.shape == (8, 2)
+
+
+def test_repeated_inputs_are_pseudo_inputs_once(rng):
+    """Fewer distinct inputs than M: they are the pseudo-inputs (k-means cannot place
+    M distinct centres); a warning only when the user asked for that M."""
+    distinct = rng.standard_normal((12, 2))
+    X = distinct[np.arange(200) % 12]
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no k-means ConvergenceWarning either
+        default = FITCGPClassifier(max_iter_optimizer=2, random_state=0).fit(X, y)
+    assert default.inducing_points_.shape == (12, 2)
+    with pytest.warns(UserWarning, match="12 distinct inputs, fewer than n_inducing"):
+        FITCGPClassifier(n_inducing=20, max_iter_optimizer=2).fit(X, y)
+    # the sample k-means sees has few distinct rows, X more than M: k-means on X's
+    # distinct rows, weighted by their counts
+    X = np.vstack([np.repeat(distinct[:1], 976, axis=0), rng.standard_normal((24, 2))])
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = FITCGPClassifier(n_inducing=20, optimizer=None, random_state=0).fit(
+            X, y
+        )
+    assert len(np.unique(fitted.inducing_points_, axis=0)) == 20
 
 
 def test_bad_input_gets_clear_errors():

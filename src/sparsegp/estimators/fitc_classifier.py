@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
@@ -333,9 +334,23 @@ default="kmeans"
         rows = np.arange(len(X))
         if len(X) > _KMEANS_POINTS_PER_CENTRE * M:
             rows = rng.choice(len(X), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
-        sample = rows_of(X, rows)
-        kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng).fit(sample)
-        return kmeans.cluster_centers_
+        sample, weights = rows_of(X, rows), None
+        distinct, counts = np.unique(sample, axis=0, return_counts=True)
+        if len(distinct) < M:  # repeated inputs: k-means finds fewer than M centres
+            if not is_dask_array(X):
+                distinct, counts = np.unique(X, axis=0, return_counts=True)
+            if len(distinct) <= M:
+                if self.n_inducing is not None and len(distinct) < M:
+                    warnings.warn(
+                        f"X has {len(distinct)} distinct inputs, fewer than "
+                        f"n_inducing={M}: they are the pseudo-inputs.",
+                        UserWarning,
+                        stacklevel=2,
+                    )
+                return distinct
+            sample, weights = distinct, counts  # k-means on X, each row once
+        kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
+        return kmeans.fit(sample, sample_weight=weights).cluster_centers_
 
     def _ep_options(self, random_state):
         damping = self.damping
