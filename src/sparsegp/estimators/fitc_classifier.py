@@ -127,7 +127,8 @@ class FITCGPClassifier(GPClassifierMixin):
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
         Initial pseudo-inputs: k-means centres (fitted on at most 20 random
-        training points per centre), a random subset of the training inputs ([NGH07]),
+        training points per centre; the distinct training inputs themselves when
+        there are at most M), a random subset of the training inputs ([NGH07]),
         the active set of an IVM with the initial kernel, or given.
     optimize_inducing : bool, default=True
         Learn the pseudo-inputs with the hyperparameters. ``False`` learns only the
