@@ -75,9 +75,9 @@ class FITCBinaryModel:
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs
 #: O(N·M²) per EP sweep and per evidence evaluation: with the defaults, M = 10 / 100 /
-#: 200 / 400 took 1.3 / 7.5 / 21.8 / 62.8 s at 14.9 / 8.7 / 8.1 / 8.0 % test error on
+#: 200 / 400 took 1.4 / 7.5 / 19.9 / 68.6 s at 14.9 / 8.7 / 8.1 / 8.0 % test error on
 #: 48 000 points of ``make_classification`` (22 features, 10 % flipped labels), and
-#: 0.4 / 1.9 / 5.3 / 18.2 s at 14.1 / 12.9 / 12.7 / 12.8 % on MAGIC (BENCHMARKS.md,
+#: 0.4 / 1.8 / 5.1 / 16.6 s at 14.1 / 12.9 / 12.7 / 12.7 % on MAGIC (BENCHMARKS.md,
 #: "FITC's default M").
 DEFAULT_MAX_INDUCING = 200
 
