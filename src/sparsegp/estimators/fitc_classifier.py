@@ -120,10 +120,11 @@ class FITCGPClassifier(GPClassifierMixin):
         ``optimizer=None`` any kernel works.
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).
-        ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): the error fell with
-        M on every set of 10³-10⁵ points measured, and M = 200 fits 48 000 points
-        in about 20 s (BENCHMARKS.md, "FITC's default M"). [NGH07]'s IDA tables use
-        M = 2-200, set per data set. Ignored when ``inducing_init`` is an array.
+        ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): up to 200 the error
+        fell with M on every set of 10³-10⁵ points measured, and M = 200 fits 48 000
+        points in about 20 s (BENCHMARKS.md, "FITC's default M"). [NGH07]'s IDA
+        tables use M = 2-200, set per data set. Ignored when ``inducing_init`` is an
+        array.
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
         Initial pseudo-inputs: k-means centres (fitted on at most 20 random
