@@ -75,6 +75,8 @@ GRADIENT_KERNELS = [
     ConstantKernel(1.7) * RBF([0.8, 1.6]) + ConstantKernel(0.3),
     RBF([0.8, 1.6]) * ConstantKernel(2.0, "fixed"),
     ConstantKernel(0.5) + RBF(1.2, "fixed"),
+    RBF(0.8) * RBF([1.1, 0.7]),
+    ConstantKernel(1.3) * (RBF(0.9) + ConstantKernel(0.4)) * ConstantKernel(0.6),
 ]
 
 

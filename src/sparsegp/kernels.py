@@ -258,6 +258,16 @@ def gram_and_weighted_gradient(kernel, X):
     return 0.5 * (K + K.T), lambda W: block.gradients(W)[0]
 
 
+def _constant_gradient(node, scale, weights, factor=None):
+    """``∂/∂ log c`` of a ``ConstantKernel`` ``c`` for the weights ``scale · weights``
+    (times ``factor``, the other factor of a product, if given):
+    ``c · scale · Σ W ⊙ F``, one inner product and no |A| × |B| array."""
+    if len(node.theta) == 0:
+        return np.zeros(0)
+    total = np.sum(weights) if factor is None else np.vdot(weights, factor)
+    return np.array([node.constant_value * scale * total])
+
+
 class CrossCovariance:
     """``K(A, B)`` of a sum or product of ``ConstantKernel`` and ``RBF``, and its gradients.
 
@@ -334,27 +344,33 @@ class CrossCovariance:
         grad_theta = self._gradients(self.kernel, np.asarray(weights, float), grad_A)
         return grad_theta, grad_A
 
-    def _gradients(self, node, weights, grad_A):
+    def _gradients(self, node, weights, grad_A, scale=1.0):
+        """The gradients of ``node`` for the weights ``scale · weights``: a constant
+        factor of a product is carried in ``scale`` rather than multiplied into an
+        |A| × |B| array, and a constant factor's own gradient is one inner product."""
         if isinstance(node, Sum):
             return np.concatenate(
                 [
-                    self._gradients(node.k1, weights, grad_A),
-                    self._gradients(node.k2, weights, grad_A),
+                    self._gradients(node.k1, weights, grad_A, scale),
+                    self._gradients(node.k2, weights, grad_A, scale),
                 ]
             )
         if isinstance(node, Product):
-            value_1, value_2 = self._values[id(node.k1)], self._values[id(node.k2)]
-            return np.concatenate(
-                [
-                    self._gradients(node.k1, weights * value_2, grad_A),
-                    self._gradients(node.k2, weights * value_1, grad_A),
-                ]
-            )
+            parts = []
+            for child, sibling in ((node.k1, node.k2), (node.k2, node.k1)):
+                other = self._values[id(sibling)]
+                if np.ndim(other) == 0:
+                    parts.append(self._gradients(child, weights, grad_A, scale * other))
+                elif isinstance(child, ConstantKernel):
+                    parts.append(_constant_gradient(child, scale, weights, other))
+                else:
+                    parts.append(self._gradients(child, weights * other, grad_A, scale))
+            return np.concatenate(parts)
         if isinstance(node, ConstantKernel):
-            if len(node.theta) == 0:
-                return np.zeros(0)
-            return np.array([node.constant_value * np.sum(weights)])
+            return _constant_gradient(node, scale, weights)
         WK = weights * self._values[id(node)]
+        if scale != 1.0:
+            WK *= scale
         WK_B = WK @ self.B
         row_sums = WK.sum(axis=1)
         inverse_squares = 1.0 / np.asarray(node.length_scale, dtype=float) ** 2
