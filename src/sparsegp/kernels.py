@@ -315,15 +315,20 @@ class CrossCovariance:
         return value
 
     def _rbf(self, length_scale):
-        """``exp(−½‖a − b‖²/ℓ²)`` by one product and in-place passes over its result
-        (fresh |A| × |B| temporaries cost page faults at every evaluation)."""
-        A, B = self.A / length_scale, self.B / length_scale
-        value = A @ B.T
-        value *= -2.0
-        value += np.einsum("ij,ij->i", A, A)[:, None]
-        value += np.einsum("ij,ij->i", B, B)[None, :]
-        np.maximum(value, 0.0, out=value)
-        value *= -0.5
+        """``exp(−½ Σ_d (a_d − b_d)²/ℓ_d²)`` by one product and three in-place passes
+        over its result. The weights ``1/ℓ²`` go into the smaller input set and into the
+        norms (``einsum``), so no scaled copy of the larger set is made (fresh
+        |A| × |B| or n × D temporaries cost page faults at every evaluation)."""
+        A, B = self.A, self.B
+        inverse_squares = np.broadcast_to(1.0 / length_scale**2, A.shape[1])
+        if len(A) <= len(B):
+            value = (A * inverse_squares) @ B.T
+        else:
+            value = A @ (B * inverse_squares).T
+        # the exponent a·b − ½‖a‖² − ½‖b‖² (weighted), at most 0
+        value -= 0.5 * np.einsum("ij,ij,j->i", A, A, inverse_squares)[:, None]
+        value -= 0.5 * np.einsum("ij,ij,j->i", B, B, inverse_squares)[None, :]
+        np.minimum(value, 0.0, out=value)
         return np.exp(value, out=value)
 
     def gradients(self, weights):
@@ -378,8 +383,8 @@ class CrossCovariance:
         if len(node.theta) == 0:
             return np.zeros(0)
         squared_distance = (
-            row_sums @ self.A**2
-            + WK.sum(axis=0) @ self.B**2
+            np.einsum("i,id,id->d", row_sums, self.A, self.A)
+            + np.einsum("j,jd,jd->d", WK.sum(axis=0), self.B, self.B)
             - 2.0 * np.einsum("ij,ij->j", WK_B, self.A)
         )
         per_dimension = squared_distance * inverse_squares
