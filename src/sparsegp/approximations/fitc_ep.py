@@ -350,8 +350,8 @@ def inducing_sensitivities(
     """The sensitivity ``H′`` to ``K_uu`` (algorithms.md §5.6).
 
     M × M work from ``L_B``, ``L_u``, ``w_ω`` and ``V diag(c) Vᵀ`` (sums over the
-    training points): ``V diag(G) Vᵀ = L_B L_Bᵀ − I`` and
-    ``V E_Gᵀ = L_B − L_B⁻ᵀ``.
+    training points): ``V diag(G) Vᵀ = L_B L_Bᵀ − I`` and, with
+    ``E_G = L_B⁻¹ V diag(G)``, ``V E_Gᵀ = L_B − L_B⁻ᵀ``.
     """
     M = len(chol_B)
     WE = solve_lower_transpose(
