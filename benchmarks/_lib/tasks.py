@@ -1,9 +1,11 @@
-"""The classification tasks the benchmarks share: IDA-style splits, MNIST 4-vs-rest and
-a synthetic task generated on a dask cluster."""
+"""The classification tasks the benchmarks share: IDA-style splits, MNIST 4-vs-rest, a
+noisy ``make_classification`` task of real size and a synthetic task generated on a
+dask cluster."""
 
 import resource
 
 import numpy as np
+from sklearn.datasets import make_classification
 
 from sparsegp.datasets import ida_info, load_crabs, load_ida, load_mnist, load_synth
 
@@ -56,6 +58,20 @@ def mnist_task(n_train):
 
 #: Inputs of the synthetic cluster task.
 D = 10
+
+
+def noisy_classification_task(n_train):
+    """``make_classification(n_samples=n_train + 12_000, n_features=22,
+    n_informative=10, flip_y=0.1, random_state=0)``: the first ``n_train`` points to
+    train on, the last 12 000 to test (ten per cent of the labels drawn at random)."""
+    X, y = make_classification(
+        n_samples=n_train + 12_000,
+        n_features=22,
+        n_informative=10,
+        flip_y=0.1,
+        random_state=0,
+    )
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
 def peak_rss_mb():

@@ -20,10 +20,10 @@ import argparse
 import platform
 import warnings
 
-from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
+from benchmarks._lib.tasks import noisy_classification_task
 from sparsegp import (
     FITCGPClassifier,
     IVMClassifier,
@@ -41,24 +41,13 @@ ESTIMATORS = {
 }
 
 
-def task(n_train):
-    X, y = make_classification(
-        n_samples=n_train + 12_000,
-        n_features=22,
-        n_informative=10,
-        flip_y=0.1,
-        random_state=0,
-    )
-    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=list(ESTIMATORS))
     parser.add_argument("--n-train", type=int, default=48_000)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    X, y, X_test, y_test = task(args.n_train)
+    X, y, X_test, y_test = noisy_classification_task(args.n_train)
     rows = []
     print("| estimator | error % | NLP | fit s | size |")
     print("|---|---:|---:|---:|---:|")

@@ -21,8 +21,7 @@ import platform
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from benchmarks._lib.tasks import mnist_task
-from benchmarks.across_methods.default_sizes import task as make_classification_task
+from benchmarks._lib.tasks import mnist_task, noisy_classification_task
 from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import evaluate, save_run
 from sparsegp.datasets import load_ida, load_magic
@@ -39,7 +38,7 @@ TASKS = {
     "image": lambda: load_ida("image", 0),
     "mnist13_4": lambda: mnist_task(7291),
     "magic": standardised_magic,
-    "make_classification": lambda: make_classification_task(48_000),
+    "make_classification": lambda: noisy_classification_task(48_000),
 }
 
 
