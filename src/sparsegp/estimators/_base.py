@@ -71,6 +71,12 @@ class BinaryModel(Protocol):
         """Latent predictive mean and variance (without the bias) at ``X``."""
 
 
+def fifth_up_to(n, cap):
+    """The default sparse size: N/5 (the papers' setting on their small data sets),
+    at least 1 and at most ``cap``."""
+    return max(1, min(n // 5, cap))
+
+
 def per_problem(values, stack=False):
     """A fitted summary: the single problem's value, or one per one-vs-rest problem.
 

@@ -33,6 +33,7 @@ from ._base import (
     GPClassifierMixin,
     default_kernel,
     default_length_scale,
+    fifth_up_to,
     latent_from_kernel,
     per_problem,
     report_progress,
@@ -286,7 +287,7 @@ default="kmeans"
         """``M`` for ``n`` training points: ``n_inducing``, or for ``None`` N/5 up to
         ``DEFAULT_MAX_INDUCING``."""
         if self.n_inducing is None:
-            return max(1, min(n // 5, DEFAULT_MAX_INDUCING))
+            return fifth_up_to(n, DEFAULT_MAX_INDUCING)
         return self.n_inducing
 
     def _check_training_size(self, X):

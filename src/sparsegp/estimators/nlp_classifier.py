@@ -39,6 +39,7 @@ from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     ActiveSetModel,
     GPClassifierMixin,
+    fifth_up_to,
     per_problem,
     report_progress,
 )
@@ -288,7 +289,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     def _basis_size(self, n):
         d = self.max_basis_vectors
         if d is None:
-            d = max(1, min(n // 5, DEFAULT_MAX_BASIS_VECTORS))
+            d = fifth_up_to(n, DEFAULT_MAX_BASIS_VECTORS)
         elif isinstance(d, float):
             d = max(1, int(round(d * n)))
         if d >= n:
