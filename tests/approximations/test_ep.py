@@ -13,11 +13,12 @@ from sparsegp.approximations.ep import (
     DensePosterior,
     DensePredictor,
     WarmStartedEP,
+    carried_sites,
     cavity_gradient,
     ep_log_evidence_weights,
     parallel_site_update,
+    run_ep,
     sites_converged,
-    sites_or_zeros,
 )
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
@@ -192,12 +193,10 @@ def test_warm_started_ep_reaches_the_cold_fixed_point():
     X, y, kernel = small_problem(n=40)
     ep = WarmStartedEP(y, dict(tol=1e-10, max_sweeps=1000))
     likelihood = Probit(0.1)
-    first = ep(
-        lambda s: DensePosterior(kernel(X), *sites_or_zeros(s, len(y))), likelihood
-    )
+    first = ep(lambda s: DensePosterior.starting_from(kernel(X), s), likelihood)
     K = kernel.clone_with_theta(kernel.theta + 0.05)(X)
     warm = ep(
-        lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))),
+        lambda s: DensePosterior.starting_from(K, s),
         likelihood,
         final=True,
     )
@@ -215,7 +214,7 @@ def test_an_optimizer_evaluation_settles_the_evidence_before_the_sites():
     tol = 1e-4
     runs = {
         final: WarmStartedEP(y, dict(tol=tol, max_sweeps=1000))(
-            lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))),
+            lambda s: DensePosterior.starting_from(K, s),
             Probit(0.2),
             final=final,
         )
@@ -228,14 +227,74 @@ def test_an_optimizer_evaluation_settles_the_evidence_before_the_sites():
     np.testing.assert_allclose(final.tau, exact.tau, rtol=1e-5, atol=1e-7)
 
 
+def distance_between_sites(tau, nu, state):
+    """Largest difference from ``state``'s sites, relative to their largest value."""
+    return max(
+        np.max(np.abs(tau - state.tau)) / np.max(state.tau),
+        np.max(np.abs(nu - state.nu)) / np.max(np.abs(state.nu)),
+    )
+
+
+@pytest.mark.parametrize("amplitude", [1e-3, 1.0, 1e4])
+@pytest.mark.parametrize("scale", [0.5, 4.0])
+def test_carried_sites_start_closer_to_the_fixed_point_of_a_rescaled_prior(
+    amplitude, scale
+):
+    X, y, kernel = small_problem(n=40)
+    K = amplitude * kernel(X)
+    old = dense_ep(K, y, Probit(0.0), **TIGHT)
+    new = dense_ep(scale * K, y, Probit(0.0), **TIGHT)
+    tau, nu = carried_sites(y, Probit(0.0), old.tau, old.nu, old.mean, old.var, scale)
+    carried = distance_between_sites(tau, nu, new)
+    assert carried < distance_between_sites(old.tau, old.nu, new)
+
+
+@pytest.mark.parametrize("amplitude", [1e4, 1e5])
+def test_carried_sites_are_exact_in_the_step_likelihood_limit(amplitude):
+    X, y, kernel = small_problem(n=40)
+    K = amplitude * kernel(X)  # latent values ~ √amplitude: the probit is a step
+    old = dense_ep(K, y, Probit(0.0), **TIGHT)
+    new = dense_ep(4.0 * K, y, Probit(0.0), **TIGHT)
+    tau, nu = carried_sites(y, Probit(0.0), old.tau, old.nu, old.mean, old.var, 4.0)
+    assert distance_between_sites(tau, nu, new) < 20.0 / amplitude
+    assert distance_between_sites(old.tau, old.nu, new) > 1.0
+
+
+def test_carried_sites_at_the_same_prior_and_likelihood_are_the_fixed_point():
+    X, y, kernel = small_problem(n=40)
+    state = dense_ep(kernel(X), y, Probit(0.3), **TIGHT)
+    tau, nu = carried_sites(
+        y, Probit(0.3), state.tau, state.nu, state.mean, state.var, 1.0
+    )
+    np.testing.assert_allclose(tau, state.tau, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(nu, state.nu, rtol=1e-8, atol=1e-12)
+
+
+def test_a_warm_start_across_an_amplitude_change_takes_fewer_sweeps():
+    X, y, kernel = small_problem(n=60)
+    K = 1e3 * kernel(X)
+    ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=1000))
+    first = ep(lambda s: DensePosterior.starting_from(K, s), Probit(0.0), final=True)
+    carried = ep(
+        lambda s: DensePosterior.starting_from(3.0 * K, s), Probit(0.0), final=True
+    )
+    unscaled = run_ep(
+        DensePosterior(3.0 * K, first.tau, first.nu), y, Probit(0.0), tol=1e-10
+    )
+    assert carried.converged and unscaled.converged
+    assert carried.n_sweeps < unscaled.n_sweeps
+    np.testing.assert_allclose(carried.log_evidence, unscaled.log_evidence, rtol=1e-9)
+
+
 def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():
     X, y, kernel = small_problem(n=30)
     K = kernel(X)
     ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
-    ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), Probit(0.0))
-    ep._sites = (np.full(30, 1e6), np.full(30, -1e6))  # a start EP cannot leave
+    ep(lambda s: DensePosterior.starting_from(K, s), Probit(0.0))
+    # a start EP cannot leave: improper cavities keep their sites
+    ep._last = ((np.full(30, 1e6), np.full(30, -1e6), np.zeros(30), np.ones(30)), 1.0)
     ep.options["max_sweeps"] = 3
-    ep(lambda s: DensePosterior(K, *sites_or_zeros(s, len(y))), Probit(0.0))
+    ep(lambda s: DensePosterior.starting_from(K, s), Probit(0.0))
     assert ep.n_cold_restarts == 1 and ep.n_runs == 3
 
 

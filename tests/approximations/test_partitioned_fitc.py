@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sparsegp.approximations.ep import run_ep
+from sparsegp.approximations.ep import WarmStart, carried_sites, run_ep
 from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
     FITCPredictor,
@@ -98,10 +98,48 @@ def test_a_warm_posterior_restarts_from_the_saved_sites():
     likelihood = Probit(0.0)
     data = PartitionedFITC(blocks_of(X, y, [25]), 1e-6)
     state = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
-    saved = state.posterior.checkpoint()
-    warm = run_ep(data.posterior(kernel, Z, saved), None, likelihood, **OPTIONS)
+    start = WarmStart(
+        state.posterior.checkpoint(), state.posterior.prior_variance, None, likelihood
+    )
+    warm = run_ep(data.posterior(kernel, Z, start), None, likelihood, **OPTIONS)
     assert warm.n_sweeps <= 2 < state.n_sweeps
     np.testing.assert_allclose(warm.log_evidence, state.log_evidence, rtol=1e-10)
+
+
+def test_a_warm_start_carries_the_blocks_sites_as_in_memory():
+    X, y, kernel = small_problem(n=50, seed=7)
+    Z = X[:6].copy()
+    likelihood = Probit(0.2)
+    data = [
+        PartitionedFITC(blocks_of(X, y, [20, 33]), 1e-6),
+        InMemoryFITC(X, y, 1e-6, differentiable=False),
+    ]
+    states = [
+        run_ep(d.posterior(kernel, Z, None), d.labels, likelihood, **OPTIONS)
+        for d in data
+    ]
+    wider = kernel.clone_with_theta(kernel.theta + [np.log(3.0), 0.0])
+    warm = [
+        d.posterior(
+            wider,
+            Z,
+            WarmStart(
+                s.posterior.checkpoint(), s.posterior.prior_variance, y, Probit(-0.1)
+            ),
+        )
+        for d, s in zip(data, states, strict=True)
+    ]
+    assert warm[0].prior_variance == pytest.approx(
+        3.0 * states[0].posterior.prior_variance
+    )
+    in_memory = states[1]
+    tau, _ = carried_sites(
+        y, Probit(-0.1), in_memory.tau, in_memory.nu, in_memory.mean, in_memory.var, 3.0
+    )
+    np.testing.assert_allclose(warm[1].tau, tau, rtol=1e-9)
+    assert np.max(np.abs(tau - in_memory.tau)) > 0.01  # the prior's scale moved them
+    for got, want in zip(warm[0].marginals(), warm[1].marginals(), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
 
 def test_the_block_gradient_matches_finite_differences():

@@ -46,18 +46,21 @@ __all__ = [
     "DensePredictor",
     "EPState",
     "SitePosterior",
+    "WarmStart",
     "WarmStartedEP",
     "cavity_gradient",
+    "carried_sites",
     "cavity_gradient_terms",
     "ep_log_evidence_weights",
     "log_evidence",
+    "matched_sites",
     "parallel_site_update",
     "run_ep",
     "single_site_update",
     "site_change",
     "site_evidence_terms",
     "sites_converged",
-    "sites_or_zeros",
+    "warm_sites",
 ]
 
 
@@ -72,7 +75,15 @@ class SitePosterior(Protocol):
     :func:`run_ep` drives it through these methods only; :class:`ArraySites` gives
     them to posteriors that hold their sites as arrays, a partitioned posterior
     (:mod:`~sparsegp.approximations.partitioned_fitc`) computes them block by block.
+
+    Attributes
+    ----------
+    prior_variance : float
+        The mean prior variance at the training inputs, ``mean diag K``: the scale a
+        :class:`WarmStart` carries the sites across (:func:`carried_sites`).
     """
+
+    prior_variance: float
 
     def refresh(self) -> None:
         """Recompute the posterior from the sites from scratch."""
@@ -87,7 +98,8 @@ class SitePosterior(Protocol):
         """A copy of the current sites, for :meth:`change_since`."""
 
     def checkpoint(self) -> object:
-        """The current sites, kept to start a later EP run from (:class:`WarmStartedEP`)."""
+        """The current sites and marginals, kept to start a later EP run from
+        (:class:`WarmStart`)."""
 
     def parallel_update(
         self,
@@ -124,8 +136,9 @@ class ArraySites:
     def sites(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tau.copy(), self.nu.copy()
 
-    def checkpoint(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.sites()
+    def checkpoint(self) -> tuple[np.ndarray, ...]:
+        """The sites and marginals ``(τ̃, ν̃, μ, σ²)`` (:func:`carried_sites`)."""
+        return (*self.sites(), *(m.copy() for m in self.marginals()))
 
     def parallel_update(
         self,
@@ -173,8 +186,15 @@ class DensePosterior(ArraySites):
         self.K = np.asarray(K, dtype=float)
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
+        self.prior_variance = float(np.mean(np.diag(self.K)))
         self._B = np.empty(self.K.shape)  # B, then its factor (cholesky_in_place)
         self.refresh()
+
+    @classmethod
+    def starting_from(cls, K: np.ndarray, start: WarmStart | None) -> DensePosterior:
+        """The posterior on ``K`` from a :class:`WarmStart`'s sites (None: zero sites)."""
+        K = np.asarray(K, dtype=float)
+        return cls(K, *warm_sites(start, len(K), float(np.mean(np.diag(K)))))
 
     def refresh(self) -> None:
         """Factor ``B`` and recompute the marginals, in ⅔n³ flops.
@@ -388,14 +408,27 @@ def parallel_site_update(
 
     A site whose cavity is not a proper Gaussian keeps its value.
     """
-    tau_c, nu_c = _cavities(mean, var, tau, nu)
+    new_tau, new_nu = matched_sites(
+        y, likelihood, tau, nu, *_cavities(mean, var, tau, nu)
+    )
+    return tau + damping * (new_tau - tau), nu + damping * (new_nu - nu)
+
+
+def matched_sites(
+    y: np.ndarray,
+    likelihood: Likelihood,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    tau_c: np.ndarray,
+    nu_c: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The moment-matched sites (§0.3) at cavities ``(τ_c, ν_c)``; where a cavity is
+    not a proper Gaussian the site ``(tau, nu)`` is kept."""
     proper = tau_c > 0.0
     tau_c = np.where(proper, tau_c, 1.0)
     mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
     new_tau, new_nu = site_from_cavity(mu_c, var_c, likelihood.moments(mu_c, var_c, y))
-    new_tau = np.where(proper, np.maximum(new_tau, 0.0), tau)
-    new_nu = np.where(proper, new_nu, nu)
-    return tau + damping * (new_tau - tau), nu + damping * (new_nu - nu)
+    return np.where(proper, np.maximum(new_tau, 0.0), tau), np.where(proper, new_nu, nu)
 
 
 def single_site_update(
@@ -572,14 +605,86 @@ def run_ep(
     )
 
 
+@dataclass(frozen=True)
+class WarmStart:
+    """Where an EP run on a new prior starts: the last converged run carried over.
+
+    Attributes
+    ----------
+    checkpoint : object
+        That run's posterior's :meth:`~SitePosterior.checkpoint` (for a posterior in
+        memory, its sites and marginals ``(τ̃, ν̃, μ, σ²)``).
+    prior_variance : float
+        That posterior's :attr:`~SitePosterior.prior_variance`.
+    y : ndarray of shape (n,) or None
+        The labels (None where the posterior holds them).
+    likelihood : Likelihood
+        The new run's likelihood.
+    """
+
+    checkpoint: object
+    prior_variance: float
+    y: np.ndarray | None
+    likelihood: Likelihood
+
+    def scale_to(self, prior_variance: float) -> float:
+        """``s = v_new / v_old``, the factor the prior's variance grew by."""
+        return prior_variance / self.prior_variance
+
+
+def carried_sites(
+    y: np.ndarray,
+    likelihood: Likelihood,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    scale: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sites of a converged run ``(τ̃, ν̃)`` with marginals ``(μ, σ²)``, carried to a
+    prior ``scale`` times as wide and to ``likelihood`` (algorithms.md §5.5).
+
+    Each cavity ``N(μ_c, σ_c²)`` becomes ``N(√s μ_c, s σ_c²)`` and the site is
+    moment-matched there. Both limits are exact: where the prior dominates a point its
+    cavity is its prior marginal, which scales so; where the likelihood acts as a step
+    at the latent scale (the large amplitudes an optimizer drives separable data to)
+    the EP fixed point scales with the prior, ``τ̃ → τ̃/s``, ``ν̃ → ν̃/√s``, and this
+    gives that. A site with an improper cavity is kept.
+    """
+    tau_c, nu_c = _cavities(mean, var, tau, nu)
+    return matched_sites(y, likelihood, tau, nu, tau_c / scale, nu_c / np.sqrt(scale))
+
+
+def warm_sites(
+    start: WarmStart | None, n: int, prior_variance: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(τ̃, ν̃)`` to start EP from on a prior of mean variance ``prior_variance``:
+    zero sites for None, else :func:`carried_sites` of an in-memory ``start``."""
+    if start is None:
+        return np.zeros(n), np.zeros(n)
+    assert start.y is not None, "an in-memory warm start needs its labels"
+    tau, nu, mean, var = cast(tuple[np.ndarray, ...], start.checkpoint)
+    return carried_sites(
+        start.y,
+        start.likelihood,
+        tau,
+        nu,
+        mean,
+        var,
+        start.scale_to(prior_variance),
+    )
+
+
 @dataclass
 class WarmStartedEP:
     """EP runs that start from the sites of the previous converged run.
 
     An optimizer evaluates the evidence at nearby hyperparameters one after another;
-    the previous fixed point is a close start. A line search also tries far points,
-    where the old sites can be a worse start than zero sites: a warm-started run
-    gets a quarter of ``max_sweeps`` (at least 10), and if it has not converged by
+    the previous fixed point is a close start once it is carried to the new prior's
+    scale and likelihood (:func:`carried_sites`: when the optimizer grows the
+    kernel's amplitude, the sites shrink with it). A line search also tries far
+    points, where the old sites can be a worse start than zero sites: a warm-started
+    run gets a quarter of ``max_sweeps`` (at least 10), and if it has not converged by
     then EP starts again from zero sites.
 
     The tolerance ``tol`` of ``options`` is the accuracy the optimizer compares
@@ -611,18 +716,18 @@ class WarmStartedEP:
     n_runs: int = 0
     n_sweeps: int = 0
     n_cold_restarts: int = 0
-    _sites: object = field(default=None, repr=False)
+    _last: tuple[object, float] | None = field(default=None, repr=False)
 
     def __call__(
         self,
-        make_posterior: Callable[[object], SitePosterior],
+        make_posterior: Callable[[WarmStart | None], SitePosterior],
         likelihood: Likelihood,
         final: bool = False,
     ) -> EPState:
-        """Run EP on ``make_posterior(sites)`` with ``likelihood``.
+        """Run EP on ``make_posterior(start)`` with ``likelihood``.
 
-        ``sites`` is the last converged run's :meth:`~SitePosterior.checkpoint`, or
-        None for zero sites (:func:`sites_or_zeros`). ``final``: the fitted model's
+        ``start`` is the last converged run's :class:`WarmStart` with ``likelihood``,
+        or None for zero sites (:func:`warm_sites`). ``final``: the fitted model's
         run, to the tighter tolerance of the class docstring.
         """
         tol = self.options["tol"]
@@ -631,15 +736,17 @@ class WarmStartedEP:
         else:
             options = self.options | {"evidence_tol": tol * _SETTLED_EVIDENCE}
         state = None
-        if self._sites is not None:
+        if self._last is not None:
+            start = WarmStart(*self._last, self.y, likelihood)
             warm_options = options | {"max_sweeps": max(10, options["max_sweeps"] // 4)}
-            state = self._run(make_posterior(self._sites), likelihood, warm_options)
+            state = self._run(make_posterior(start), likelihood, warm_options)
             if not state.converged:
                 self.n_cold_restarts += 1
         if state is None or not state.converged:
             state = self._run(make_posterior(None), likelihood, options)
         if state.converged:
-            self._sites = state.posterior.checkpoint()
+            posterior = state.posterior
+            self._last = (posterior.checkpoint(), posterior.prior_variance)
         return state
 
     def _run(
@@ -649,13 +756,6 @@ class WarmStartedEP:
         self.n_runs += 1
         self.n_sweeps += state.n_sweeps
         return state
-
-
-def sites_or_zeros(sites: object, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(τ̃, ν̃)`` from an in-memory posterior's checkpoint, or zero sites for None."""
-    if sites is None:
-        return np.zeros(n), np.zeros(n)
-    return cast(tuple[np.ndarray, np.ndarray], sites)
 
 
 def _inverse_from_inverse_factor(inv_L: np.ndarray) -> np.ndarray:

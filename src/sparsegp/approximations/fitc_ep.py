@@ -39,9 +39,10 @@ from .ep import (
     ArraySites,
     EPState,
     SiteUpdate,
+    WarmStart,
     cavity_gradient,
     posterior_of,
-    sites_or_zeros,
+    warm_sites,
 )
 
 __all__ = [
@@ -75,11 +76,14 @@ class FITCPrior:
         ``L_u⁻¹ K_uf``.
     d0 : ndarray of shape (n,)
         ``diag K_ff − diag Q_ff``, clipped at zero.
+    prior_variance : float
+        ``mean diag K_ff``, the mean prior variance (FITC keeps the diagonal).
     """
 
     chol_uu: np.ndarray
     V: np.ndarray
     d0: np.ndarray
+    prior_variance: float
 
     @classmethod
     def from_kernel(
@@ -95,10 +99,9 @@ class FITCPrior:
             K_uu + jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
         V = solve_lower_wide(chol_uu, np.asarray(K_uf, dtype=float))
-        d0 = np.maximum(
-            np.asarray(k_diag, dtype=float) - np.einsum("ij,ij->j", V, V), 0
-        )
-        return cls(chol_uu=chol_uu, V=V, d0=d0)
+        k_diag = np.asarray(k_diag, dtype=float)
+        d0 = np.maximum(k_diag - np.einsum("ij,ij->j", V, V), 0)
+        return cls(chol_uu=chol_uu, V=V, d0=d0, prior_variance=float(np.mean(k_diag)))
 
     @property
     def n_inducing(self) -> int:
@@ -178,6 +181,7 @@ class FITCPosterior(ArraySites):
         store_dtype: npt.DTypeLike = np.float64,
     ) -> None:
         self.prior = prior
+        self.prior_variance = prior.prior_variance
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self._V = prior.V.astype(store_dtype, copy=False)
@@ -578,11 +582,11 @@ class InMemoryFITC:
         self,
         kernel: Kernel,
         Z: np.ndarray,
-        sites: object,
+        start: WarmStart | None,
         store_dtype: npt.DTypeLike = np.float64,
     ) -> FITCPosterior:
-        """The posterior at ``kernel`` and ``Z`` from ``sites`` (None: zero sites),
-        its refresh products in ``store_dtype`` (:class:`FITCPosterior`)."""
+        """The posterior at ``kernel`` and ``Z`` from the sites of ``start`` (None: zero
+        sites), its refresh products in ``store_dtype`` (:class:`FITCPosterior`)."""
         if self.differentiable:
             self._blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
             prior = self._blocks.prior(self.jitter)
@@ -591,7 +595,9 @@ class InMemoryFITC:
                 kernel(Z), kernel(Z, self.X), kernel.diag(self.X), self.jitter
             )
         return FITCPosterior(
-            prior, *sites_or_zeros(sites, len(self.labels)), store_dtype
+            prior,
+            *warm_sites(start, len(self.labels), prior.prior_variance),
+            store_dtype,
         )
 
     def gradient(

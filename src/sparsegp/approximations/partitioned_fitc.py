@@ -43,6 +43,8 @@ from .ep import (
     AndersonMixing,
     EPState,
     SiteUpdate,
+    WarmStart,
+    carried_sites,
     cavity_gradient_terms,
     parallel_site_update,
     posterior_of,
@@ -129,6 +131,8 @@ class FITCBlock:
     old_nu: np.ndarray = field(default_factory=_unset)
     saved_tau: np.ndarray = field(default_factory=_unset)
     saved_nu: np.ndarray = field(default_factory=_unset)
+    saved_mean: np.ndarray = field(default_factory=_unset)
+    saved_var: np.ndarray = field(default_factory=_unset)
     sensitivities: PointSensitivities | None = None
 
 
@@ -142,23 +146,45 @@ def _with_prior(
     kernel: Kernel,
     Z: np.ndarray,
     chol_uu: np.ndarray,
-    warm: bool,
     store_dtype: npt.DTypeLike,
-) -> FITCBlock:
-    """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3), and its saved sites (``warm``)
-    or zero sites; the sweeps use ``V_c`` in ``store_dtype``."""
+) -> tuple[FITCBlock, tuple[float, int]]:
+    """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3) and zero sites; the sweeps use
+    ``V_c`` in ``store_dtype``. Also the block's sum of prior variances ``Σ k(x, x)``
+    and its number of rows."""
     V = solve_lower_wide(chol_uu, kernel(Z, block.X))
-    d0 = np.maximum(kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0.0)
+    k_diag = kernel.diag(block.X)
+    d0 = np.maximum(k_diag - np.einsum("ij,ij->j", V, V), 0.0)
     V_sweep = V.astype(store_dtype, copy=False)
-    if warm:
-        tau, nu = block.saved_tau, block.saved_nu
-    else:
-        tau = nu = np.zeros(len(block.y))
-    return replace(block, V=V, V_sweep=V_sweep, d0=d0, tau=tau, nu=nu)
+    zeros = np.zeros(len(block.y))
+    block = replace(block, V=V, V_sweep=V_sweep, d0=d0, tau=zeros, nu=zeros)
+    return block, (float(np.sum(k_diag)), len(k_diag))
 
 
 def _save_sites(block: FITCBlock) -> FITCBlock:
-    return replace(block, saved_tau=block.tau, saved_nu=block.nu)
+    return replace(
+        block,
+        saved_tau=block.tau,
+        saved_nu=block.nu,
+        saved_mean=block.mean,
+        saved_var=block.var,
+    )
+
+
+def _with_carried_sites(
+    block: FITCBlock, likelihood: Likelihood, scale: float
+) -> FITCBlock:
+    """The saved sites carried to the new prior's scale and likelihood
+    (:func:`~sparsegp.approximations.ep.carried_sites`)."""
+    tau, nu = carried_sites(
+        block.y,
+        likelihood,
+        block.saved_tau,
+        block.saved_nu,
+        block.saved_mean,
+        block.saved_var,
+        scale,
+    )
+    return replace(block, tau=tau, nu=nu)
 
 
 def _refresh_statistics(block: FITCBlock) -> tuple[np.ndarray, np.ndarray, float]:
@@ -215,11 +241,16 @@ class PartitionedFITCPosterior:
         Blocks holding a prior and sites (:meth:`PartitionedFITC.posterior`).
     chol_uu : ndarray of shape (M, M)
         ``L_u``, the Cholesky factor of ``K_uu + ε_u I``.
+    prior_variance : float
+        The mean of ``k(x, x)`` over the blocks' rows.
     """
 
-    def __init__(self, blocks: Blocks, chol_uu: np.ndarray) -> None:
+    def __init__(
+        self, blocks: Blocks, chol_uu: np.ndarray, prior_variance: float
+    ) -> None:
         self.blocks = blocks
         self.chol_uu = chol_uu
+        self.prior_variance = prior_variance
         self.refresh()
 
     def refresh(self) -> None:
@@ -248,7 +279,8 @@ class PartitionedFITCPosterior:
         self.blocks.update(_remember_sites)
 
     def checkpoint(self) -> str:
-        """Each block saves its sites; a warm :meth:`PartitionedFITC.posterior` restores them."""
+        """Each block saves its sites and marginals; a warm
+        :meth:`PartitionedFITC.posterior` starts from them."""
         self.blocks.update(_save_sites)
         return "saved in the blocks"
 
@@ -341,21 +373,30 @@ class PartitionedFITC:
         self,
         kernel: Kernel,
         Z: np.ndarray,
-        sites: object,
+        start: WarmStart | None,
         store_dtype: npt.DTypeLike = np.float64,
     ) -> PartitionedFITCPosterior:
-        """The blocks primed at ``kernel``, ``Z``, from their saved sites or zero,
-        their sweeps' products in ``store_dtype``
+        """The blocks primed at ``kernel``, ``Z``, from their saved sites carried to
+        this prior and ``start``'s likelihood
+        (:func:`~sparsegp.approximations.ep.carried_sites`) or from zero sites, their
+        sweeps' products in ``store_dtype``
         (:class:`~sparsegp.approximations.fitc_ep.FITCPosterior`)."""
         K_uu = kernel(Z)
         chol_uu = cholesky_jitter(
             K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
-        self.blocks.update(
-            _with_prior, kernel, Z, chol_uu, sites is not None, store_dtype
+        variance_sums = self.blocks.update_and_map(
+            _with_prior, kernel, Z, chol_uu, store_dtype
         )
+        prior_variance = sum(total for total, _ in variance_sums) / sum(
+            rows for _, rows in variance_sums
+        )
+        if start is not None:
+            self.blocks.update(
+                _with_carried_sites, start.likelihood, start.scale_to(prior_variance)
+            )
         self._at = (kernel, Z)
-        return PartitionedFITCPosterior(self.blocks, chol_uu)
+        return PartitionedFITCPosterior(self.blocks, chol_uu, prior_variance)
 
     def gradient(
         self, state: EPState, likelihood: Likelihood

@@ -20,7 +20,6 @@ from ..approximations.ep import (
     WarmStartedEP,
     cavity_gradient,
     ep_log_evidence_weights,
-    sites_or_zeros,
 )
 from ..kernels import gram_and_weighted_gradient, is_input_differentiable
 from ..likelihoods import Probit
@@ -232,7 +231,7 @@ class EPGPClassifier(GPClassifierMixin):
         likelihood = Probit(bias_)
         K = kernel_(X)
         state = ep(
-            lambda sites: DensePosterior(K, *sites_or_zeros(sites, len(K))),
+            lambda start: DensePosterior.starting_from(K, start),
             likelihood,
             final=True,
         )
@@ -261,7 +260,7 @@ class EPGPClassifier(GPClassifierMixin):
             K, weighted_gradient = gram_and_weighted_gradient(kernel_x, X)
             likelihood = Probit(bias)
             state = ep(
-                lambda sites: DensePosterior(K, *sites_or_zeros(sites, len(K))),
+                lambda start: DensePosterior.starting_from(K, start),
                 likelihood,
             )
             grad_kernel = weighted_gradient(ep_log_evidence_weights(state))

@@ -443,7 +443,7 @@ default="kmeans"
             kernel_x, bias, Z = unpack(x)
             likelihood = Probit(bias)
             state = ep(
-                lambda sites: data.posterior(kernel_x, Z, sites, self.sweep_dtype),
+                lambda start: data.posterior(kernel_x, Z, start, self.sweep_dtype),
                 likelihood,
             )
             grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
@@ -487,7 +487,7 @@ default="kmeans"
     def _binary_model(self, data, kernel, bias, Z, ep):
         likelihood = Probit(bias)
         state = ep(
-            lambda sites: data.posterior(kernel, Z, sites),
+            lambda start: data.posterior(kernel, Z, start),
             likelihood,
             final=True,
         )
