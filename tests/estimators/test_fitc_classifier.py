@@ -135,6 +135,19 @@ def test_repeated_inputs_are_pseudo_inputs_once(rng):
     assert len(np.unique(fitted.inducing_points_, axis=0)) == 20
 
 
+def test_random_pseudo_inputs_are_distinct_inputs(rng):
+    distinct = rng.standard_normal((30, 2))
+    X = distinct[rng.integers(0, 30, 400)]  # 400 rows, 30 distinct inputs
+    y = (X[:, 0] > 0).astype(int)
+    for M, expected in ((20, 20), (30, 30)):
+        clf = FITCGPClassifier(
+            n_inducing=M, inducing_init="random", optimizer=None, random_state=0
+        )
+        Z = clf.fit(X, y).inducing_points_
+        assert len(np.unique(Z, axis=0)) == len(Z) == expected
+        assert all(np.any(np.all(np.isclose(distinct, z), axis=1)) for z in Z)
+
+
 def test_bad_input_gets_clear_errors():
     X, y, _ = small_problem(n=20)
     with pytest.raises(ValueError, match="n_inducing=30 exceeds the 20"):

@@ -130,7 +130,7 @@ class FITCGPClassifier(GPClassifierMixin):
 default="kmeans"
         Initial pseudo-inputs: k-means centres (fitted on at most 20 random
         training points per centre; the distinct training inputs themselves when
-        there are at most M), a random subset of the training inputs ([NGH07]),
+        there are at most M), a random subset of the distinct training inputs ([NGH07]),
         the active set of an IVM with the initial kernel, or given.
     optimize_inducing : bool, default=True
         Learn the pseudo-inputs with the hyperparameters. ``False`` learns only the
@@ -317,7 +317,13 @@ default="kmeans"
             return np.array(given, dtype=float)
         M = self._inducing_size(len(X))
         if self.inducing_init == "random":
-            return rows_of(X, rng.choice(len(X), M, replace=False))
+            Z = rows_of(X, rng.choice(len(X), M, replace=False))
+            if is_dask_array(X) or len(np.unique(Z, axis=0)) == M:
+                return Z
+            distinct = np.unique(X, axis=0)  # repeated inputs drawn: draw distinct ones
+            if len(distinct) <= M:
+                return self._all_distinct_inputs(distinct, M)
+            return distinct[rng.choice(len(distinct), M, replace=False)]
         if self.inducing_init == "ivm":
             if is_dask_array(X):
                 raise ValueError(
@@ -343,17 +349,22 @@ default="kmeans"
             if not is_dask_array(X):
                 distinct, counts = np.unique(X, axis=0, return_counts=True)
             if len(distinct) <= M:
-                if self.n_inducing is not None and len(distinct) < M:
-                    warnings.warn(
-                        f"X has {len(distinct)} distinct inputs, fewer than "
-                        f"n_inducing={M}: they are the pseudo-inputs.",
-                        UserWarning,
-                        stacklevel=2,
-                    )
-                return distinct
+                return self._all_distinct_inputs(distinct, M)
             sample, weights = distinct, counts  # k-means on X, each row once
         kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
         return kmeans.fit(sample, sample_weight=weights).cluster_centers_
+
+    def _all_distinct_inputs(self, distinct, M):
+        """The pseudo-inputs when X has no more than ``M`` distinct inputs: all of them
+        (a warning if the user's ``n_inducing`` asked for more)."""
+        if self.n_inducing is not None and len(distinct) < M:
+            warnings.warn(
+                f"X has {len(distinct)} distinct inputs, fewer than "
+                f"n_inducing={M}: they are the pseudo-inputs.",
+                UserWarning,
+                stacklevel=3,
+            )
+        return distinct
 
     def _ep_options(self, random_state):
         damping = self.damping
