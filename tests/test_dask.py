@@ -270,13 +270,18 @@ def test_ivm_learns_its_kernel_on_the_cluster(client):
     )
     # [NGH07] §6's FITC pass runs on the cluster too; its EP (no Anderson mixing
     # there) meets the same tolerance by another path, so L-BFGS-B ends elsewhere
-    # on a flat evidence: the probabilities agree to a few hundredths.
+    # on a flat evidence (amplitudes 3.9² and 3.3², log Z within 0.1 %): the
+    # probabilities agree to a few hundredths (mean 0.003, largest 0.05 when written).
     fitc_pass = dict(options, posterior="fitc")
     local = IVMClassifier(**fitc_pass).fit(X, y)
     on_cluster = IVMClassifier(**fitc_pass).fit(blocks_of(X, rows=1500), y)
     np.testing.assert_array_equal(on_cluster.active_set_, local.active_set_)
+    difference = np.abs(on_cluster.predict_proba(X_test) - local.predict_proba(X_test))
+    assert np.mean(difference) < 0.01 and np.max(difference) < 0.1
     np.testing.assert_allclose(
-        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=0.05
+        on_cluster.log_marginal_likelihood_value_,
+        local.log_marginal_likelihood_value_,
+        rtol=1e-2,
     )
 
 
