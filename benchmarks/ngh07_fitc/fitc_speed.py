@@ -23,8 +23,9 @@ sensitivities (``V diag(c) Vᵀ``, a ``syrk``: N·M², and ``L_u⁻ᵀ(…)``, a
 N·M²; the ``trmm`` ``L_B⁻ᵀ E``, N·M², runs in the sweeps' precision) and the kernel
 block and its gradients (4·N·M·D); per EP sweep the refresh (2·N·M²: a ``syrk`` and a
 ``trmm``) in the sweeps' precision (float32 by default; the final run's float64
-sweeps are counted at that rate too); k-means and the Python around them are not
-counted. (Until 2026-11-24 16:50 UTC the sensitivities took 5·N·M², all float64, and
+sweeps are counted at that rate too), and one more per EP run, at its starting sites
+(counted since 2026-11-24 19:45 UTC); cold restarts, k-means and the Python around
+them are not counted. (Until 2026-11-24 16:50 UTC the sensitivities took 5·N·M², all float64, and
 the floor counted them so; the runs of 16:50–17:20 UTC counted ``V diag(c) Vᵀ`` as a
 GEMM, 2·N·M².)
 """
@@ -51,6 +52,7 @@ def floor_seconds(model, N, D, rate, sweep_rate):
     per_evaluation = 3.0 * N * M * M / rate + 4.0 * N * M * D / rate
     per_evaluation += N * M * M / sweep_rate
     per_sweep = 2.0 * N * M * M / sweep_rate
+    per_evaluation += per_sweep  # the refresh at the EP run's starting sites
     return (model.n_evaluations + 1) * per_evaluation + model.n_sweeps * per_sweep
 
 

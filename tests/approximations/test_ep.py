@@ -12,6 +12,7 @@ from sparsegp.approximations.ep import (
     AndersonMixing,
     DensePosterior,
     DensePredictor,
+    WarmStart,
     WarmStartedEP,
     carried_sites,
     cavity_gradient,
@@ -268,6 +269,15 @@ def test_carried_sites_at_the_same_prior_and_likelihood_are_the_fixed_point():
     )
     np.testing.assert_allclose(tau, state.tau, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(nu, state.nu, rtol=1e-8, atol=1e-12)
+
+
+def test_a_warm_start_rescales_only_between_positive_prior_variances():
+    def start(variance):
+        return WarmStart(None, variance, None, Probit(0.0))
+
+    assert start(2.0).scale_to(6.0) == 3.0
+    assert start(0.0).scale_to(6.0) == start(2.0).scale_to(0.0) == 1.0
+    assert start(np.nan).scale_to(6.0) == start(2.0).scale_to(np.inf) == 1.0
 
 
 def test_a_warm_start_across_an_amplitude_change_takes_fewer_sweeps():

@@ -48,8 +48,8 @@ __all__ = [
     "SitePosterior",
     "WarmStart",
     "WarmStartedEP",
-    "cavity_gradient",
     "carried_sites",
+    "cavity_gradient",
     "cavity_gradient_terms",
     "ep_log_evidence_weights",
     "log_evidence",
@@ -164,6 +164,10 @@ class ArraySites:
         return site_change(self.tau, self.nu, old_tau, old_nu)
 
 
+def _mean_diagonal(K: np.ndarray) -> float:
+    return float(np.mean(np.diag(K)))
+
+
 #: ``τ̃_i K_ii`` below which ``(1 − [B⁻¹]_ii)/τ̃_i`` loses more than three digits to
 #: cancellation (``[B⁻¹]_ii ≈ 1 − τ̃_i K_ii``); such variances are formed directly.
 _CANCELLATION_GUARD = 1e-3
@@ -186,7 +190,7 @@ class DensePosterior(ArraySites):
         self.K = np.asarray(K, dtype=float)
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
-        self.prior_variance = float(np.mean(np.diag(self.K)))
+        self.prior_variance = _mean_diagonal(self.K)
         self._B = np.empty(self.K.shape)  # B, then its factor (cholesky_in_place)
         self.refresh()
 
@@ -194,7 +198,7 @@ class DensePosterior(ArraySites):
     def starting_from(cls, K: np.ndarray, start: WarmStart | None) -> DensePosterior:
         """The posterior on ``K`` from a :class:`WarmStart`'s sites (None: zero sites)."""
         K = np.asarray(K, dtype=float)
-        return cls(K, *warm_sites(start, len(K), float(np.mean(np.diag(K)))))
+        return cls(K, *warm_sites(start, len(K), _mean_diagonal(K)))
 
     def refresh(self) -> None:
         """Factor ``B`` and recompute the marginals, in ⅔n³ flops.
@@ -628,8 +632,10 @@ class WarmStart:
     likelihood: Likelihood
 
     def scale_to(self, prior_variance: float) -> float:
-        """``s = v_new / v_old``, the factor the prior's variance grew by."""
-        return prior_variance / self.prior_variance
+        """``s = v_new / v_old``, the factor the prior's variance grew by (1 if
+        either is not a positive number)."""
+        scale = prior_variance / self.prior_variance if self.prior_variance > 0 else 1.0
+        return scale if 0.0 < scale < np.inf else 1.0
 
 
 def carried_sites(
