@@ -140,7 +140,9 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
         on_cluster = fitc_on_given_hyperparameters().fit(X_dask, y)
     monkeypatch.undo()
     sweeps = on_cluster.estimators_[0].n_sweeps
-    site_tasks = [t for t in stream.data if key_split(t["key"]) == "with_new_sites"]
+    site_tasks = [
+        t for t in stream.data if key_split(t["key"]) == "with_anderson_history"
+    ]
     assert sweeps >= 5 and len(site_tasks) == 4 * sweeps
     np.testing.assert_allclose(
         on_cluster.inducing_points_, local.inducing_points_, atol=1e-12
@@ -268,20 +270,15 @@ def test_ivm_learns_its_kernel_on_the_cluster(client):
     np.testing.assert_allclose(
         on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-8
     )
-    # [NGH07] §6's FITC pass runs on the cluster too; its EP (no Anderson mixing
-    # there) meets the same tolerance by another path, so L-BFGS-B ends elsewhere
-    # on a flat evidence (amplitudes 3.9² and 3.3², log Z within 0.1 %): the
-    # probabilities agree to a few hundredths (mean 0.003, largest 0.05 when written).
+    # [NGH07] §6's FITC pass runs on the cluster too; its sweeps are Anderson-mixed
+    # as in memory, so L-BFGS-B follows the same path up to rounding (2e-5 apart
+    # when written; 0.05 while the cluster's sweeps were unmixed).
     fitc_pass = dict(options, posterior="fitc")
     local = IVMClassifier(**fitc_pass).fit(X, y)
     on_cluster = IVMClassifier(**fitc_pass).fit(blocks_of(X, rows=1500), y)
     np.testing.assert_array_equal(on_cluster.active_set_, local.active_set_)
-    difference = np.abs(on_cluster.predict_proba(X_test) - local.predict_proba(X_test))
-    assert np.mean(difference) < 0.01 and np.max(difference) < 0.1
     np.testing.assert_allclose(
-        on_cluster.log_marginal_likelihood_value_,
-        local.log_marginal_likelihood_value_,
-        rtol=1e-2,
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-3
     )
 
 

@@ -56,6 +56,27 @@ def test_blocks_reach_the_in_memory_fixed_point(bounds):
     np.testing.assert_allclose(got, expected, atol=1e-9)
 
 
+@pytest.mark.parametrize("sweeps", [1, 2, 6, 10])
+def test_blocks_mix_their_sweeps_as_in_memory(sweeps):
+    """Anderson mixing over blocks (normal equations summed over blocks) takes the
+    in-memory sweeps' steps, one by one."""
+    X, y, kernel = small_problem(n=80, seed=4)
+    Z = X[::10].copy()
+    likelihood = Probit(0.3)
+    prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X), kernel.diag(X), 1e-6)
+    options = dict(damping=1.0, tol=0.0, max_sweeps=sweeps)
+    in_memory = run_ep(
+        FITCPosterior(prior, np.zeros(80), np.zeros(80)), y, likelihood, **options
+    )
+    posterior = PartitionedFITC(blocks_of(X, y, [13, 50]), 1e-6).posterior(
+        kernel, Z, None
+    )
+    partitioned = run_ep(posterior, None, likelihood, **options)
+    assert partitioned.n_sweeps == in_memory.n_sweeps == sweeps
+    np.testing.assert_allclose(partitioned.mean, in_memory.mean, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(partitioned.var, in_memory.var, rtol=1e-7, atol=1e-9)
+
+
 def test_the_first_refresh_is_the_prior_marginals():
     X, y, kernel = small_problem(n=40, seed=1)
     Z = X[:6].copy()

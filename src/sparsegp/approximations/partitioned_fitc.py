@@ -14,9 +14,9 @@ process (:class:`LocalBlocks`) or on a dask.distributed cluster
 The arithmetic is :class:`~sparsegp.approximations.fitc_ep.FITCPosterior`'s and
 :func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`'s, summed by blocks;
 the evidence gradient in the kernel, bias and pseudo-inputs takes two more rounds of
-O(M² + M·D) per block. The sweeps are plain damped parallel updates (no Anderson mixing:
-its least-squares step would need the site histories of every block), so they reach the
-same fixed point in more sweeps.
+O(M² + M·D) per block. The sweeps are Anderson-mixed as in memory: each block keeps its
+rows of the mixing's history and sends its share of the normal equations (memory ×
+memory numbers), so the sweeps follow the in-memory ones.
 """
 
 from __future__ import annotations
@@ -114,7 +114,8 @@ class FITCBlock:
     the sites and marginals are set (empty until then) by the block functions below;
     a block is never changed in place (dask keeps results immutable).
     ``sensitivities`` holds the block's gradient factors between the two
-    rounds of :meth:`PartitionedFITC.gradient`.
+    rounds of :meth:`PartitionedFITC.gradient`; ``updates`` and ``residuals`` its
+    share of the Anderson mixing's history (:func:`_with_anderson_history`).
     """
 
     X: np.ndarray
@@ -133,6 +134,8 @@ class FITCBlock:
     saved_nu: np.ndarray = field(default_factory=_unset)
     saved_mean: np.ndarray = field(default_factory=_unset)
     saved_var: np.ndarray = field(default_factory=_unset)
+    updates: tuple[np.ndarray, ...] = ()
+    residuals: tuple[np.ndarray, ...] = ()
     sensitivities: PointSensitivities | None = None
 
 
@@ -205,13 +208,48 @@ def _remember_sites(block: FITCBlock) -> FITCBlock:
     return replace(block, old_tau=block.tau, old_nu=block.nu)
 
 
-def _with_new_sites(
-    block: FITCBlock, likelihood: Likelihood, damping: float
-) -> FITCBlock:
+def _with_anderson_history(
+    block: FITCBlock, likelihood: Likelihood, damping: float, memory: int, reset: bool
+) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
+    """The damped moment-matched sites (``g(s)``) and the block's share of
+    :class:`~sparsegp.approximations.ep.AndersonMixing`'s least squares
+    ``min ‖ΔF γ − f‖``: with ``ΔF_c = Q_c R_c`` (QR of the block's rows of the residual
+    differences) and ``f_c`` its rows of the last residual, ``R_c`` and ``Q_cᵀ f_c``;
+    the whole problem is the least squares of these stacked over blocks."""
     tau, nu = parallel_site_update(
         block.y, likelihood, block.tau, block.nu, block.mean, block.var, damping
     )
-    return replace(block, tau=tau, nu=nu)
+    update = np.concatenate([tau, nu])
+    residual = (update - np.concatenate([block.tau, block.nu])) / (1.0 + np.abs(update))
+    first = len(block.updates) if reset else max(0, len(block.updates) - memory)
+    updates = (*block.updates[first:], update)
+    residuals = (*block.residuals[first:], residual)
+    Q, R = np.linalg.qr(np.diff(np.array(residuals), axis=0).T)
+    block = replace(block, tau=tau, nu=nu, updates=updates, residuals=residuals)
+    return block, (R, Q.T @ residuals[-1])
+
+
+def _with_mixed_sites(block: FITCBlock, gamma: np.ndarray) -> tuple[FITCBlock, bool]:
+    """Sites ``g(s_k) − ΔG γ`` (Anderson's mixed step); whether they are finite with
+    non-negative precisions."""
+    dG = np.diff(np.array(block.updates), axis=0).T
+    mixed = block.updates[-1] - dG @ gamma
+    n = len(block.y)
+    proper = bool(np.all(np.isfinite(mixed)) and np.all(mixed[:n] >= 0.0))
+    return replace(block, tau=mixed[:n], nu=mixed[n:]), proper
+
+
+def _with_unmixed_sites(block: FITCBlock) -> FITCBlock:
+    """``g(s_k)`` instead of a rejected mixed step; the history restarts from it."""
+    update = block.updates[-1]
+    n = len(block.y)
+    return replace(
+        block,
+        tau=update[:n],
+        nu=update[n:],
+        updates=block.updates[-1:],
+        residuals=block.residuals[-1:],
+    )
 
 
 def _evidence_terms(block: FITCBlock, likelihood: Likelihood) -> float:
@@ -251,6 +289,7 @@ class PartitionedFITCPosterior:
         self.blocks = blocks
         self.chol_uu = chol_uu
         self.prior_variance = prior_variance
+        self._mixing: AndersonMixing | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -291,8 +330,28 @@ class PartitionedFITCPosterior:
         damping: float,
         anderson: AndersonMixing,
     ) -> None:
-        """Damped moment matching in every block (``y`` and ``anderson`` unused)."""
-        self.blocks.update(_with_new_sites, likelihood, damping)
+        """Damped moment matching in every block, then Anderson-mixed as
+        :class:`~sparsegp.approximations.ep.AndersonMixing` mixes sites in memory
+        (``anderson`` gives the memory; a new one restarts the history; ``y`` unused).
+
+        The least squares ``ΔF γ ≈ f`` is solved from the blocks' stacked QR factors
+        (:func:`_with_anderson_history`): a memory × memory message per block, and
+        ``ΔF``'s conditioning is not squared as by normal equations.
+        """
+        reset = anderson is not self._mixing
+        self._mixing = anderson
+        shares = self.blocks.update_and_map(
+            _with_anderson_history, likelihood, damping, anderson.memory, reset
+        )
+        if shares[0][0].shape[1] == 0:  # one residual so far: nothing to mix
+            return
+        gamma = np.linalg.lstsq(
+            np.vstack([R for R, _ in shares]),
+            np.concatenate([projected for _, projected in shares]),
+            rcond=None,
+        )[0]
+        if not all(self.blocks.update_and_map(_with_mixed_sites, gamma)):
+            self.blocks.update(_with_unmixed_sites)
 
     def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
         return sum(self.blocks.map(_evidence_terms, likelihood)) - 0.5 * self._log_det
