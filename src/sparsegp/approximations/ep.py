@@ -13,7 +13,7 @@ optimizer's evidence evaluations want.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, cast
 
@@ -488,21 +488,35 @@ class AndersonMixing:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The next sites after the plain update ``(tau, nu) → (new_tau, new_nu)``."""
         update = np.concatenate([new_tau, new_nu])
-        weights = 1.0 / (1.0 + np.abs(update))
         self._updates.append(update)
-        self._residuals.append(weights * (update - np.concatenate([tau, nu])))
+        self._residuals.append(self.residual(np.concatenate([tau, nu]), update))
         del self._updates[: -self.memory - 1], self._residuals[: -self.memory - 1]
         if len(self._updates) < 2:
             return new_tau, new_nu
         dF = np.diff(np.array(self._residuals), axis=0).T
-        dG = np.diff(np.array(self._updates), axis=0).T
         gamma = np.linalg.lstsq(dF, self._residuals[-1], rcond=None)[0]
-        mixed = update - dG @ gamma
         n = len(tau)
-        if not np.all(np.isfinite(mixed)) or np.any(mixed[:n] < 0.0):
+        mixed, proper = self.mixed(self._updates, gamma, n)
+        if not proper:
             self._updates, self._residuals = self._updates[-1:], self._residuals[-1:]
             return new_tau, new_nu
         return mixed[:n], mixed[n:]
+
+    @staticmethod
+    def residual(sites: np.ndarray, update: np.ndarray) -> np.ndarray:
+        """``g(s) − s`` of stacked sites ``(τ̃, ν̃)``, rows weighted by ``1/(1 + |g|)``."""
+        weights = 1.0 / (1.0 + np.abs(update))
+        return weights * (update - sites)
+
+    @staticmethod
+    def mixed(
+        updates: Sequence[np.ndarray], gamma: np.ndarray, n: int
+    ) -> tuple[np.ndarray, bool]:
+        """The mixed step ``g(s_k) − ΔG γ`` from the history of updates, and whether it
+        is finite with non-negative precisions (its first ``n`` entries)."""
+        dG = np.diff(np.array(updates), axis=0).T
+        mixed = updates[-1] - dG @ gamma
+        return mixed, bool(np.all(np.isfinite(mixed)) and not np.any(mixed[:n] < 0.0))
 
 
 _Posterior = TypeVar("_Posterior")

@@ -220,7 +220,7 @@ def _with_anderson_history(
         block.y, likelihood, block.tau, block.nu, block.mean, block.var, damping
     )
     update = np.concatenate([tau, nu])
-    residual = (update - np.concatenate([block.tau, block.nu])) / (1.0 + np.abs(update))
+    residual = AndersonMixing.residual(np.concatenate([block.tau, block.nu]), update)
     first = len(block.updates) if reset else max(0, len(block.updates) - memory)
     updates = (*block.updates[first:], update)
     residuals = (*block.residuals[first:], residual)
@@ -232,10 +232,8 @@ def _with_anderson_history(
 def _with_mixed_sites(block: FITCBlock, gamma: np.ndarray) -> tuple[FITCBlock, bool]:
     """Sites ``g(s_k) − ΔG γ`` (Anderson's mixed step); whether they are finite with
     non-negative precisions."""
-    dG = np.diff(np.array(block.updates), axis=0).T
-    mixed = block.updates[-1] - dG @ gamma
     n = len(block.y)
-    proper = bool(np.all(np.isfinite(mixed)) and np.all(mixed[:n] >= 0.0))
+    mixed, proper = AndersonMixing.mixed(block.updates, gamma, n)
     return replace(block, tau=mixed[:n], nu=mixed[n:]), proper
 
 
