@@ -1,4 +1,4 @@
-"""Memory estimated before a large buffer is allocated.
+"""Memory estimated before a large buffer is allocated, and the memory an object holds.
 
 ``numpy.zeros`` reserves pages lazily, so an allocation larger than the machine can hold
 succeeds and the process is killed later, when the pages are touched. Methods that
@@ -7,9 +7,12 @@ allocate an O(n·d) store check its size against the available memory first.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
-__all__ = ["available_memory", "require_memory"]
+import numpy as np
+
+__all__ = ["available_memory", "held_bytes", "require_memory"]
 
 #: Fraction of the available memory one buffer may take.
 _USABLE_FRACTION = 0.8
@@ -52,3 +55,23 @@ def require_memory(n_bytes: float, what: str, advice: str):
             f"{what} needs {n_bytes / 2**30:.2f} GiB and {available / 2**30:.2f} GiB "
             f"is available: {advice}."
         )
+
+
+def held_bytes(value: object) -> int:
+    """Bytes of the numpy arrays ``value`` is or holds in its tuples, lists and
+    dataclass fields.
+
+    The row blocks kept on a dask cluster report this as their ``__sizeof__``: dask's
+    scheduler weighs moving a task's inputs by their ``sizeof``, which for an object is
+    ``sys.getsizeof`` — a few dozen bytes for a block of hundreds of megabytes — so it
+    moved blocks between workers to run a task beside a small scattered argument.
+    """
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, tuple | list):
+        return sum(held_bytes(item) for item in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(
+            held_bytes(getattr(value, f.name)) for f in dataclasses.fields(value)
+        )
+    return 0

@@ -1,9 +1,11 @@
 """FITC-EP over row blocks against FITC-EP in memory: the same fixed point."""
 
+import warnings
+
 import numpy as np
 import pytest
 
-from sparsegp.approximations.ep import WarmStart, carried_sites, run_ep
+from sparsegp.approximations.ep import AndersonMixing, WarmStart, carried_sites, run_ep
 from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
     FITCPredictor,
@@ -73,6 +75,39 @@ def test_blocks_mix_their_sweeps_as_in_memory(sweeps):
     )
     partitioned = run_ep(posterior, None, likelihood, **options)
     assert partitioned.n_sweeps == in_memory.n_sweeps == sweeps
+    np.testing.assert_allclose(partitioned.mean, in_memory.mean, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(partitioned.var, in_memory.var, rtol=1e-7, atol=1e-9)
+
+
+def test_a_rejected_mixed_step_is_rejected_in_every_block_silently(monkeypatch):
+    """A mixed step with a negative precision somewhere falls back to ``g(s)`` in
+    every block as in memory, and no block computes statistics at it (no warning)."""
+    X, y, kernel = small_problem(n=80, seed=0)
+    kernel = kernel.clone_with_theta(kernel.theta + np.log([1000.0, 1.0]))
+    Z = X[::10].copy()
+    likelihood = Probit(0.3)
+    prior = FITCPrior.from_kernel(kernel(Z), kernel(Z, X), kernel.diag(X), 1e-6)
+    proper_steps = []
+    mixed = AndersonMixing.mixed
+
+    def recorded(updates, gamma, n):
+        step, proper = mixed(updates, gamma, n)
+        proper_steps.append(proper)
+        return step, proper
+
+    monkeypatch.setattr(AndersonMixing, "mixed", staticmethod(recorded))
+    options = dict(damping=1.0, tol=1e-10, max_sweeps=200)
+    in_memory = run_ep(
+        FITCPosterior(prior, np.zeros(80), np.zeros(80)), y, likelihood, **options
+    )
+    assert not all(proper_steps)
+    posterior = PartitionedFITC(blocks_of(X, y, [13, 50]), 1e-6).posterior(
+        kernel, Z, None
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        partitioned = run_ep(posterior, None, likelihood, **options)
+    assert partitioned.n_sweeps == in_memory.n_sweeps
     np.testing.assert_allclose(partitioned.mean, in_memory.mean, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(partitioned.var, in_memory.var, rtol=1e-7, atol=1e-9)
 

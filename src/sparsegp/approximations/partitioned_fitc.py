@@ -15,8 +15,10 @@ The arithmetic is :class:`~sparsegp.approximations.fitc_ep.FITCPosterior`'s and
 :func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`'s, summed by blocks;
 the evidence gradient in the kernel, bias and pseudo-inputs takes two more rounds of
 O(M² + M·D) per block. The sweeps are Anderson-mixed as in memory: each block keeps its
-rows of the mixing's history and sends its share of the normal equations (memory ×
-memory numbers), so the sweeps follow the in-memory ones.
+rows of the mixing's history and sends its share of the least squares (memory × memory
+numbers), so the sweeps follow the in-memory ones. A sweep takes three gathering rounds
+(docs/dask.md): the mixing's shares; the mixed step with the refresh sums at it; the
+evidence terms with the site changes.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .._linalg import (
     solve_lower_wide,
     weighted_gram,
 )
+from .._memory import held_bytes
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
 from .ep import (
@@ -138,6 +141,9 @@ class FITCBlock:
     residuals: tuple[np.ndarray, ...] = ()
     sensitivities: PointSensitivities | None = None
 
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + held_bytes(self)  # what dask moves
+
 
 def new_block(X: np.ndarray, y: np.ndarray, first: int = 0) -> FITCBlock:
     """A block of inputs and ±1 labels (rows ``first, first + 1, …``), no prior yet."""
@@ -159,7 +165,16 @@ def _with_prior(
     d0 = np.maximum(k_diag - np.einsum("ij,ij->j", V, V), 0.0)
     V_sweep = V.astype(store_dtype, copy=False)
     zeros = np.zeros(len(block.y))
-    block = replace(block, V=V, V_sweep=V_sweep, d0=d0, tau=zeros, nu=zeros)
+    block = replace(
+        block,
+        V=V,
+        V_sweep=V_sweep,
+        d0=d0,
+        tau=zeros,
+        nu=zeros,
+        old_tau=_unset(),
+        old_nu=_unset(),
+    )
     return block, (float(np.sum(k_diag)), len(k_diag))
 
 
@@ -204,10 +219,6 @@ def _with_marginals(block: FITCBlock, chol_B: np.ndarray, u: np.ndarray) -> FITC
     return replace(block, mean=mean, var=var)
 
 
-def _remember_sites(block: FITCBlock) -> FITCBlock:
-    return replace(block, old_tau=block.tau, old_nu=block.nu)
-
-
 def _with_anderson_history(
     block: FITCBlock, likelihood: Likelihood, damping: float, memory: int, reset: bool
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
@@ -215,7 +226,8 @@ def _with_anderson_history(
     :class:`~sparsegp.approximations.ep.AndersonMixing`'s least squares
     ``min ‖ΔF γ − f‖``: with ``ΔF_c = Q_c R_c`` (QR of the block's rows of the residual
     differences) and ``f_c`` its rows of the last residual, ``R_c`` and ``Q_cᵀ f_c``;
-    the whole problem is the least squares of these stacked over blocks."""
+    the whole problem is the least squares of these stacked over blocks. The block
+    remembers the sites the sweep started from (:func:`_evidence_and_change`)."""
     tau, nu = parallel_site_update(
         block.y, likelihood, block.tau, block.nu, block.mean, block.var, damping
     )
@@ -225,16 +237,28 @@ def _with_anderson_history(
     updates = (*block.updates[first:], update)
     residuals = (*block.residuals[first:], residual)
     Q, R = np.linalg.qr(np.diff(np.array(residuals), axis=0).T)
-    block = replace(block, tau=tau, nu=nu, updates=updates, residuals=residuals)
+    block = replace(
+        block,
+        tau=tau,
+        nu=nu,
+        old_tau=block.tau,
+        old_nu=block.nu,
+        updates=updates,
+        residuals=residuals,
+    )
     return block, (R, Q.T @ residuals[-1])
 
 
-def _with_mixed_sites(block: FITCBlock, gamma: np.ndarray) -> tuple[FITCBlock, bool]:
-    """Sites ``g(s_k) − ΔG γ`` (Anderson's mixed step); whether they are finite with
-    non-negative precisions."""
+def _with_mixed_sites(
+    block: FITCBlock, gamma: np.ndarray
+) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray, float] | None]:
+    """Sites ``g(s_k) − ΔG γ`` (Anderson's mixed step) and the block's refresh
+    statistics at them, in one round; None instead of the statistics where the step
+    is not finite with non-negative precisions (the sweep then rejects it)."""
     n = len(block.y)
     mixed, proper = AndersonMixing.mixed(block.updates, gamma, n)
-    return replace(block, tau=mixed[:n], nu=mixed[n:]), proper
+    block = replace(block, tau=mixed[:n], nu=mixed[n:])
+    return block, _refresh_statistics(block) if proper else None
 
 
 def _with_unmixed_sites(block: FITCBlock) -> FITCBlock:
@@ -250,14 +274,17 @@ def _with_unmixed_sites(block: FITCBlock) -> FITCBlock:
     )
 
 
-def _evidence_terms(block: FITCBlock, likelihood: Likelihood) -> float:
-    return site_evidence_terms(
+def _evidence_and_change(
+    block: FITCBlock, likelihood: Likelihood
+) -> tuple[float, float]:
+    """The block's evidence site terms and the change of its sites since the sweep
+    began (infinite before the first sweep)."""
+    terms = site_evidence_terms(
         block.tau, block.nu, block.mean, block.var, block.y, likelihood
     )
-
-
-def _site_change(block: FITCBlock) -> float:
-    return site_change(block.tau, block.nu, block.old_tau, block.old_nu)
+    if len(block.old_tau) == 0:
+        return terms, np.inf
+    return terms, site_change(block.tau, block.nu, block.old_tau, block.old_nu)
 
 
 def _marginals(block: FITCBlock) -> tuple[np.ndarray, np.ndarray]:
@@ -288,11 +315,16 @@ class PartitionedFITCPosterior:
         self.chol_uu = chol_uu
         self.prior_variance = prior_variance
         self._mixing: AndersonMixing | None = None
+        # Refresh statistics at the current sites, where the mixed step's round
+        # already made them; the sites' change in the last sweep, from evidence().
+        self._statistics: list | None = None
+        self._change: float | None = None
         self.refresh()
 
     def refresh(self) -> None:
         """Sum the blocks' M × M statistics, factor ``B``, send ``L_B`` back."""
-        statistics = self.blocks.map(_refresh_statistics)
+        statistics = self._statistics or self.blocks.map(_refresh_statistics)
+        self._statistics, self._change = None, None
         B = np.eye(len(self.chol_uu)) + sum(s[0] for s in statistics)
         self.chol_B = cholesky_jitter(B, what="I + V G Vᵀ")
         self.u = solve_lower(self.chol_B, sum(s[1] for s in statistics))
@@ -313,7 +345,8 @@ class PartitionedFITCPosterior:
         return self._log_det
 
     def sites(self) -> None:
-        self.blocks.update(_remember_sites)
+        """Nothing to copy: each block remembers its sites as a sweep starts
+        (:func:`_with_anderson_history`)."""
 
     def checkpoint(self) -> str:
         """Each block saves its sites and marginals; a warm
@@ -348,14 +381,24 @@ class PartitionedFITCPosterior:
             np.concatenate([projected for _, projected in shares]),
             rcond=None,
         )[0]
-        if not all(self.blocks.update_and_map(_with_mixed_sites, gamma)):
+        statistics = self.blocks.update_and_map(_with_mixed_sites, gamma)
+        if all(s is not None for s in statistics):
+            self._statistics = statistics
+        else:
             self.blocks.update(_with_unmixed_sites)
 
     def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
-        return sum(self.blocks.map(_evidence_terms, likelihood)) - 0.5 * self._log_det
+        """The EP log evidence, gathered in one round with the sites' change in the
+        last sweep (for :meth:`change_since`; ``y`` unused)."""
+        parts = self.blocks.map(_evidence_and_change, likelihood)
+        self._change = max(change for _, change in parts)
+        return sum(terms for terms, _ in parts) - 0.5 * self._log_det
 
     def change_since(self, sites: object) -> float:
-        return max(self.blocks.map(_site_change))
+        """The sites' largest change in the last sweep, as :meth:`evidence` gathered
+        it (``sites`` unused: the blocks remember theirs)."""
+        assert self._change is not None, "evidence() after the refresh first"
+        return self._change
 
     def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         raise ValueError("FITC-EP over row blocks runs parallel sweeps only.")

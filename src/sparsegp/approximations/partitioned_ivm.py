@@ -24,6 +24,7 @@ import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import solve_lower
+from .._memory import held_bytes
 from ..likelihoods import Likelihood
 from .adf_active_set import active_set_predictor
 from .ep import DensePredictor
@@ -64,6 +65,9 @@ class ADFBlock:
     c: np.ndarray
     index: np.ndarray | None = None
     rng: np.random.Generator | None = None
+
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + held_bytes(self)  # what dask moves
 
 
 @dataclass(frozen=True)
