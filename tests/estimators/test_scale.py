@@ -4,7 +4,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, make_moons
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    make_classification,
+    make_moons,
+)
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from sparsegp import (
@@ -18,7 +23,8 @@ from sparsegp import (
     SparseOnlineGPClassifier,
     SparseOnlineGPRegressor,
 )
-from sparsegp.estimators._base import default_length_scale
+from sparsegp.estimators._base import default_length_scale, warn_if_few_features_count
+from sparsegp.exceptions import FeatureScaleWarning
 
 ESTIMATORS = [
     lambda: EPGPClassifier(random_state=0),
@@ -35,6 +41,64 @@ def test_default_length_scale_is_root_d_for_standardised_inputs():
     assert default_length_scale(X) == pytest.approx(3.0)
     assert default_length_scale(1e3 * X) == pytest.approx(3e3)
     assert default_length_scale(np.ones((10, 3))) == 1.0
+
+
+def _one_feature_in_other_units(n=200):
+    """Eight features, the first also given in units 10⁶ times smaller (plus an
+    offset): an isotropic kernel sees that copy alone."""
+    X, y = make_classification(n, n_features=8, random_state=2)
+    return np.column_stack([X, 1e6 * X[:, 0] + 3e7]), y
+
+
+def _variances(X):
+    return np.var(X, axis=0)
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        _one_feature_in_other_units()[0],
+        load_breast_cancer().data,  # sees 1.7 of 30
+        np.random.default_rng(0).standard_normal((50, 2)) * [1.0, 1e3],  # 99.9999 %
+    ],
+)
+def test_features_in_different_units_are_reported(X):
+    with pytest.warns(FeatureScaleWarning, match="standardise X"):
+        warn_if_few_features_count(_variances(X))
+
+
+@pytest.mark.parametrize(
+    "X",
+    [
+        np.random.default_rng(0).standard_normal((300, 9)),
+        1e3 * np.random.default_rng(0).standard_normal((300, 9)),  # all in one unit
+        load_digits().data,  # pixels: rarely-inked ones have little variance
+        np.column_stack([np.arange(50.0), np.ones(50)]),  # a constant feature
+        np.ones((10, 3)),
+        np.arange(10.0)[:, None],
+    ],
+)
+def test_features_in_one_unit_are_not_reported(X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_few_features_count(_variances(X))
+
+
+@pytest.mark.parametrize(
+    "make",
+    ESTIMATORS
+    + [
+        lambda: RVMClassifier(random_state=0),
+        lambda: IVMRegressor(active_set_size=20, random_state=0),
+        lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
+        lambda: RVMRegressor(random_state=0),
+    ],
+)
+def test_every_default_kernel_reports_features_in_different_units(make):
+    # Every classifier fell to chance on such data without a word (2026-11-24).
+    X, y = _one_feature_in_other_units(100)
+    with pytest.warns(FeatureScaleWarning):
+        make().fit(X, y)
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)

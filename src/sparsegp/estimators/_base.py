@@ -40,6 +40,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.ep import DensePredictor
 from ..approximations.fitc_ep import FITCPredictor
+from ..exceptions import FeatureScaleWarning
 from ..likelihoods import Probit
 
 #: Parameter constraints of the run-time options every GP classifier has.
@@ -315,17 +316,60 @@ def default_length_scale(X):
     (inputs in units of 10⁻³ or 10³ with ``√D``) gives a kernel matrix of all ones or
     the identity, whose evidence gradient vanishes: the fit never leaves the start.
     """
-    total = float(np.sum(np.var(X, axis=0)))
+    return _length_scale_of(np.asarray(np.var(X, axis=0), dtype=float))
+
+
+def _length_scale_of(variances):
+    total = float(np.sum(variances))
     return float(np.sqrt(total)) if total > 0 else 1.0
+
+
+#: :func:`warn_if_few_features_count` warns below this share of the features.
+_FEW_FEATURES = 0.2
+
+
+def warn_if_few_features_count(variances):
+    """Warn (:class:`~sparsegp.exceptions.FeatureScaleWarning`) when an isotropic
+    kernel on inputs with these feature ``variances`` sees only a few features.
+
+    Squared distances weigh feature ``d`` by ``v_d``, so the kernel sees about
+    ``(Σ v)²/Σ v²`` features (their participation ratio): ``D`` for standardised
+    inputs, 86 of MNIST's 169 pixels, 4.1 of MAGIC's 10 raw features. Below a fifth of
+    ``D`` (raw breast cancer: 1.7 of 30; scikit-learn's wine: 1.0 of 13), or where one
+    feature holds 99 % of the variance, the widest features decide alone — features
+    in different units, whose fit can fall to chance (BENCHMARKS.md, "Inputs in
+    different units"). Constant features are left out of ``D``.
+    """
+    variances = np.asarray(variances, dtype=float)
+    variances = variances[variances != 0.0]  # constant features are not in question
+    total = float(np.sum(variances))
+    if len(variances) < 2 or not 0.0 < total < np.inf:
+        return
+    seen = total**2 / float(np.sum(variances**2))
+    widest = float(np.max(variances)) / total
+    if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
+        warnings.warn(
+            "X's features differ so much in spread that the default isotropic "
+            f"kernel sees about {seen:.1f} of its {len(variances)} non-constant ones "
+            f"(the widest holds {widest:.0%} of the variance): if they are in "
+            "different units, "
+            "standardise X (sklearn.preprocessing.StandardScaler; --standardize on "
+            "the command line) or pass a kernel with a length-scale per feature.",
+            FeatureScaleWarning,
+            stacklevel=3,
+        )
 
 
 def default_rbf(X):
     """``RBF(ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`, bounds ``ℓ₀·(10⁻⁵, 10⁵)``.
 
     scikit-learn's default range, moved to the data's scale: inputs in any units get
-    the same search range.
+    the same search range. Warns if the kernel would see few of ``X``'s features
+    (:func:`warn_if_few_features_count`).
     """
-    length_scale = default_length_scale(X)
+    variances = np.asarray(np.var(X, axis=0), dtype=float)
+    warn_if_few_features_count(variances)
+    length_scale = _length_scale_of(variances)
     return RBF(
         length_scale, length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale)
     )

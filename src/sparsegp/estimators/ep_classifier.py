@@ -192,9 +192,13 @@ class EPGPClassifier(GPClassifierMixin):
 
     def _check_training_size(self, X):
         n = len(X)
-        kernel = default_kernel(X) if self.kernel is None else self.kernel
+        kernel = self.kernel  # None: the default kernel, input-differentiable
         gradient_arrays = 0  # scikit-learn's (n, n, p) derivatives, where needed
-        if self.optimizer is not None and not is_input_differentiable(kernel):
+        if (
+            self.optimizer is not None
+            and kernel is not None
+            and not is_input_differentiable(kernel)
+        ):
             gradient_arrays = kernel.n_dims
         arrays = _DENSE_ARRAYS + gradient_arrays
         require_memory(

@@ -42,6 +42,7 @@ from ._base import (
     fifth_up_to,
     per_problem,
     report_progress,
+    warn_if_few_features_count,
 )
 
 #: Points used for the median pairwise distance of the default kernel.
@@ -63,7 +64,10 @@ def median_heuristic_kernel(X, rng):
     The initialisation algorithms.md §2.4 adopts for [SSK09]'s unspecified one ("as in
     Schölkopf & Smola 2002"), on a subsample of at most 1 000 points. The length-scale
     bounds are ``σ·(10⁻⁵, 10⁵)``, so inputs in any units get the same search range.
+    Warns if the kernel would see few of ``X``'s features
+    (:func:`~sparsegp.estimators._base.warn_if_few_features_count`).
     """
+    warn_if_few_features_count(np.var(X, axis=0))
     if len(X) > _N_MEDIAN:
         X = X[rng.choice(len(X), size=_N_MEDIAN, replace=False)]
     squared = pdist(X, "sqeuclidean")
