@@ -316,7 +316,15 @@ def default_length_scale(X):
     (inputs in units of 10⁻³ or 10³ with ``√D``) gives a kernel matrix of all ones or
     the identity, whose evidence gradient vanishes: the fit never leaves the start.
     """
-    return _length_scale_of(np.asarray(np.var(X, axis=0), dtype=float))
+    return _length_scale_of(_feature_variances(X))
+
+
+def _feature_variances(X):
+    """The variances of ``X``'s columns, in memory (a dask array's on its cluster)."""
+    variances = np.var(X, axis=0)
+    if is_dask_array(variances):
+        variances = variances.compute()
+    return np.asarray(variances, dtype=float)
 
 
 def _length_scale_of(variances):
@@ -367,7 +375,7 @@ def default_rbf(X):
     the same search range. Warns if the kernel would see few of ``X``'s features
     (:func:`warn_if_few_features_count`).
     """
-    variances = np.asarray(np.var(X, axis=0), dtype=float)
+    variances = _feature_variances(X)
     warn_if_few_features_count(variances)
     length_scale = _length_scale_of(variances)
     return RBF(
