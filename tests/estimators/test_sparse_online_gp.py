@@ -6,8 +6,9 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import SparseOnlineGPClassifier, SparseOnlineGPRegressor
+from sparsegp import EPGPClassifier, SparseOnlineGPClassifier, SparseOnlineGPRegressor
 from sparsegp.datasets import make_xor_clusters
+from sparsegp.estimators.sparse_online_gp import hyperparameter_sample_size
 
 from ..conftest import ONLINE_KERNEL as KERNEL
 from ..conftest import ONLINE_NOISE as NOISE
@@ -162,3 +163,41 @@ def test_verbose_pass_shows_a_progress_bar_and_changes_nothing(capsys):
     loud = SparseOnlineGPRegressor(max_basis_vectors=30, verbose=1, **options).fit(X, y)
     assert "online pass 1" in capsys.readouterr().err
     np.testing.assert_array_equal(loud.predict(X[:50]), quiet.predict(X[:50]))
+
+
+@pytest.mark.parametrize(
+    "positives, n, expected",
+    [
+        (0.5, 10_000, 300),  # balanced: the subsample as asked
+        (0.1, 10_000, 300),  # 30 of the rarer class expected
+        (0.025, 10_000, 1200),  # grown to hold 30 positives
+        (0.975, 10_000, 1200),  # whichever class is rarer
+        (0.001, 10_000, 1200),  # at most four times the size asked
+        (0.025, 500, 500),  # never more than the data
+    ],
+)
+def test_the_hyperparameter_subsample_holds_enough_of_the_rarer_class(
+    positives, n, expected
+):
+    y = np.where(np.arange(n) < round(positives * n), 1, -1)
+    assert hyperparameter_sample_size(y, 300) == expected
+
+
+def test_the_classifier_learns_its_hyperparameters_on_the_grown_subsample(monkeypatch):
+    # At 2.5 % positives, 300 examples (about 8 positive) led EP's evidence to a kernel
+    # predicting the base rate everywhere (BENCHMARKS.md, data_quirks).
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((4000, 3))
+    y = np.where(np.arange(4000) < 100, 1, -1)
+    sizes = []
+    fit = EPGPClassifier.fit
+
+    def recorded(self, X, y):
+        sizes.append(len(y))
+        return fit(self, X, y)
+
+    monkeypatch.setattr(EPGPClassifier, "fit", recorded)
+    SparseOnlineGPClassifier(
+        max_basis_vectors=10, n_hyperparameter_samples=60, n_restarts_optimizer=0
+    ).fit(X, y)
+    assert sizes == [240]  # 30 / 0.025 = 1200, capped at 4 × 60

@@ -58,6 +58,27 @@ _SHARED_CONSTRAINTS: dict = {
 
 #: Examples per progress-bar step of a pass.
 _PROGRESS_CHUNK = 10_000
+#: Examples of the rarer class the classifier's hyperparameter subsample should hold
+#: (in expectation). With fewer, full EP's evidence can prefer a kernel under which
+#: the examples are independent and the base rate explains the labels (BENCHMARKS.md,
+#: "Inputs in different units, and other data as it comes": two of three seeds at
+#: 2.5 % positives with 300 examples, about 8 of them positive).
+MIN_RARER_CLASS_EXAMPLES = 30
+#: The subsample grows to at most this multiple of ``n_hyperparameter_samples``.
+_MAX_SUBSAMPLE_GROWTH = 4
+
+
+def hyperparameter_sample_size(y, n_samples):
+    """Examples for the classifier's hyperparameters: ``n_samples``, grown (up to
+    ``_MAX_SUBSAMPLE_GROWTH`` times) until it holds :data:`MIN_RARER_CLASS_EXAMPLES` of
+    the rarer of the ±1 labels ``y`` in expectation; never more than ``len(y)``."""
+    rarer_share = min(np.mean(y == 1), np.mean(y != 1))
+    if rarer_share * n_samples < MIN_RARER_CLASS_EXAMPLES and rarer_share > 0:
+        n_samples = min(
+            int(np.ceil(MIN_RARER_CLASS_EXAMPLES / rarer_share)),
+            _MAX_SUBSAMPLE_GROWTH * n_samples,
+        )
+    return min(n_samples, len(y))
 
 
 class _OnlineFitting:
@@ -106,8 +127,9 @@ class _OnlineFitting:
             kernel, likelihood, self.max_basis_vectors, self.tol, self.deletion_score
         )
 
-    def _subsample(self, X, y, rng):
-        n = min(len(y), self.n_hyperparameter_samples)
+    def _subsample(self, X, y, rng, size=None):
+        """``size`` random examples (``n_hyperparameter_samples`` by default)."""
+        n = min(len(y), self.n_hyperparameter_samples if size is None else size)
         rows = rng.choice(len(y), size=n, replace=False) if n < len(y) else slice(None)
         return X[rows], y[rows]
 
@@ -361,7 +383,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         random subsample of ``n_hyperparameter_samples`` examples (of the first chunk
         for ``partial_fit``), then fixed. ``None`` keeps ``kernel`` and ``bias``.
     n_hyperparameter_samples : int, default=300
-        Size of that subsample (O(n³) EP).
+        Size of that subsample (O(n³) EP), grown (up to four times) until it holds
+        about 30 examples of the rarer class: with fewer, EP's evidence can prefer a
+        model that predicts the base rate everywhere.
     n_restarts_optimizer : int, default=2
         Extra optimiser starts from random hyperparameters.
     bias : float, default=0.0
@@ -451,7 +475,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             kernel = default_kernel(X, constant=1.0)
         if self.optimizer is None:
             return kernel, Probit(float(self.bias))
-        X_sub, y_sub = self._subsample(X, y, rng)
+        X_sub, y_sub = self._subsample(
+            X, y, rng, hyperparameter_sample_size(y, self.n_hyperparameter_samples)
+        )
         if len(np.unique(y_sub)) < 2:
             raise ValueError(
                 f"The {len(y_sub)} examples used to estimate the hyperparameters hold "
