@@ -33,6 +33,13 @@ ESTIMATORS = [
     lambda: NLPSparseGPClassifier(max_basis_vectors=30, random_state=0),
     lambda: SparseOnlineGPClassifier(max_basis_vectors=40, random_state=0),
 ]
+EVERY_ESTIMATOR = [
+    *ESTIMATORS,
+    lambda: RVMClassifier(random_state=0),
+    lambda: IVMRegressor(active_set_size=20, random_state=0),
+    lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
+    lambda: RVMRegressor(random_state=0),
+]
 
 
 def test_default_length_scale_is_root_d_for_standardised_inputs():
@@ -84,16 +91,7 @@ def test_features_in_one_unit_are_not_reported(X):
         warn_if_few_features_count(_variances(X))
 
 
-@pytest.mark.parametrize(
-    "make",
-    ESTIMATORS
-    + [
-        lambda: RVMClassifier(random_state=0),
-        lambda: IVMRegressor(active_set_size=20, random_state=0),
-        lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
-        lambda: RVMRegressor(random_state=0),
-    ],
-)
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
 def test_every_default_kernel_reports_features_in_different_units(make):
     # Every classifier fell to chance on such data without a word (2026-11-24).
     X, y = _one_feature_in_other_units(100)
@@ -120,16 +118,7 @@ def _length_scale_bounds(kernel):
     return bounds.ravel()
 
 
-@pytest.mark.parametrize(
-    "make",
-    ESTIMATORS
-    + [
-        lambda: RVMClassifier(random_state=0),
-        lambda: IVMRegressor(active_set_size=20, random_state=0),
-        lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
-        lambda: RVMRegressor(random_state=0),
-    ],
-)
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
 def test_default_length_scale_bounds_move_with_the_inputs(make):
     # The NLP classifier's default once kept fixed bounds (10⁻⁵, 10⁵): raw
     # breast-cancer features × 10³ (median distance 4.6·10⁵) started it out of range.
