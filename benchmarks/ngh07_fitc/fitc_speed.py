@@ -7,6 +7,7 @@
         --out benchmarks/results/fitc_speed_cost.json
     SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_speed nlp \
         --out benchmarks/results/nlp_speed_task.json
+    python -m benchmarks run fitc_speed tol --out benchmarks/results/fitc_speed_tol.json
 
 ``task``: MNIST 13×13, digit 4 against the rest, a seeded random ``--n-train`` of the
 training images (7 291, USPS's size, by default), all 10 000 test images;
@@ -14,7 +15,11 @@ training images (7 291, USPS's size, by default), all 10 000 test images;
 ``SVC(C=10, gamma="scale", probability=True)``, timed in the same run.
 ``cost``: whole default fits on the same task for N ∈ {5 000 … 60 000} at M = 200 and
 M ∈ {100 … 800} at N = 10 000. ``nlp``: ``NLPSparseGPClassifier(max_basis_vectors=200)``
-with its defaults on the ``task`` data, beside the same SVC.
+with its defaults on the ``task`` data, beside the same SVC. ``tol``: default fits
+with ``sweep_dtype`` float32 and float64 at ``tol`` 10⁻³ … 10⁻⁶, and with
+``optimizer=None`` at the learnt kernel, on xor clusters (2 000 points, M = 50) and
+``make_classification`` (5 000 points, 10 features, 10 % flipped, M = 200): sweeps,
+seconds, log evidence.
 
 One BLAS thread for every estimator. The floor of a fit is the flops of the
 evaluations it made, at the GEMM rates measured in the same run: per evidence
@@ -37,12 +42,14 @@ import platform
 import time
 from pathlib import Path
 
+from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import DIGIT, mnist_task
 from sparsegp import FITCGPClassifier, NLPSparseGPClassifier
 from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
+from sparsegp.datasets import make_xor_clusters
 
 
 def floor_seconds(model, N, D, rate, sweep_rate):
@@ -142,15 +149,75 @@ def run_cost(args):
     return rows
 
 
+def timed_fit(estimator, X, y):
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    model = estimator.estimators_[0]
+    return dict(
+        fit_seconds=time.perf_counter() - start,
+        n_evaluations=model.n_evaluations,
+        n_sweeps=model.n_sweeps,
+        log_evidence=estimator.log_marginal_likelihood_value_,
+    )
+
+
+def run_tol(args):
+    tasks = {
+        "xor_2000": (make_xor_clusters(2000, random_state=0), 50),
+        "make_classification_5000": (
+            make_classification(5000, n_features=10, flip_y=0.1, random_state=0),
+            200,
+        ),
+    }
+    rows = []
+    print("| data | M | tol | optimizer | sweep dtype | evaluations / sweeps | s | log Z |")
+    print("|---|---:|---:|---|---|---|---:|---:|")
+    for name, ((X, y), M) in tasks.items():
+        for tol in (1e-3, 1e-4, 1e-5, 1e-6):
+            for dtype in ("float32", "float64"):
+                options = dict(n_inducing=M, tol=tol, sweep_dtype=dtype, random_state=0)
+                learnt = FITCGPClassifier(**options)
+                fits = {"L-BFGS-B": timed_fit(learnt, X, y)}
+                given = FITCGPClassifier(
+                    learnt.kernel_,
+                    inducing_init=learnt.inducing_points_,
+                    bias=learnt.bias_,
+                    optimizer=None,
+                    **options,
+                )
+                fits["None"] = timed_fit(given, X, y)
+                for optimizer, fit in fits.items():
+                    rows.append(
+                        dict(
+                            fit,
+                            data=name,
+                            n_inducing=M,
+                            tol=tol,
+                            sweep_dtype=dtype,
+                            optimizer=optimizer,
+                        )
+                    )
+                    print(
+                        f"| {name} | {M} | {tol:g} | {optimizer} | {dtype} | "
+                        f"{fit['n_evaluations']} / {fit['n_sweeps']} | "
+                        f"{fit['fit_seconds']:.2f} | {fit['log_evidence']:.4f} |",
+                        flush=True,
+                    )
+    return rows
+
+
+MODES = {"task": run_task, "cost": run_cost, "nlp": run_task, "tol": run_tol}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["task", "cost", "nlp"])
+    parser.add_argument("mode", choices=list(MODES))
     parser.add_argument("--n-train", type=int, default=7291)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     start = time.time()
     with threadpool_limits(1):
-        rows = run_cost(args) if args.mode == "cost" else run_task(args)
+        rows = MODES[args.mode](args)
     print(f"\nwall time {time.time() - start:.0f} s on {platform.machine()}")
     if args.out is not None:
         save_run(args.out, rows)

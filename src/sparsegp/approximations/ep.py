@@ -738,6 +738,12 @@ class WarmStartedEP:
     n_cold_restarts: int = 0
     _last: tuple[object, float] | None = field(default=None, repr=False)
 
+    @property
+    def evidence_tol(self) -> float:
+        """The relative change an evaluation's log evidence settles to (and the final
+        run's sites and evidence): ``tol / 100``."""
+        return self.options["tol"] * _SETTLED_EVIDENCE
+
     def __call__(
         self,
         make_posterior: Callable[[WarmStart | None], SitePosterior],
@@ -750,11 +756,10 @@ class WarmStartedEP:
         or None for zero sites (:func:`warm_sites`). ``final``: the fitted model's
         run, to the tighter tolerance of the class docstring.
         """
-        tol = self.options["tol"]
         if final:
-            options = self.options | {"tol": tol * _SETTLED_EVIDENCE}
+            options = self.options | {"tol": self.evidence_tol}
         else:
-            options = self.options | {"evidence_tol": tol * _SETTLED_EVIDENCE}
+            options = self.options | {"evidence_tol": self.evidence_tol}
         state = None
         if self._last is not None:
             start = WarmStart(*self._last, self.y, likelihood)

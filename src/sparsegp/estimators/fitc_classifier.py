@@ -171,7 +171,11 @@ default="kmeans"
         optimizer (``V diag(G) Vᵀ`` and ``L_B⁻¹ V``); float32 halves their time.
         The factor ``L_B``, the sites, the marginals and the evidence gradient stay
         float64, and the fitted model's final EP run is float64 throughout
-        (BENCHMARKS.md, "FITC on MNIST 13×13, 4 against the rest").
+        (BENCHMARKS.md, "FITC on MNIST 13×13, 4 against the rest"). Without an
+        optimizer the sweeps first converge in this precision, as an evaluation's
+        would, and the final float64 run starts from there. float32 needs ``tol``
+        ≥ 1.2e-5 (an evidence tolerance ``tol / 100`` above float32's machine
+        epsilon); a tighter ``tol`` sweeps in float64.
     n_jobs : int, default=None
         Parallel one-vs-rest problems (joblib).
     random_state : int, RandomState instance or None, default=None
@@ -436,6 +440,7 @@ default="kmeans"
         of ``X``.
         """
         ep = WarmStartedEP(data.labels, self._ep_options(random_state))
+        sweep_dtype = self._sweep_dtype(ep)
         space = ParameterSpace(
             [
                 kernel_block(kernel),
@@ -454,7 +459,7 @@ default="kmeans"
             kernel_x, bias, Z = unpack(x)
             likelihood = Probit(bias)
             state = ep(
-                lambda start: data.posterior(kernel_x, Z, start, self.sweep_dtype),
+                lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
                 likelihood,
             )
             grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
@@ -487,6 +492,14 @@ default="kmeans"
                 result.n_evaluations,
                 result.converged,
             )
+        elif sweep_dtype != np.float64:
+            # no evaluation to start the final run from: converge in the sweeps'
+            # precision first, as an evaluation would, and finish in float64
+            kernel_x, bias, Z = unpack(x)
+            ep(
+                lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
+                Probit(bias),
+            )
         model = self._binary_model(data, *unpack(x), ep)
         return replace(
             model,
@@ -494,6 +507,15 @@ default="kmeans"
             n_sweeps=ep.n_sweeps,
             converged=converged and model.converged,
         )
+
+    def _sweep_dtype(self, ep):
+        """``sweep_dtype``, or float64 where the evaluations' evidence tolerance is
+        below float32's resolution: float32 sweeps cannot settle the evidence to less
+        than about its machine epsilon, and ran to their sweep limit instead
+        (BENCHMARKS.md, "float32 sweeps and a tight tol")."""
+        if ep.evidence_tol < np.finfo(np.float32).eps:
+            return np.dtype(np.float64)
+        return np.dtype(self.sweep_dtype)
 
     def _binary_model(self, data, kernel, bias, Z, ep):
         likelihood = Probit(bias)
