@@ -492,14 +492,6 @@ default="kmeans"
                 result.n_evaluations,
                 result.converged,
             )
-        elif sweep_dtype != np.float64:
-            # no evaluation to start the final run from: converge in the sweeps'
-            # precision first, as an evaluation would, and finish in float64
-            kernel_x, bias, Z = unpack(x)
-            ep(
-                lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
-                Probit(bias),
-            )
         model = self._binary_model(data, *unpack(x), ep)
         return replace(
             model,
@@ -519,6 +511,11 @@ default="kmeans"
 
     def _binary_model(self, data, kernel, bias, Z, ep):
         likelihood = Probit(bias)
+        sweep_dtype = self._sweep_dtype(ep)
+        if ep.n_runs == 0 and sweep_dtype != np.float64:
+            # no evaluation to start the final run from: converge in the sweeps'
+            # precision first, as an evaluation would, and finish in float64
+            ep(lambda start: data.posterior(kernel, Z, start, sweep_dtype), likelihood)
         state = ep(
             lambda start: data.posterior(kernel, Z, start),
             likelihood,
