@@ -170,7 +170,9 @@ def run_tol(args):
         ),
     }
     rows = []
-    print("| data | M | tol | optimizer | sweep dtype | evaluations / sweeps | s | log Z |")
+    print(
+        "| data | M | tol | optimizer | sweep dtype | evaluations / sweeps | s | log Z |"
+    )
     print("|---|---:|---:|---|---|---|---:|---:|")
     for name, ((X, y), M) in tasks.items():
         for tol in (1e-3, 1e-4, 1e-5, 1e-6):
