@@ -201,3 +201,13 @@ def test_the_classifier_learns_its_hyperparameters_on_the_grown_subsample(monkey
         max_basis_vectors=10, n_hyperparameter_samples=60, n_restarts_optimizer=0
     ).fit(X, y)
     assert sizes == [240]  # 30 / 0.025 = 1200, capped at 4 × 60
+
+
+def test_verbose_shows_the_hyperparameter_fit_too(capsys):
+    # the subsample's EP fit grows with the rarer class (up to 1 200 examples, ~20 s)
+    X, y = make_xor_clusters(200, random_state=0)
+    options = dict(max_basis_vectors=10, n_restarts_optimizer=0, random_state=0)
+    SparseOnlineGPClassifier(**options).fit(X, y)
+    assert "EPGPClassifier: EP evidence" not in capsys.readouterr().err
+    SparseOnlineGPClassifier(verbose=1, **options).fit(X, y)
+    assert "EPGPClassifier: EP evidence" in capsys.readouterr().err  # its progress bar

@@ -491,6 +491,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 optimizer=self.optimizer,
                 n_restarts_optimizer=self.n_restarts_optimizer,
                 random_state=rng,
+                verbose=self.verbose,
             ).fit(X_sub, y_sub)
         return gpc.kernel_, Probit(float(gpc.bias_))
 
