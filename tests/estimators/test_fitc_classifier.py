@@ -1,5 +1,6 @@
 """FITCGPClassifier: learning pseudo-inputs, reproducibility, errors and memory."""
 
+import logging
 import warnings
 
 import numpy as np
@@ -215,3 +216,12 @@ def test_pseudo_input_blocks_too_large_for_memory_name_the_parameter(monkeypatch
     X, y = make_xor_clusters(200, random_state=0)
     with pytest.raises(MemoryError, match="n_inducing"):
         FITCGPClassifier(n_inducing=20).fit(X, y)
+
+
+def test_verbose_reports_the_final_ep_run(caplog):
+    X, y = make_xor_clusters(200, random_state=0)
+    with caplog.at_level(logging.DEBUG, logger="sparsegp"):
+        FITCGPClassifier(n_inducing=6, optimizer=None, verbose=2, random_state=0).fit(
+            X, y
+        )
+    assert any("final EP: log Z_EP" in r.message for r in caplog.records)

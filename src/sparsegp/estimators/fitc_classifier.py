@@ -521,6 +521,12 @@ default="kmeans"
             likelihood,
             final=True,
         )
+        report_progress(
+            self,
+            level=2,
+            message=f"  final EP: log Z_EP = {state.log_evidence:.4f} "
+            f"({ep.n_sweeps} sweeps in all)",
+        )
         warn_if_ep_did_not_converge(state, self)
         return FITCBinaryModel(
             kernel=kernel,
