@@ -15,6 +15,7 @@ from sparsegp.approximations.rvm_ssem import (
     _cavity_consistent_g,
     _trainer,
     batch_em,
+    evidence_keeps,
     mean_field_e_step,
     regression_e_step,
     subspace_em,
@@ -299,6 +300,67 @@ def test_entering_alpha_maximises_the_evidence_with_the_others_fixed():
     useless = [j for j, a in entering.items() if a >= trainer.threshold]
     for j in useless[:3]:  # the evidence rises towards α = ∞: it is better left out
         assert evidence(j, 1e3) > evidence(j, 1.0) > evidence(j, 1e-2)
+
+
+def test_evidence_keeps_is_tipping_and_fauls_test_on_the_dense_evidence():
+    """``μ_j² > γ_j Σ_jj`` against ``q_j² > s_j`` from ``C_{−j}``, and the evidence."""
+    Psi, t = sinc_problem()
+    columns = [0, 3, 9, 20, 31, 40, 52]
+    alpha, noise = np.array([0.5, 2.0, 1.0, 3.0, 40.0, 0.2, 8.0]), 0.02
+    P = Psi[:, columns]
+    posterior = regression_e_step(P.T @ P, P.T @ t, t @ t, len(t), alpha, noise)
+
+    def covariance(precisions):
+        return noise * np.eye(len(t)) + P @ np.diag(1 / precisions) @ P.T
+
+    dense = []
+    for j in range(len(columns)):
+        others = np.delete(np.arange(len(columns)), j)
+        C_minus = (
+            noise * np.eye(len(t))
+            + P[:, others] @ np.diag(1 / alpha[others]) @ P[:, others].T
+        )
+        s, q = (
+            P[:, j] @ np.linalg.solve(C_minus, P[:, j]),
+            P[:, j] @ np.linalg.solve(C_minus, t),
+        )
+        dense.append(q * q > s)
+        # the evidence is higher at α_j = ∞ than at s²/(q² − s) if q² ≤ s, else lower
+        finite, far = alpha.copy(), alpha.copy()
+        finite[j], far[j] = (s * s / (q * q - s) if q * q > s else alpha[j]), 1e8
+        evidence = [
+            multivariate_normal(np.zeros(len(t)), covariance(a)).logpdf(t)
+            for a in (finite, far)
+        ]
+        assert (evidence[0] > evidence[1]) == dense[-1]
+    assert 0 < sum(dense) < len(columns)
+    np.testing.assert_array_equal(evidence_keeps(posterior, alpha), dense)
+
+
+@pytest.mark.parametrize("width_factor", [0.5, 1.0])
+def test_classification_em_deletes_what_the_evidence_drops_and_converges(width_factor):
+    """MacKay's α of a weight the evidence drops climbs to ``L`` a few % per step, so
+    the final EM hit ``max_iter`` on most data (banana with both widths here). Deleted
+    at ``q_j² ≤ s_j`` ([TF03]) it converges, and classifies as well."""
+    X, y, X_test, y_test = load_banana()
+    kernel = RBF(width_factor * np.sqrt(np.var(X, axis=0).sum()))
+    Psi = np.column_stack([np.ones(len(X)), kernel(X)])
+    t = np.where(y > 0, 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fit = subspace_em(
+            lambda j: Psi[:, j],
+            Psi.shape[1],
+            t,
+            classification=True,
+            entering="tipping_faul",
+            tol=1e-3,
+            max_iter=200,
+        )
+    assert fit.converged
+    test_psi = np.column_stack([np.ones(len(X_test)), kernel(X_test, X)])
+    latent = test_psi[:, fit.relevant] @ fit.posterior.mean
+    assert np.mean(np.sign(latent) != np.where(y_test > 0, 1, -1)) < 0.14
 
 
 def test_tipping_faul_subspace_em_reaches_the_batch_evidence():

@@ -11,6 +11,10 @@ Regression has the exact Gaussian E-step ([QW03] eqs. 6-7) and evidence (eq. 11)
 classification (probit ``Φ(t·y/σ_in)``) uses the mean-field E-step of [QW03] §4 with the
 cavity variance of the Laplace (``V = 0``), naive mean-field or adaptive-TAP (EP)
 approximation, solved by damped Newton steps in μ (eq. 19).
+
+[TF03] Tipping, M. E. and Faul, A. C. (2003). Fast marginal likelihood maximisation for
+sparse Bayesian models. AISTATS: the evidence as a function of one α (newcomers, and the
+classifier's deletions in the final EM).
 """
 
 from __future__ import annotations
@@ -146,6 +150,18 @@ def update_alpha(
         with np.errstate(divide="ignore"):
             new = np.where(mu2 > 0, gamma / np.where(mu2 > 0, mu2, 1.0), threshold)
     return np.maximum(new, _MIN_ALPHA)
+
+
+def evidence_keeps(posterior: Posterior, alpha: np.ndarray) -> np.ndarray:
+    """Whether each active weight has ``q_j² > s_j``: a finite evidence-maximising α.
+
+    With the others fixed the evidence peaks at ``α_j = ∞`` when ``q_j² ≤ s_j``
+    ([TF03]; docs/algorithms.md §4.3). From ``Σ_jj = 1/(α_j + s_j)`` and
+    ``μ_j = q_j/(α_j + s_j)``, ``s_j = γ_j/Σ_jj`` and ``q_j = μ_j/Σ_jj``, so the test is
+    ``μ_j² > γ_j Σ_jj`` on the E-step's own posterior, at no cost.
+    """
+    gamma = 1.0 - alpha * posterior.sigma_diag
+    return posterior.mean**2 > gamma * posterior.sigma_diag
 
 
 def update_noise(
@@ -383,6 +399,9 @@ class _Trainer:
         self.learn_noise = learn_noise
         self.sigma_in = sigma_in
         self.mean_field = mean_field
+        #: Prune a weight as soon as the evidence peaks at α = ∞ ([TF03]'s deletion)
+        #: instead of waiting for MacKay's updates to carry α there.
+        self.delete_unsupported = False
         self.t_t = float(self.t @ self.t)
         self.history: list[float] = []
         self.mean = np.zeros(0)
@@ -426,6 +445,8 @@ class _Trainer:
                 _MIN_NOISE * _mean_square(self.t),
             )
         keep = new_alpha < self.threshold
+        if self.delete_unsupported:
+            keep &= evidence_keeps(posterior, alpha)
         if not np.any(keep):  # keep the strongest one rather than an empty model
             keep[np.argmin(new_alpha)] = True
         basis.keep(keep)
@@ -611,6 +632,12 @@ def subspace_em(
         if callback is not None:
             callback(j + 1, len(alpha))
     trainer.learn_noise = learn_noise
+    # MacKay's α of a weight the evidence drops grows a few % per E-step, so the final
+    # EM ran to max_iter on most classification fits. Not in the sweep, whose sites and
+    # α have not settled (IDA titanic: 2 of 10 fits
+    # ended at 32.4 % test error against 22.7 %), nor in
+    # regression, where σ² is still moving (Mackey-Glass, n = 300: 2.4× the test MSE).
+    trainer.delete_unsupported = trainer.classification and entering == "tipping_faul"
     alpha, iterations = trainer.converge(basis, alpha, tol=tol, max_iter=max_iter)
     return trainer.finish(basis, alpha, n_basis + iterations)
 

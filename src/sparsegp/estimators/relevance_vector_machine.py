@@ -348,6 +348,8 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     kernel, method, update, threshold, entering, bias, n_basis, tol, max_iter
         As for :class:`RVMRegressor`; the final batch EM stops when no ``log α`` moves
         by more than ``tol`` ([QW03] gives no classification evidence to monitor).
+        With ``entering="tipping_faul"`` it deletes each weight whose evidence peaks at
+        ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
     mean_field : {"tap", "naive", "laplace"}, default="tap"
         Naive mean field takes the prior variance as cavity variance: on well-separated
         classes it drives α to its floor and the weights to thousands, where its E-step
