@@ -100,6 +100,26 @@ def test_stale_columns_completed_later_equal_full_updates(row_block, monkeypatch
     np.testing.assert_allclose(lazy.h, full.h, rtol=1e-10, atol=1e-14)
 
 
+def test_release_stores_what_writing_whole_columns_would(monkeypatch):
+    """Only the row blocks from each column's first stale one are written back; the
+    store must still equal, bit for bit, the whole gathered columns written over it."""
+    monkeypatch.setattr(adf_active_set, "_ROW_BLOCK", 2)
+    X, y, kernel = small_problem(30)
+    state, _ = make_state(X, y, kernel, Probit(bias=0.1), 12)
+    rng = np.random.default_rng(5)
+    for i in rng.permutation(30)[:9]:
+        tracked = state.gather(np.union1d(rng.choice(30, size=8, replace=False), [i]))
+        state.include(int(np.flatnonzero(tracked.points == i)[0]), tracked)
+        kept = tracked.points != i
+        expected = state.Vt.copy()
+        expected[tracked.points[kept], : tracked.size] = tracked.Vt[
+            kept, : tracked.size
+        ]
+        state.release(tracked, kept)
+        np.testing.assert_array_equal(state.Vt, expected)
+    assert len(np.unique(state.rows_done)) > 2  # columns stale by different blocks
+
+
 def test_gathered_columns_match_the_store_and_replace_in_place():
     X, y, kernel = small_problem(20)
     state, _ = make_state(X, y, kernel, Probit(), 6)

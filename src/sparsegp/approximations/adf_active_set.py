@@ -275,10 +275,25 @@ class ADFActiveSet:
     def release(
         self, columns: CurrentColumns, positions: np.ndarray | slice = slice(None)
     ) -> None:
-        """Store the columns at ``positions`` of a gathered set back, current."""
+        """Store the columns at ``positions`` of a gathered set back, current.
+
+        A column is written from the row block (of ``_ROW_BLOCK``) holding its first
+        stale row: :meth:`gather` copied the rows above it from the store and the
+        forward substitution left them untouched, so the store is the same as if the
+        whole column were written, at a fraction of the memory traffic.
+        """
         k = columns.size
+        positions = np.arange(len(columns.points))[positions]
         points = columns.points[positions]
-        self.Vt[points, :k] = columns.Vt[positions, :k]
+        first_block = self.rows_done[points] // _ROW_BLOCK * _ROW_BLOCK
+        order = np.argsort(first_block, kind="stable")
+        first_block = first_block[order]
+        for start in range(int(first_block[0]) if len(order) else k, k, _ROW_BLOCK):
+            count = int(np.searchsorted(first_block, start, side="right"))
+            stop = min(start + _ROW_BLOCK, k)
+            self.Vt[points[order[:count]], start:stop] = columns.Vt[
+                positions[order[:count]], start:stop
+            ]
         self.a[points] = columns.a[positions]
         self.h[points] = columns.h[positions]
         self.rows_done[points] = k
