@@ -49,6 +49,17 @@ def test_blocks_equal_sklearn_evaluation(kernel, rng):
     assert all(part.flags.f_contiguous for part in every_column.parts)
 
 
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_cross_block_equals_sklearn_at_new_inputs(kernel, offset, rng):
+    """Prediction's ``K(X, X_new)``, new inputs far from and at the training ones."""
+    X = offset + rng.standard_normal((40, 3))
+    X_new = np.vstack([offset + 2.0 * rng.standard_normal((25, 3)), X[:5]])
+    block = KernelBlocks(kernel, X).cross(X_new)
+    assert block.shape == (40, 30) and block.dtype == np.float64
+    np.testing.assert_allclose(block, kernel(X, X_new), rtol=1e-12, atol=1e-12)
+
+
 def test_split_white_noise_finds_the_noise_anywhere():
     latent, noise = split_white_noise(ConstantKernel(2.0) * RBF(1.0) + WhiteKernel(0.3))
     assert noise == 0.3 and "WhiteKernel" not in repr(latent)

@@ -41,6 +41,7 @@ from .._threads import one_blas_thread
 from ..approximations.ep import DensePredictor
 from ..approximations.fitc_ep import FITCPredictor
 from ..exceptions import FeatureScaleWarning
+from ..kernels import KernelBlocks
 from ..likelihoods import Probit
 
 #: Parameter constraints of the run-time options every GP classifier has.
@@ -159,12 +160,14 @@ def latent_from_kernel(kernel, points, predictor, X):
 
     ``predictor.latent_mean_and_variance(K_cross, k_diag)`` is the posterior's
     prediction (full EP, FITC, the IVM's active set, the online GP's BV set); it is
-    applied over row blocks of ``X`` (:func:`batched_latent`).
+    applied over row blocks of ``X`` (:func:`batched_latent`), each block of
+    ``k(points, x)`` by :meth:`~sparsegp.kernels.KernelBlocks.cross`.
     """
+    blocks = KernelBlocks(kernel, points)
 
     def predict(X_batch):
         return predictor.latent_mean_and_variance(
-            kernel(points, X_batch), kernel.diag(X_batch)
+            blocks.cross(X_batch), kernel.diag(X_batch)
         )
 
     return batched_latent(predict, X, max(len(points), 1))
