@@ -157,3 +157,47 @@ def test_kept_score_denominators_equal_the_dense_diagonal(likelihood):
     np.testing.assert_allclose(
         state.diag_q_plus_c, np.diag(state.Q + state.C), rtol=1e-6, atol=1e-10
     )
+
+
+def test_buffers_doubling_as_the_set_grows_give_the_same_state(monkeypatch):
+    """Buffers that start at 2 elements and double on the way to d + 1 hold the very
+    state that buffers allocated at d + 1 hold."""
+    from sparsegp.approximations import online
+
+    X, y = regression_data(400, seed=8)
+    kernel = ConstantKernel(4.0) * RBF(0.2)
+
+    def streamed():
+        return SparseOnlineGP(kernel, Gaussian(NOISE), 40, 1e-8, "approximate").update(
+            X, y
+        )
+
+    whole = streamed()
+    monkeypatch.setattr(online, "_FIRST_CAPACITY", 2)
+    doubled = streamed()
+    assert whole.n_deleted > 10 and len(doubled._basis) == 41
+    for name in ("L", "W", "K", "a", "basis_vectors"):
+        np.testing.assert_array_equal(getattr(doubled, name), getattr(whole, name))
+
+
+def test_a_full_set_grows_and_deletes_in_its_own_buffers():
+    """Once the set holds d elements, adding one and deleting one moves rows within
+    the buffers allocated for d + 1: no t × t array is allocated per example."""
+    X, y = regression_data(300, seed=9)
+    state = SparseOnlineGP(
+        ConstantKernel(4.0) * RBF(0.2), Gaussian(NOISE), 20, 1e-8, "approximate"
+    )
+    state.update(X[:100], y[:100])
+    buffers = [state._L, state._W, state._K, state._basis]
+    deleted = state.n_deleted
+    state.update(X[100:], y[100:])
+    assert state.n_deleted > deleted
+    assert all(
+        now is before
+        for now, before in zip(
+            [state._L, state._W, state._K, state._basis], buffers, strict=True
+        )
+    )
+    assert np.shares_memory(state.L, state._L) and np.shares_memory(state.W, state._W)
+    np.testing.assert_allclose(state.L @ state.L.T, state.K, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(state.K, state.kernel(state.basis_vectors), atol=1e-12)

@@ -21,12 +21,16 @@ conditional of the other coordinates given that one at zero. O(t²) per example.
 
 Kernel values are computed once per chunk of examples (chunk against BV set and chunk
 against itself), so the per-example work is a handful of O(t²) vector operations.
+``L``, ``W``, ``K_BV`` and the BV inputs live in buffers allocated once for ``d + 1``
+elements: growing or shrinking the set moves their rows in place (compiled), and a
+deletion's rotations and conditional run in one compiled loop, with no t × t copy.
 """
 
 from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from scipy.linalg import blas
 from sklearn.gaussian_process.kernels import Kernel
@@ -37,6 +41,8 @@ from ..likelihoods import Likelihood
 
 #: Examples whose kernel rows are evaluated in one call.
 _CHUNK = 256
+#: BV elements the buffers hold at first; they double as the set grows, up to d + 1.
+_FIRST_CAPACITY = 64
 
 
 class SparseOnlineGP:
@@ -59,6 +65,7 @@ class SparseOnlineGP:
     Attributes
     ----------
     basis_vectors : ndarray of shape (t, n_features)
+        A view of the preallocated buffer, as are ``L``, ``W`` and ``K``.
     L : ndarray of shape (t, t)
         Lower Cholesky factor of ``K_BV``.
     a : ndarray of shape (t,)
@@ -87,11 +94,9 @@ class SparseOnlineGP:
         self.max_basis_vectors = max_basis_vectors
         self.tol = tol
         self.score = score
-        self.basis_vectors: np.ndarray = np.empty((0, 0))
-        self.L = np.zeros((0, 0))
+        self._size = 0
+        self._allocate(min(max_basis_vectors + 1, _FIRST_CAPACITY), 0)
         self.a = np.zeros(0)
-        self.W = np.zeros((0, 0))
-        self.K = np.zeros((0, 0))
         self.diag_q_plus_c = np.zeros(0)
         self._changes = 0
         self.n_seen = 0
@@ -116,7 +121,7 @@ class SparseOnlineGP:
         stays invertible.
         """
         state = cls(kernel, likelihood, max_basis_vectors, tol, score)
-        state.basis_vectors = np.empty((0, basis_vectors.shape[1]))
+        state._allocate(len(basis_vectors) + 1, basis_vectors.shape[1])
         keep: list[int] = []
         K_all = kernel(basis_vectors)
         for i in range(len(basis_vectors)):
@@ -127,15 +132,61 @@ class SparseOnlineGP:
                 state._grow(basis_vectors[i], K_all[keep, i], k_star, u, gamma)
                 keep.append(i)
         state.a = np.zeros(state.size)
-        state.W = np.eye(state.size)
+        np.fill_diagonal(state.W, 1.0)
         state.diag_q_plus_c = state._exact_diag_q_plus_c()
         state.fixed_basis = True
         return state
 
+    def _allocate(self, capacity: int, n_features: int) -> None:
+        """Buffers for up to ``capacity`` BV elements of ``n_features`` inputs (empty)."""
+        self._size = 0
+        self._L = np.zeros(capacity * capacity)
+        self._W = np.zeros(capacity * capacity)
+        self._K = np.zeros(capacity * capacity)
+        self._basis = np.empty((capacity, n_features))
+
+    def _make_room(self) -> None:
+        """Double the buffers (up to ``d + 1`` elements) if the set fills them: a copy
+        at each doubling only, so the set's growth costs O(d²) in all."""
+        capacity = len(self._basis)
+        if self._size < capacity:
+            return
+        t, old = self._size, (self._L, self._W, self._K, self._basis)
+        self._allocate(min(2 * capacity, self.max_basis_vectors + 1), old[3].shape[1])
+        for new, previous in zip((self._L, self._W, self._K), old[:3], strict=True):
+            new[: t * t] = previous[: t * t]
+        self._basis[:t] = old[3][:t]
+        self._size = t
+
+    def _square(self, buffer: np.ndarray) -> np.ndarray:
+        """The t × t matrix a buffer holds row after row (a contiguous view)."""
+        t = self._size
+        return buffer[: t * t].reshape(t, t)
+
+    @property
+    def L(self) -> np.ndarray:
+        """Lower Cholesky factor of ``K_BV`` (t × t)."""
+        return self._square(self._L)
+
+    @property
+    def W(self) -> np.ndarray:
+        """Whitened posterior covariance ``I + Lᵀ C L`` (t × t)."""
+        return self._square(self._W)
+
+    @property
+    def K(self) -> np.ndarray:
+        """``K_BV`` (t × t)."""
+        return self._square(self._K)
+
+    @property
+    def basis_vectors(self) -> np.ndarray:
+        """The BV inputs (t × n_features)."""
+        return self._basis[: self._size]
+
     @property
     def size(self) -> int:
         """Current number of basis vectors ``t``."""
-        return len(self.L)
+        return self._size
 
     @property
     def alpha(self) -> np.ndarray:
@@ -173,8 +224,8 @@ class SparseOnlineGP:
         return self
 
     def _update_chunk(self, X: np.ndarray, y: np.ndarray) -> None:
-        if self.basis_vectors.shape[1] != X.shape[1]:  # the first examples
-            self.basis_vectors = np.empty((0, X.shape[1]))
+        if self._basis.shape[1] != X.shape[1]:  # the first examples
+            self._allocate(len(self._basis), X.shape[1])
         K_chunk = self.kernel(X)
         # Column j of ``cross`` is the kernel between the chunk and basis vector j; it
         # follows the BV set as elements are appended and deleted.
@@ -285,16 +336,19 @@ class SparseOnlineGP:
 
         ``a`` and the new diagonal entry of ``W`` are the caller's.
         """
+        self._make_room()
         t = self.size
-        self.basis_vectors = np.vstack([self.basis_vectors, x[None, :]])
-        self.L = _pad(self.L)
-        self.L[t, :t] = u
-        self.L[t, t] = math.sqrt(gamma)
-        self.K = _pad(self.K)
-        self.K[t, :t] = k
-        self.K[:t, t] = k
-        self.K[t, t] = k_star
-        self.W = _pad(self.W)
+        self._basis[t] = x
+        for buffer in (self._L, self._W, self._K):
+            _restride(buffer, t, t, t + 1)
+            buffer[t * (t + 1) : (t + 1) ** 2] = 0.0
+        self._size = t + 1
+        L, K = self.L, self.K
+        L[t, :t] = u
+        L[t, t] = math.sqrt(gamma)
+        K[t, :t] = k
+        K[:t, t] = k
+        K[t, t] = k_star
 
     def scores(self) -> np.ndarray:
         """Importance of each BV element: eq. 85, or eq. 83 for ``score="exact"``."""
@@ -316,26 +370,22 @@ class SparseOnlineGP:
         explain, and eqs. 78-81 are the Gaussian conditional of the others given it
         at zero: ``a′ = a_r − W_rλ a_λ / W_λλ``, ``W′ = W_rr − W_rλ W_λr / W_λλ``.
         """
-        keep = np.arange(self.size) != j
-        column_j = self._unwhiten(self.W @ solve_lower(self.L, np.eye(self.size)[:, j]))
+        t = self.size
+        keep = np.arange(t) != j
+        unit = np.zeros(t)
+        unit[j] = 1.0
+        column_j = self._unwhiten(self.W @ self._whiten(unit))
         self.diag_q_plus_c = (
             self.diag_q_plus_c[keep] - column_j[keep] ** 2 / column_j[j]
         )  # eqs. 80-81 on the diagonal: −(Q* + C*)²/(q* + c*)
-        R = self.L[keep]
-        a, W = self.a.copy(), self.W.copy()
-        for i in range(j, self.size - 1):
-            c, s = _givens(R[i, i], R[i, i + 1])
-            _rotate(R[i:, i], R[i:, i + 1], c, s)
-            _rotate(a[i : i + 1], a[i + 1 : i + 2], c, s)
-            _rotate(W[:, i], W[:, i + 1], c, s)
-            _rotate(W[i], W[i + 1], c, s)
-        w_last = max(W[-1, -1], np.finfo(float).tiny)
-        column = W[:-1, -1]
-        self.a = a[:-1] - column * (a[-1] / w_last)
-        self.W = W[:-1, :-1] - np.outer(column, column) / w_last
-        self.L = np.ascontiguousarray(R[:, :-1])
-        self.K = self.K[np.ix_(keep, keep)]
-        self.basis_vectors = self.basis_vectors[keep]
+        a = self.a.copy()
+        _rotate_out_and_condition(self.L, a, self.W, j)
+        _remove_row_and_column(self.K, j)
+        for buffer in (self._L, self._W, self._K):
+            _restride(buffer, t - 1, t, t - 1)
+        self._basis[j : t - 1] = self._basis[j + 1 : t]
+        self._size = t - 1
+        self.a = a[:-1]
         self.n_deleted += 1
         self._count_change()
 
@@ -354,24 +404,66 @@ class SparseOnlineGP:
         return mean, np.maximum(var, 0.0)
 
 
-def _givens(x: float, y: float) -> tuple[float, float]:
-    """``(c, s)`` with ``c x + s y = ρ`` and ``−s x + c y = 0``."""
-    rho = math.hypot(x, y)
-    if rho == 0.0:
-        return 1.0, 0.0
-    return x / rho, y / rho
+@numba.njit(cache=True)
+def _rotate_out_and_condition(L, a, W, j):
+    """Delete element ``j`` in place: ``L`` (t × t) loses row ``j``, Givens rotations of
+    columns ``(i, i+1)``, ``i ≥ j``, clear the superdiagonal that leaves and are applied
+    alike to ``a`` and to ``W``'s rows and columns; then the other coordinates are
+    conditioned on the last at zero (eqs. 78-81 whitened). The reduced state is left in
+    ``L[:t-1, :t-1]``, ``a[:t-1]`` and ``W[:t-1, :t-1]``."""
+    t = L.shape[0]
+    for r in range(j, t - 1):
+        for c in range(t):
+            L[r, c] = L[r + 1, c]
+    for i in range(j, t - 1):
+        x, y = L[i, i], L[i, i + 1]
+        rho = math.hypot(x, y)
+        c, s = (1.0, 0.0) if rho == 0.0 else (x / rho, y / rho)
+        for r in range(i, t - 1):
+            first, second = L[r, i], L[r, i + 1]
+            L[r, i], L[r, i + 1] = c * first + s * second, c * second - s * first
+        first, second = a[i], a[i + 1]
+        a[i], a[i + 1] = c * first + s * second, c * second - s * first
+        for r in range(t):
+            first, second = W[r, i], W[r, i + 1]
+            W[r, i], W[r, i + 1] = c * first + s * second, c * second - s * first
+        for col in range(t):
+            first, second = W[i, col], W[i + 1, col]
+            W[i, col], W[i + 1, col] = c * first + s * second, c * second - s * first
+    w_last = max(W[t - 1, t - 1], np.finfo(np.float64).tiny)
+    shift = a[t - 1] / w_last
+    for r in range(t - 1):
+        a[r] -= W[r, t - 1] * shift
+        scale = W[r, t - 1] / w_last
+        for col in range(t - 1):
+            W[r, col] -= scale * W[col, t - 1]
 
 
-def _rotate(first: np.ndarray, second: np.ndarray, c: float, s: float) -> None:
-    """In place: ``first ← c·first + s·second``, ``second ← c·second − s·first``."""
-    new_first = c * first + s * second
-    second[:] = c * second - s * first
-    first[:] = new_first
+@numba.njit(cache=True)
+def _remove_row_and_column(A, j):
+    """In place: ``A[:t-1, :t-1]`` becomes ``A`` without row and column ``j``."""
+    t = A.shape[0]
+    for r in range(t):
+        for c in range(j, t - 1):
+            A[r, c] = A[r, c + 1]
+    for r in range(j, t - 1):
+        for c in range(t - 1):
+            A[r, c] = A[r + 1, c]
 
 
-def _pad(A: np.ndarray) -> np.ndarray:
-    """``A`` with a zero row and column appended."""
-    t = len(A)
-    padded = np.zeros((t + 1, t + 1))
-    padded[:t, :t] = A
-    return padded
+@numba.njit(cache=True)
+def _restride(buffer, rows, old, new):
+    """In place: ``rows`` rows stored ``old`` apart move to ``new`` apart, keeping their
+    first ``min(old, new)`` entries; a widened row's new entries are zero."""
+    if new > old:
+        for r in range(
+            rows - 1, -1, -1
+        ):  # last row first: no row overwrites an unread one
+            for c in range(new - 1, old - 1, -1):
+                buffer[r * new + c] = 0.0
+            for c in range(old - 1, -1, -1):
+                buffer[r * new + c] = buffer[r * old + c]
+    else:
+        for r in range(rows):
+            for c in range(new):
+                buffer[r * new + c] = buffer[r * old + c]
