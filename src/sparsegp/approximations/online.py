@@ -405,7 +405,9 @@ class SparseOnlineGP:
 
 
 @numba.njit(cache=True)
-def _rotate_out_and_condition(L, a, W, j):
+def _rotate_out_and_condition(
+    L: np.ndarray, a: np.ndarray, W: np.ndarray, j: int
+) -> None:
     """Delete element ``j`` in place: ``L`` (t × t) loses row ``j``, Givens rotations of
     columns ``(i, i+1)``, ``i ≥ j``, clear the superdiagonal that leaves and are applied
     alike to ``a`` and to ``W``'s rows and columns; then the other coordinates are
@@ -413,8 +415,8 @@ def _rotate_out_and_condition(L, a, W, j):
     ``L[:t-1, :t-1]``, ``a[:t-1]`` and ``W[:t-1, :t-1]``."""
     t = L.shape[0]
     for r in range(j, t - 1):
-        for c in range(t):
-            L[r, c] = L[r + 1, c]
+        for col in range(t):
+            L[r, col] = L[r + 1, col]
     for i in range(j, t - 1):
         x, y = L[i, i], L[i, i + 1]
         rho = math.hypot(x, y)
@@ -440,7 +442,7 @@ def _rotate_out_and_condition(L, a, W, j):
 
 
 @numba.njit(cache=True)
-def _remove_row_and_column(A, j):
+def _remove_row_and_column(A: np.ndarray, j: int) -> None:
     """In place: ``A[:t-1, :t-1]`` becomes ``A`` without row and column ``j``."""
     t = A.shape[0]
     for r in range(t):
@@ -452,7 +454,7 @@ def _remove_row_and_column(A, j):
 
 
 @numba.njit(cache=True)
-def _restride(buffer, rows, old, new):
+def _restride(buffer: np.ndarray, rows: int, old: int, new: int) -> None:
     """In place: ``rows`` rows stored ``old`` apart move to ``new`` apart, keeping their
     first ``min(old, new)`` entries; a widened row's new entries are zero."""
     if new > old:
