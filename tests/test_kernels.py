@@ -1,5 +1,7 @@
 """Kernel helpers against scikit-learn's own evaluation."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.gaussian_process.kernels import (
@@ -58,6 +60,9 @@ def test_cross_block_equals_sklearn_at_new_inputs(kernel, offset, rng):
     block = KernelBlocks(kernel, X).cross(X_new)
     assert block.shape == (40, 30) and block.dtype == np.float64
     np.testing.assert_allclose(block, kernel(X, X_new), rtol=1e-12, atol=1e-12)
+    with warnings.catch_warnings():  # no kept points: an empty block, no warning
+        warnings.simplefilter("error")
+        assert KernelBlocks(kernel, X[:0]).cross(X_new).shape == (0, 30)
 
 
 def test_split_white_noise_finds_the_noise_anywhere():

@@ -126,7 +126,7 @@ class KernelBlocks:
         self.log_coefficients = []
         #: ``1/ℓ_t`` of each RBF term, and the centre of the inputs.
         self._scales: list[np.ndarray] = []
-        self._centre = X.mean(axis=0) if self.expanded else None
+        self._centre = X.mean(axis=0) if self.expanded and len(X) else 0.0
         parts = [np.arange(len(X))]
         for coefficient, inverse_squares in terms or []:
             if coefficient == 0.0:

@@ -457,10 +457,8 @@ def _remove_row_and_column(A: np.ndarray, j: int) -> None:
 def _restride(buffer: np.ndarray, rows: int, old: int, new: int) -> None:
     """In place: ``rows`` rows stored ``old`` apart move to ``new`` apart, keeping their
     first ``min(old, new)`` entries; a widened row's new entries are zero."""
-    if new > old:
-        for r in range(
-            rows - 1, -1, -1
-        ):  # last row first: no row overwrites an unread one
+    if new > old:  # last row first: no row overwrites one not yet moved
+        for r in range(rows - 1, -1, -1):
             for c in range(new - 1, old - 1, -1):
                 buffer[r * new + c] = 0.0
             for c in range(old - 1, -1, -1):

@@ -156,7 +156,7 @@ def evidence_keeps(posterior: Posterior, alpha: np.ndarray) -> np.ndarray:
     """Whether each active weight has ``q_j² > s_j``: a finite evidence-maximising α.
 
     With the others fixed the evidence peaks at ``α_j = ∞`` when ``q_j² ≤ s_j``
-    ([TF03]; docs/algorithms.md §4.3). From ``Σ_jj = 1/(α_j + s_j)`` and
+    ([TF03]; docs/algorithms.md §4.4). From ``Σ_jj = 1/(α_j + s_j)`` and
     ``μ_j = q_j/(α_j + s_j)``, ``s_j = γ_j/Σ_jj`` and ``q_j = μ_j/Σ_jj``, so the test is
     ``μ_j² > γ_j Σ_jj`` on the E-step's own posterior, at no cost.
     """
@@ -634,9 +634,9 @@ def subspace_em(
     trainer.learn_noise = learn_noise
     # MacKay's α of a weight the evidence drops grows a few % per E-step, so the final
     # EM ran to max_iter on most classification fits. Not in the sweep, whose sites and
-    # α have not settled (IDA titanic: 2 of 10 fits
-    # ended at 32.4 % test error against 22.7 %), nor in
-    # regression, where σ² is still moving (Mackey-Glass, n = 300: 2.4× the test MSE).
+    # α have not settled (IDA titanic: 2 of 10 fits ended at 32.4 % test error against
+    # 22.7 %), nor in regression, where σ² is still moving (Mackey-Glass, n = 300:
+    # 2.4× the test MSE).
     trainer.delete_unsupported = trainer.classification and entering == "tipping_faul"
     alpha, iterations = trainer.converge(basis, alpha, tol=tol, max_iter=max_iter)
     return trainer.finish(basis, alpha, n_basis + iterations)
