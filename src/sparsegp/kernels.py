@@ -159,13 +159,17 @@ class KernelBlocks:
         """
         if not self.expanded:
             return self.kernel(self.X, X_new)
-        block = np.full((len(self.X), len(X_new)), self.constant)
-        for t, log_coefficient in enumerate(self.log_coefficients):
-            Z, half_norms = self._scaled(X_new, t)
-            cols = np.hstack([Z, np.ones((len(X_new), 1)), -half_norms[:, None]])
-            exponent = self._all.parts[2 * t + 1].astype(float, copy=False) @ cols.T
-            np.minimum(exponent, log_coefficient, out=exponent)  # distances ≥ 0
-            block += np.exp(exponent, out=exponent)
+        rows = self._all.parts[1::2][: len(self.log_coefficients)]
+
+        def terms():
+            for t, log_coefficient in enumerate(self.log_coefficients):
+                Z, half_norms = self._scaled(X_new, t)
+                cols = np.hstack([Z, np.ones((len(X_new), 1)), -half_norms[:, None]])
+                yield rows[t].astype(float, copy=False), cols, log_coefficient
+
+        block = _exponential_sum(terms(), (len(self.X), len(X_new)))
+        if self.constant:
+            block += self.constant
         return block
 
     def columns(self, points=None, layout="C") -> KernelColumns:
@@ -192,19 +196,16 @@ class KernelBlocks:
             block = self.kernel(self.X[rows], self.X[indices])
             return block if row_scale is None else row_scale[:, None] * block
         constant = self.constant * (1.0 if row_scale is None else row_scale[:, None])
-        block = np.zeros((len(rows), len(indices)))
-        for t, log_coefficient in enumerate(self.log_coefficients):
-            row_inputs = self._all.parts[2 * t + 1][rows]
-            if row_scale is not None:
-                row_inputs[:, -2] += np.log(row_scale)
-                log_coefficient = log_coefficient + np.log(row_scale)[:, None]
-            exponent = row_inputs @ columns.parts[2 * t + 2][:stop].T
-            log_coefficient = np.asarray(log_coefficient, exponent.dtype)
-            np.minimum(exponent, log_coefficient, out=exponent)  # distances ≥ 0
-            if t == 0:
-                block = np.exp(exponent, out=exponent)
-            else:
-                block += np.exp(exponent, out=exponent)
+
+        def terms():
+            for t, log_coefficient in enumerate(self.log_coefficients):
+                row_inputs = self._all.parts[2 * t + 1][rows]
+                if row_scale is not None:
+                    row_inputs[:, -2] += np.log(row_scale)
+                    log_coefficient = log_coefficient + np.log(row_scale)[:, None]
+                yield row_inputs, columns.parts[2 * t + 2][:stop], log_coefficient
+
+        block = _exponential_sum(terms(), (len(rows), len(indices)))
         if self.constant:
             block += constant
         return block
@@ -212,6 +213,22 @@ class KernelBlocks:
     def __call__(self, rows, cols=None):
         """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
         return self.block(rows, self.columns(cols))
+
+
+def _exponential_sum(terms, shape):
+    """``Σ_t exp(min(R_t C_tᵀ, log c_t))`` over the terms ``(R_t, C_t, log c_t)`` of
+    :class:`KernelBlocks` (the minimum keeps distances ≥ 0): one product and one
+    ``exp`` per term, in the inputs' precision, the first product's array holding the
+    sum; zeros of ``shape`` without terms."""
+    total = np.zeros(shape)
+    for t, (rows, cols, log_coefficient) in enumerate(terms):
+        exponent = rows @ cols.T
+        np.minimum(exponent, np.asarray(log_coefficient, exponent.dtype), out=exponent)
+        if t == 0:
+            total = np.exp(exponent, out=exponent)
+        else:
+            total += np.exp(exponent, out=exponent)
+    return total
 
 
 def _expand(kernel):
