@@ -414,9 +414,7 @@ def _rotate_out_and_condition(
     conditioned on the last at zero (eqs. 78-81 whitened). The reduced state is left in
     ``L[:t-1, :t-1]``, ``a[:t-1]`` and ``W[:t-1, :t-1]``."""
     t = L.shape[0]
-    for r in range(j, t - 1):
-        for col in range(t):
-            L[r, col] = L[r + 1, col]
+    _remove_row(L, j)
     for i in range(j, t - 1):
         x, y = L[i, i], L[i, i + 1]
         rho = math.hypot(x, y)
@@ -442,15 +440,21 @@ def _rotate_out_and_condition(
 
 
 @numba.njit(cache=True)
+def _remove_row(A: np.ndarray, j: int) -> None:
+    """In place: rows ``j+1…`` of ``A`` move up one, over row ``j``."""
+    for r in range(j, A.shape[0] - 1):
+        for c in range(A.shape[1]):
+            A[r, c] = A[r + 1, c]
+
+
+@numba.njit(cache=True)
 def _remove_row_and_column(A: np.ndarray, j: int) -> None:
     """In place: ``A[:t-1, :t-1]`` becomes ``A`` without row and column ``j``."""
     t = A.shape[0]
     for r in range(t):
         for c in range(j, t - 1):
             A[r, c] = A[r, c + 1]
-    for r in range(j, t - 1):
-        for c in range(t - 1):
-            A[r, c] = A[r + 1, c]
+    _remove_row(A, j)
 
 
 @numba.njit(cache=True)
