@@ -31,24 +31,9 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
-from sparsegp import (
-    EPGPClassifier,
-    FITCGPClassifier,
-    IVMClassifier,
-    NLPSparseGPClassifier,
-    RVMClassifier,
-    SparseOnlineGPClassifier,
-)
+from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
 from sparsegp.benchmarking import evaluate, save_run
 
-ESTIMATORS = {
-    "fitc": lambda: FITCGPClassifier(random_state=0),
-    "nlp": lambda: NLPSparseGPClassifier(random_state=0),
-    "ivm": lambda: IVMClassifier(random_state=0),
-    "online": lambda: SparseOnlineGPClassifier(random_state=0),
-    "ep": lambda: EPGPClassifier(random_state=0),
-    "rvm": lambda: RVMClassifier(random_state=0),
-}
 #: Training points for the O(n³) estimators.
 CUBIC = {"ep", "rvm"}
 CUBIC_N = 2000
@@ -100,7 +85,7 @@ def base_rate_nlp(y_train, y_test):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", choices=list(DATASETS))
-    parser.add_argument("--only", nargs="+", choices=list(ESTIMATORS))
+    parser.add_argument("--only", nargs="+", choices=list(DEFAULT_CLASSIFIERS))
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     rows = []
@@ -115,12 +100,12 @@ def main(argv=None):
         )
         majority = float(min(np.mean(y_test), 1 - np.mean(y_test)))
         base_rate = base_rate_nlp(y, y_test)
-        for name in args.only or ESTIMATORS:
+        for name in args.only or DEFAULT_CLASSIFIERS:
             n = min(len(y), CUBIC_N) if name in CUBIC else len(y)
             with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 result, _ = evaluate(
-                    ESTIMATORS[name](),
+                    DEFAULT_CLASSIFIERS[name](),
                     X[:n],
                     y[:n],
                     X_test,

@@ -23,22 +23,14 @@ import warnings
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
+from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
 from benchmarks._lib.tasks import noisy_classification_task
-from sparsegp import (
-    FITCGPClassifier,
-    IVMClassifier,
-    NLPSparseGPClassifier,
-    SparseOnlineGPClassifier,
-)
 from sparsegp.benchmarking import evaluate, save_run
 
 ESTIMATORS = {
-    "ivm": lambda: IVMClassifier(random_state=0),
-    "nlp": lambda: NLPSparseGPClassifier(random_state=0),
-    "fitc": lambda: FITCGPClassifier(random_state=0),
-    "online": lambda: SparseOnlineGPClassifier(random_state=0),
-    "svc": lambda: SVC(probability=True, random_state=0),
+    name: DEFAULT_CLASSIFIERS[name] for name in ("ivm", "nlp", "fitc", "online")
 }
+ESTIMATORS["svc"] = lambda: SVC(probability=True, random_state=0)
 
 
 def main(argv=None):
