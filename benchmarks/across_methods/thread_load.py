@@ -9,7 +9,8 @@ cores) and inside ``threadpool_limits(1)``; the faster of the two repeats is kep
 The ratio default / one thread is what a user on a shared machine pays for threads.
 ``ivm_1000_large`` and ``fitc_200_large`` fit a 20 000-point standardised
 ``make_classification`` set instead, so that the IVM's randomized greedy phase and
-float32 store run, and FITC's products are large; ``ep_2000_large`` 2 000 points of
+float32 store run, FITC's products are large and the online GP (fixed default kernel,
+d = 500) deletes in its compiled loop at every example that joins; ``ep_2000_large`` 2 000 points of
 it, so that full EP's factorisations (2.7 GFlop) take the BLAS threads.
 ``--no-load`` runs the same without the spinning process; ``--only`` picks estimators.
 """
@@ -32,6 +33,7 @@ from sparsegp import (
     FITCGPClassifier,
     IVMClassifier,
     NLPSparseGPClassifier,
+    SparseOnlineGPClassifier,
 )
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_banana
@@ -43,6 +45,10 @@ ESTIMATORS = {
     "ivm_100": lambda: IVMClassifier(active_set_size=100, random_state=0),
     "ivm_1000_large": lambda: IVMClassifier(
         active_set_size=1000, optimizer=None, random_state=0
+    ),
+    "online_80": lambda: SparseOnlineGPClassifier(max_basis_vectors=80, random_state=0),
+    "online_500_large": lambda: SparseOnlineGPClassifier(
+        max_basis_vectors=500, optimizer=None, random_state=0
     ),
     "fitc_200_large": lambda: FITCGPClassifier(n_inducing=200, random_state=0),
     "ep_2000_large": lambda: EPGPClassifier(random_state=0),
