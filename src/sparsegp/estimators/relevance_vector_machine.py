@@ -357,6 +357,13 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         same reason its newcomers always enter at α = L (``entering`` is ignored).
     sigma_in : float, default=1.0
         Input noise of the probit.
+    batch_start : int, default=20
+        Subspace EM starts from batch EM on this many basis functions (the first of
+        the dictionary), then visits the others one at a time. ``0`` is [QW03]'s sweep
+        from an empty model, which ends near chance where no single basis function
+        raises the evidence alone (banana's first 100-200 points: 33-42 % test error
+        against batch EM's 13-18 %; a kernel several times wider than the data needs).
+        Costs O(n·m²) per E-step of that start. Ignored by ``method="batch"``.
     n_jobs, random_state, verbose
         One-vs-rest parallelism, dictionary subset, progress.
 
@@ -396,6 +403,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         **_SHARED_CONSTRAINTS,
         "mean_field": [StrOptions({"tap", "naive", "laplace"})],
         "sigma_in": [Interval(Real, 0, None, closed="neither")],
+        "batch_start": [Interval(Integral, 0, None, closed="left")],
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -411,6 +419,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         n_basis=None,
         mean_field="tap",
         sigma_in=1.0,
+        batch_start=20,
         tol=1e-3,
         max_iter=200,
         n_jobs=None,
@@ -426,6 +435,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         self.n_basis = n_basis
         self.mean_field = mean_field
         self.sigma_in = sigma_in
+        self.batch_start = batch_start
         self.tol = tol
         self.max_iter = max_iter
         self.n_jobs = n_jobs
@@ -440,6 +450,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
             classification=True,
             sigma_in=self.sigma_in,
             mean_field=self.mean_field,
+            batch_start=self.batch_start,
         )
         return replace(model, likelihood=Probit(0.0, 1.0 / self.sigma_in))
 
