@@ -46,6 +46,7 @@ def estimators(target_variance):
             kernel,
             method="ssem",
             entering="threshold",
+            batch_start=0,
             learn_noise=True,
             normalize_y=False,
         ),
@@ -53,6 +54,7 @@ def estimators(target_variance):
             kernel,
             method="ssem",
             entering="threshold",
+            batch_start=0,
             noise=LOW_NOISE * target_variance,
             learn_noise="after_sweep",
             normalize_y=False,
@@ -63,11 +65,12 @@ def estimators(target_variance):
             kernel,
             method="ssem",
             entering="tipping_faul",
+            batch_start=0,
             learn_noise=True,
             normalize_y=False,
         ),
-        # the library's defaults (Tipping & Faul's newcomers, σ² learnt after the
-        # sweep, targets normalised)
+        # the library's defaults (a batch start, Tipping & Faul's newcomers, σ² learnt
+        # after the sweep, targets normalised)
         "ssem_default": lambda: RVMRegressor(kernel),
         "batch": lambda: RVMRegressor(kernel, method="batch", normalize_y=False),
     }

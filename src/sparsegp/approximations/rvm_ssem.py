@@ -587,11 +587,11 @@ def _batch_start(
     (none if ``first`` is 0).
 
     They enter together at ``α = 1/first²``, as :func:`batch_em` starts, and EM runs
-    until ``tol``. One at a time from an empty ``R``, a classifier's sweep adds only
-    functions that raise the evidence alone; where the classes are told apart only by
-    several functions with opposing weights (a kernel wide for the data, or few
-    points: banana's first 100, IDA twonorm with 4·ℓ₀) none does, and the sweep ends
-    at one or two relevance vectors near chance (docs/algorithms.md §4.4).
+    until ``tol``. One at a time from an empty ``R``, the sweep adds only functions that
+    raise the evidence alone; where the data are fitted only by several functions with
+    opposing weights (a kernel wide for the data, or few points: banana's first 100,
+    IDA twonorm with 4·ℓ₀, sinc on [−10, 10] with ℓ₀) none does, and the sweep ends at
+    a model of low evidence — a classifier near chance (docs/algorithms.md §4.3).
     """
     basis = _ActiveBasis.empty(trainer.t)
     for j in range(first):

@@ -43,6 +43,7 @@ _SHARED_CONSTRAINTS: dict = {
     "n_basis": [None, Interval(Integral, 1, None, closed="left")],
     "tol": [Interval(Real, 0, None, closed="left")],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "batch_start": [Interval(Integral, 0, None, closed="left")],
 }
 
 
@@ -120,6 +121,7 @@ class _RVMFitting:
             update=self.update,
             threshold=self.threshold,
             entering=self.entering,
+            batch_start=self.batch_start,
             tol=self.tol,
             max_iter=self.max_iter,
             callback=callback,
@@ -198,6 +200,14 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
     n_basis : int or None, default=None
         Size of the dictionary of centres (a random subset of the training inputs);
         ``None`` uses all.
+    batch_start : int, default=20
+        Subspace EM starts from batch EM on this many basis functions (the first of
+        the dictionary; the bias first), then visits the others one at a time. ``0`` is
+        [QW03]'s sweep from an empty model, in which a newcomer enters only if it raises
+        the evidence alone: where only several functions with opposing weights fit the
+        data (a kernel wide for the data), the sweep ends at a model of low evidence —
+        for classification near chance (algorithms.md §4.3). Costs O(n·m²) per E-step
+        of that start. Ignored by ``method="batch"``.
     noise : float or None, default=None
         Initial ``σ²`` in the units of ``y``; ``None`` means ``(0.1 · std y)²``, as
         Tipping's SparseBayes.
@@ -277,6 +287,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         entering="tipping_faul",
         bias=True,
         n_basis=None,
+        batch_start=20,
         noise=None,
         learn_noise="after_sweep",
         tol=1e-6,
@@ -292,6 +303,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self.entering = entering
         self.bias = bias
         self.n_basis = n_basis
+        self.batch_start = batch_start
         self.noise = noise
         self.learn_noise = learn_noise
         self.tol = tol
@@ -345,8 +357,10 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     Parameters
     ----------
-    kernel, method, update, threshold, entering, bias, n_basis, tol, max_iter
-        As for :class:`RVMRegressor`; the final batch EM stops when no ``log α`` moves
+    kernel, method, update, threshold, entering, bias, n_basis, batch_start, tol, max_iter
+        As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
+        first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
+        final batch EM stops when no ``log α`` moves
         by more than ``tol`` ([QW03] gives no classification evidence to monitor).
         With ``entering="tipping_faul"`` it deletes each weight whose evidence peaks at
         ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
@@ -357,13 +371,6 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         same reason its newcomers always enter at α = L (``entering`` is ignored).
     sigma_in : float, default=1.0
         Input noise of the probit.
-    batch_start : int, default=20
-        Subspace EM starts from batch EM on this many basis functions (the first of
-        the dictionary), then visits the others one at a time. ``0`` is [QW03]'s sweep
-        from an empty model, which ends near chance where no single basis function
-        raises the evidence alone (banana's first 100-200 points: 33-42 % test error
-        against batch EM's 13-18 %; a kernel several times wider than the data needs).
-        Costs O(n·m²) per E-step of that start. Ignored by ``method="batch"``.
     n_jobs, random_state, verbose
         One-vs-rest parallelism, dictionary subset, progress.
 
@@ -403,7 +410,6 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         **_SHARED_CONSTRAINTS,
         "mean_field": [StrOptions({"tap", "naive", "laplace"})],
         "sigma_in": [Interval(Real, 0, None, closed="neither")],
-        "batch_start": [Interval(Integral, 0, None, closed="left")],
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -450,7 +456,6 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
             classification=True,
             sigma_in=self.sigma_in,
             mean_field=self.mean_field,
-            batch_start=self.batch_start,
         )
         return replace(model, likelihood=Probit(0.0, 1.0 / self.sigma_in))
 
