@@ -132,6 +132,33 @@ def test_full_working_set_picks_the_brute_force_best():
     assert state.active[-1] == min(brute, key=brute.get)
 
 
+@pytest.mark.parametrize("validation_size", [None, 12])
+def test_kept_validation_kernel_selects_as_the_per_inclusion_blocks(
+    monkeypatch, validation_size
+):
+    """A pass reads its candidates' rows of ``K(X, validation)`` from one product over
+    all n points when it will ask for more than n rows; the selection is the one that
+    computes each working set's block."""
+    from sparsegp.approximations import nlp_selection
+
+    kept = grown_state(n=40, d=10, kappa=6, validation_size=validation_size)[4]
+    monkeypatch.setattr(nlp_selection, "_KEPT_KERNEL_ENTRIES", 0)
+    blocks = grown_state(n=40, d=10, kappa=6, validation_size=validation_size)[4]
+    assert kept.active == blocks.active
+    np.testing.assert_allclose(kept.p, blocks.p, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(kept.m, blocks.m, rtol=1e-12, atol=1e-14)
+
+
+def test_validation_kernel_is_kept_only_where_it_saves_rows():
+    from sparsegp.approximations.nlp_selection import _validation_kernel
+
+    _, _, _, K, state, outside = grown_state()
+    validation = state.gather(np.flatnonzero(outside))
+    kernel = _validation_kernel(state, validation, state.size + 8, 5)  # 40 rows
+    np.testing.assert_allclose(kernel, K[:, validation.points], rtol=1e-14)
+    assert _validation_kernel(state, validation, state.size + 7, 5) is None  # 35 < 40
+
+
 def test_working_set_of_one_is_random_selection():
     _, _, _, _, state, _ = grown_state(kappa=1, seed=2)
     assert len(set(state.active)) == 8
