@@ -9,6 +9,7 @@ from sparsegp._linalg import (
     cholesky_in_place,
     cholesky_jitter,
     cholesky_permuted,
+    inverse_lower,
     log_det_from_cholesky,
     solve_lower,
     solve_lower_in_place,
@@ -135,3 +136,23 @@ def test_weighted_gram_equals_the_product_with_diag_w(rng, negative_share):
     np.testing.assert_allclose(
         weighted_gram(V, weights), V @ np.diag(weights) @ V.T, rtol=1e-12, atol=1e-11
     )
+
+
+@pytest.mark.parametrize("n", [1, 127, 128, 129, 300, 517])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_inverse_lower_equals_the_triangular_solve(rng, n, order):
+    """By halves above ``_TRTRI_ORDER`` (odd sizes split unevenly), LAPACK below."""
+    A = rng.standard_normal((n, n))
+    L = np.linalg.cholesky(A @ A.T / n + np.eye(n))
+    L = np.asarray(L, order=order)
+    inverse = inverse_lower(L)
+    expected = solve_lower(L, np.eye(n))
+    np.testing.assert_allclose(inverse, expected, rtol=1e-11, atol=1e-13)
+    assert not np.any(np.triu(inverse, 1))
+
+
+def test_inverse_lower_of_a_singular_factor_raises(rng):
+    L = np.linalg.cholesky(np.eye(300) + 0.1)
+    L[250, 250] = 0.0  # in the second half's second half
+    with pytest.raises(NotPSDError, match="singular"):
+        inverse_lower(L)
