@@ -151,7 +151,7 @@ def test_inverse_lower_equals_the_triangular_solve(rng, n, order):
     assert not np.any(np.triu(inverse, 1))
 
 
-def test_inverse_lower_of_a_singular_factor_raises(rng):
+def test_inverse_lower_of_a_singular_factor_raises():
     L = np.linalg.cholesky(np.eye(300) + 0.1)
     L[250, 250] = 0.0  # in the second half's second half
     with pytest.raises(NotPSDError, match="singular"):
