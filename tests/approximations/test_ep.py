@@ -296,13 +296,70 @@ def test_a_warm_start_across_an_amplitude_change_takes_fewer_sweeps():
     np.testing.assert_allclose(carried.log_evidence, unscaled.log_evidence, rtol=1e-9)
 
 
+def evaluations_at(ep, y, points, posterior_class=DensePosterior):
+    """Run ``ep`` at each ``(at, amplitude)``; the starts it was given, in order."""
+    X, _, kernel = small_problem(n=len(y))
+    starts = []
+
+    def posterior(K):
+        def make(start):
+            starts.append(start)
+            return posterior_class.starting_from(K, start)
+
+        return make
+
+    for at, amplitude in points:
+        ep(posterior(amplitude * kernel(X)), Probit(0.0), at=at)
+    return starts
+
+
+def test_a_run_starts_from_the_evaluation_nearest_to_it():
+    _, y, kernel = small_problem(n=30)
+    ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
+    near, far = np.array([0.0, 0.0]), np.array([3.0, 0.0])
+    starts = evaluations_at(
+        ep, y, [(near, 1.0), (far, 4.0), (near + 0.1, 1.1), (None, 1.2)]
+    )
+    variance = kernel.diag(np.zeros((1, 2)))[0]  # the prior variance at amplitude 1
+    assert starts[0] is None
+    assert starts[2].prior_variance == pytest.approx(variance)  # not the last run's
+    assert starts[3].prior_variance == pytest.approx(1.1 * variance)  # the last run
+
+
+class SavedInPlace(DensePosterior):
+    """A posterior whose checkpoint is not a value (as one over row blocks)."""
+
+    checkpoint_is_value = False
+
+
+def test_only_the_latest_checkpoint_is_kept_when_it_is_not_a_value():
+    _, y, kernel = small_problem(n=30)
+    ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
+    points = [(np.zeros(1), 1.0), (np.ones(1), 4.0), (np.zeros(1), 1.0)]
+    starts = evaluations_at(ep, y, points, SavedInPlace)
+    variance = kernel.diag(np.zeros((1, 2)))[0]
+    assert len(ep._kept) == 1
+    assert starts[2].prior_variance == pytest.approx(4.0 * variance)
+
+
+def test_the_kept_runs_are_bounded():
+    _, y, kernel = small_problem(n=30)
+    ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
+    evaluations_at(ep, y, [(np.full(1, float(i)), 1.0 + i) for i in range(12)])
+    variance = kernel.diag(np.zeros((1, 2)))[0]
+    assert [run.prior_variance for run in ep._kept] == pytest.approx(
+        [(1.0 + i) * variance for i in range(4, 12)]
+    )
+
+
 def test_a_warm_start_that_does_not_converge_falls_back_to_zero_sites():
     X, y, kernel = small_problem(n=30)
     K = kernel(X)
     ep = WarmStartedEP(y, dict(tol=1e-8, max_sweeps=200))
     ep(lambda s: DensePosterior.starting_from(K, s), Probit(0.0))
     # a start EP cannot leave: improper cavities keep their sites
-    ep._last = ((np.full(30, 1e6), np.full(30, -1e6), np.zeros(30), np.ones(30)), 1.0)
+    hopeless = (np.full(30, 1e6), np.full(30, -1e6), np.zeros(30), np.ones(30))
+    ep._kept = [ep._kept[-1]._replace(checkpoint=hopeless)]
     ep.options["max_sweeps"] = 3
     ep(lambda s: DensePosterior.starting_from(K, s), Probit(0.0))
     assert ep.n_cold_restarts == 1 and ep.n_runs == 3

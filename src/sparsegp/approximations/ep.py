@@ -7,15 +7,15 @@ refresh from the sites, ``log|I + K T̃|`` and a sequential sweep. Two posterior
 implement it: :class:`DensePosterior` for a full prior ``N(0, K)`` ([RW06] Alg. 3.5,
 in the stable ``B = I + S̃½ K S̃½`` form) and
 :class:`~sparsegp.approximations.fitc_ep.FITCPosterior` for the FITC prior ([NGH07]).
-:class:`WarmStartedEP` starts each run from the previous run's sites, as an
-optimizer's evidence evaluations want.
+:class:`WarmStartedEP` starts each run from the sites of an earlier converged run, as
+an optimizer's evidence evaluations want.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar, cast
+from typing import NamedTuple, Protocol, TypeVar, cast
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -38,6 +38,9 @@ _STALL_SWEEPS = 3
 #: The fraction of the optimizer's tolerance :class:`WarmStartedEP` settles the
 #: evidence to (and, in the fitted model's final run, the sites too).
 _SETTLED_EVIDENCE = 0.01
+
+#: Converged runs a :class:`WarmStartedEP` keeps to start later runs from.
+_KEPT_RUNS = 8
 
 __all__ = [
     "AndersonMixing",
@@ -81,9 +84,14 @@ class SitePosterior(Protocol):
     prior_variance : float
         The mean prior variance at the training inputs, ``mean diag K``: the scale a
         :class:`WarmStart` carries the sites across (:func:`carried_sites`).
+    checkpoint_is_value : bool
+        Whether :meth:`checkpoint` returns the sites themselves, so that any kept
+        checkpoint can start a later run, or saves them where they are (a posterior
+        over row blocks), so that only the latest can.
     """
 
     prior_variance: float
+    checkpoint_is_value: bool
 
     def refresh(self) -> None:
         """Recompute the posterior from the sites from scratch."""
@@ -126,6 +134,7 @@ class ArraySites:
 
     tau: np.ndarray
     nu: np.ndarray
+    checkpoint_is_value: bool = True
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
@@ -695,17 +704,31 @@ def warm_sites(
     )
 
 
+class _KeptRun(NamedTuple):
+    """A converged run :class:`WarmStartedEP` can start from: where it was evaluated
+    (None if not said), its posterior's checkpoint and prior variance."""
+
+    at: np.ndarray | None
+    checkpoint: object
+    prior_variance: float
+
+
 @dataclass
 class WarmStartedEP:
-    """EP runs that start from the sites of the previous converged run.
+    """EP runs that start from the sites of the converged run evaluated nearest.
 
     An optimizer evaluates the evidence at nearby hyperparameters one after another;
-    the previous fixed point is a close start once it is carried to the new prior's
+    an earlier fixed point is a close start once it is carried to the new prior's
     scale and likelihood (:func:`carried_sites`: when the optimizer grows the
-    kernel's amplitude, the sites shrink with it). A line search also tries far
-    points, where the old sites can be a worse start than zero sites: a warm-started
-    run gets a quarter of ``max_sweeps`` (at least 10), and if it has not converged by
-    then EP starts again from zero sites.
+    kernel's amplitude, the sites shrink with it). A call that says where it
+    evaluates (``at``, the optimizer's point) starts from the kept run nearest to it
+    (Euclidean distance; the last :data:`_KEPT_RUNS` are kept): after a line search's
+    far trial point the next trial lies back towards the incumbent, whose sites are
+    the closer start — from the far point's, such runs took 8–15 sweeps instead of
+    4–6 (BENCHMARKS.md, "EP warm starts from the nearest evaluation"). Without ``at``
+    (or for a posterior whose checkpoints are not values) a run starts from the last.
+    A warm-started run gets a quarter of ``max_sweeps`` (at least 10), and if it has
+    not converged by then EP starts again from zero sites.
 
     The tolerance ``tol`` of ``options`` is the accuracy the optimizer compares
     evidence values to. An evaluation's run stops when the log evidence has settled
@@ -736,7 +759,7 @@ class WarmStartedEP:
     n_runs: int = 0
     n_sweeps: int = 0
     n_cold_restarts: int = 0
-    _last: tuple[object, float] | None = field(default=None, repr=False)
+    _kept: list[_KeptRun] = field(default_factory=list, repr=False)
 
     @property
     def evidence_tol(self) -> float:
@@ -749,20 +772,23 @@ class WarmStartedEP:
         make_posterior: Callable[[WarmStart | None], SitePosterior],
         likelihood: Likelihood,
         final: bool = False,
+        at: np.ndarray | None = None,
     ) -> EPState:
         """Run EP on ``make_posterior(start)`` with ``likelihood``.
 
-        ``start`` is the last converged run's :class:`WarmStart` with ``likelihood``,
-        or None for zero sites (:func:`warm_sites`). ``final``: the fitted model's
-        run, to the tighter tolerance of the class docstring.
+        ``start`` is the :class:`WarmStart` of the kept run nearest ``at`` (the point
+        of the optimizer's parameter space this run evaluates; None: the last run)
+        with ``likelihood``, or None for zero sites (:func:`warm_sites`). ``final``:
+        the fitted model's run, to the tighter tolerance of the class docstring.
         """
         if final:
             options = self.options | {"tol": self.evidence_tol}
         else:
             options = self.options | {"evidence_tol": self.evidence_tol}
         state = None
-        if self._last is not None:
-            start = WarmStart(*self._last, self.y, likelihood)
+        kept = self._nearest(at)
+        if kept is not None:
+            start = WarmStart(kept.checkpoint, kept.prior_variance, self.y, likelihood)
             warm_options = options | {"max_sweeps": max(10, options["max_sweeps"] // 4)}
             state = self._run(make_posterior(start), likelihood, warm_options)
             if not state.converged:
@@ -770,9 +796,27 @@ class WarmStartedEP:
         if state is None or not state.converged:
             state = self._run(make_posterior(None), likelihood, options)
         if state.converged:
-            posterior = state.posterior
-            self._last = (posterior.checkpoint(), posterior.prior_variance)
+            self._keep(state.posterior, at)
         return state
+
+    def _nearest(self, at: np.ndarray | None) -> _KeptRun | None:
+        """The kept run evaluated nearest ``at`` (the latest of equals), or the last."""
+        if not self._kept:
+            return None
+        located = [] if at is None else [r for r in self._kept if r.at is not None]
+        if not located:
+            return self._kept[-1]
+        at = np.asarray(at, dtype=float)
+        return min(reversed(located), key=lambda run: float(np.sum((run.at - at) ** 2)))
+
+    def _keep(self, posterior: SitePosterior, at: np.ndarray | None) -> None:
+        run = _KeptRun(
+            None if at is None else np.array(at, dtype=float),
+            posterior.checkpoint(),
+            posterior.prior_variance,
+        )
+        earlier = self._kept if posterior.checkpoint_is_value else []
+        self._kept = [*earlier, run][-_KEPT_RUNS:]
 
     def _run(
         self, posterior: SitePosterior, likelihood: Likelihood, options: dict

@@ -308,6 +308,9 @@ class PartitionedFITCPosterior:
         The mean of ``k(x, x)`` over the blocks' rows.
     """
 
+    #: :meth:`checkpoint` saves the sites in the blocks: only the latest is kept.
+    checkpoint_is_value = False
+
     def __init__(
         self, blocks: Blocks, chol_uu: np.ndarray, prior_variance: float
     ) -> None:

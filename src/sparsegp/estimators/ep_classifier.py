@@ -238,6 +238,7 @@ class EPGPClassifier(GPClassifierMixin):
             lambda start: DensePosterior.starting_from(K, start),
             likelihood,
             final=True,
+            at=x,
         )
         warn_if_ep_did_not_converge(state, self)
         report_progress(
@@ -266,6 +267,7 @@ class EPGPClassifier(GPClassifierMixin):
             state = ep(
                 lambda start: DensePosterior.starting_from(K, start),
                 likelihood,
+                at=x,
             )
             grad_kernel = weighted_gradient(ep_log_evidence_weights(state))
             grad_bias = cavity_gradient(state, y, likelihood)

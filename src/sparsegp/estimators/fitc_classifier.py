@@ -461,6 +461,7 @@ default="kmeans"
             state = ep(
                 lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
                 likelihood,
+                at=x,
             )
             grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
             report_progress(
@@ -492,7 +493,7 @@ default="kmeans"
                 result.n_evaluations,
                 result.converged,
             )
-        model = self._binary_model(data, *unpack(x), ep)
+        model = self._binary_model(data, *unpack(x), ep, at=x)
         return replace(
             model,
             n_evaluations=n_evaluations,
@@ -509,17 +510,24 @@ default="kmeans"
             return np.dtype(np.float64)
         return np.dtype(self.sweep_dtype)
 
-    def _binary_model(self, data, kernel, bias, Z, ep):
+    def _binary_model(self, data, kernel, bias, Z, ep, at):
+        """The fitted model at ``kernel``, ``bias``, ``Z`` (the optimizer's point
+        ``at``): EP run to the final tolerance, from the nearest evaluation's sites."""
         likelihood = Probit(bias)
         sweep_dtype = self._sweep_dtype(ep)
         if ep.n_runs == 0 and sweep_dtype != np.float64:
             # no evaluation to start the final run from: converge in the sweeps'
             # precision first, as an evaluation would, and finish in float64
-            ep(lambda start: data.posterior(kernel, Z, start, sweep_dtype), likelihood)
+            ep(
+                lambda start: data.posterior(kernel, Z, start, sweep_dtype),
+                likelihood,
+                at=at,
+            )
         state = ep(
             lambda start: data.posterior(kernel, Z, start),
             likelihood,
             final=True,
+            at=at,
         )
         report_progress(
             self,
