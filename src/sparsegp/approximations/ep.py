@@ -39,7 +39,8 @@ _STALL_SWEEPS = 3
 #: evidence to (and, in the fitted model's final run, the sites too).
 _SETTLED_EVIDENCE = 0.01
 
-#: Converged runs a :class:`WarmStartedEP` keeps to start later runs from.
+#: Converged runs a :class:`WarmStartedEP` keeps to start later runs from (each holds
+#: its sites and marginals, 4·n floats: 15 MB at n = 60 000).
 _KEPT_RUNS = 8
 
 __all__ = [
