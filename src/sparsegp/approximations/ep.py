@@ -40,7 +40,7 @@ _STALL_SWEEPS = 3
 _SETTLED_EVIDENCE = 0.01
 
 #: Converged runs a :class:`WarmStartedEP` keeps to start later runs from (each holds
-#: its sites and marginals, 4·n floats: 15 MB at n = 60 000).
+#: its sites and marginals, 4·n floats; all eight 15 MB at n = 60 000).
 _KEPT_RUNS = 8
 
 __all__ = [
