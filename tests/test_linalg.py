@@ -138,6 +138,21 @@ def test_weighted_gram_equals_the_product_with_diag_w(rng, negative_share):
     )
 
 
+@pytest.mark.parametrize("negative_share", [0.0, 0.3, 0.8])
+def test_weighted_gram_of_a_float32_v_runs_in_float32_and_returns_float64(
+    rng, negative_share
+):
+    V = rng.standard_normal((15, 400)).astype(np.float32)
+    weights = rng.exponential(size=400)
+    weights[: int(negative_share * 400)] *= -1.0
+    gram = weighted_gram(V, weights)
+    expected = V.astype(float) @ np.diag(weights) @ V.T.astype(float)
+    assert gram.dtype == np.float64
+    # float32 rounding of 400-term sums (a float64 product would be within 1e-12)
+    error = np.max(np.abs(gram - expected)) / np.max(np.abs(expected))
+    assert 1e-9 < error < 1e-5
+
+
 @pytest.mark.parametrize("n", [1, 127, 128, 129, 300, 517])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_inverse_lower_equals_the_triangular_solve(rng, n, order):

@@ -193,14 +193,15 @@ def inverse_lower(L: np.ndarray) -> np.ndarray:
 
 
 def weighted_gram(V: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``V diag(w) Vᵀ`` of a wide ``V`` (M × n) for weights of either sign.
+    """``V diag(w) Vᵀ`` of a wide ``V`` (M × n) for weights of either sign, in float64.
 
     One ``syrk`` of ``V diag(√|w|)`` (n·M² flops), corrected by a ``syrk`` over the
     columns of the minority sign: n·M² plus that minority's share, where a GEMM with
     ``V diag(w)`` takes 2·n·M². Non-negative weights need the first ``syrk`` only.
+    The products run in ``V``'s precision (float32 or float64).
     """
-    scaled = V * np.sqrt(np.abs(weights))
-    gram = scaled @ scaled.T  # numpy's syrk
+    scaled = V * np.sqrt(np.abs(weights)).astype(V.dtype, copy=False)
+    gram = (scaled @ scaled.T).astype(float, copy=False)  # numpy's syrk
     negative = weights < 0
     n_negative = int(np.count_nonzero(negative))
     if n_negative == 0:

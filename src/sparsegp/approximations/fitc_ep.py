@@ -166,11 +166,17 @@ class FITCPosterior(ArraySites):
         Site natural parameters.
     store_dtype : numpy dtype, default=float64
         Precision of the two n × M products of a refresh (``V diag(G) Vᵀ`` and
-        ``E``). float32 halves their time; ``L_B``, the sites and the marginals stay
+        ``E``) and of the evidence gradient's (:func:`fitc_ep_sensitivities`).
+        float32 halves their time; ``L_B``, the sites and the marginals stay
         float64, and a variance is a sum of non-negative terms, so no cancellation
         amplifies the rounding (tests: variances within ~1e-5 relative, means within
         ~1e-4 of their spread, at amplitudes 1 and 1e4). Enough for an optimizer's
         evidence evaluations; a fitted model's final EP run should use float64.
+
+    Attributes
+    ----------
+    stored_V : ndarray of shape (M, n)
+        The prior's ``V`` in ``store_dtype``.
     """
 
     def __init__(
@@ -184,10 +190,10 @@ class FITCPosterior(ArraySites):
         self.prior_variance = prior.prior_variance
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
-        self._V = prior.V.astype(store_dtype, copy=False)
+        self.stored_V = prior.V.astype(store_dtype, copy=False)
         # reused by every refresh: fresh n × M arrays cost page faults each time
-        self._scaled = np.empty_like(self._V)
-        self.E = np.empty_like(self._V)
+        self._scaled = np.empty_like(self.stored_V)
+        self.E = np.empty_like(self.stored_V)
         self.refresh()
 
     @property
@@ -196,7 +202,7 @@ class FITCPosterior(ArraySites):
         return self.tau / (1.0 + self.tau * self.prior.d0)
 
     def refresh(self) -> None:
-        prior, V = self.prior, self._V
+        prior, V = self.prior, self.stored_V
         M = len(V)
         VGVt, V_t_nu = site_statistics(V, prior.d0, self.tau, self.nu, self._scaled)
         self.chol_B = cholesky_jitter(np.eye(M) + VGVt, what="I + V G Vᵀ")
@@ -378,18 +384,19 @@ def cross_sensitivity(
     w_omega: np.ndarray,
 ) -> np.ndarray:
     """The sensitivity ``F′ = w_ω ωᵀ − L_u⁻ᵀ (L_B⁻ᵀ E diag(G) + 2 V diag(c))`` to
-    ``K_uf`` of the points of ``V`` and ``parts`` (M × points; algorithms.md §5.6).
+    ``K_uf`` of the points of ``V`` and ``parts`` (M × points, float64; algorithms.md
+    §5.6).
 
-    Two triangular products, 2·n·M² flops: the first in ``E``'s precision (float32
-    inside the optimizer), a product with ``L_B⁻ᵀ`` (norm ≤ 1), whose rounding no
-    cancellation amplifies; the second in float64.
+    Two triangular products, 2·n·M² flops, in the precision of ``E`` and ``V`` (float32
+    inside the optimizer: on the MNIST task their rounding moved the gradient by 10⁻⁴
+    of the error the evaluation's EP tolerance leaves in it, BENCHMARKS.md).
     """
-    inner = solve_lower_wide(chol_B, parts.E, trans=True).astype(float, copy=False)
-    inner *= parts.G
-    inner += V * (2.0 * parts.c)
-    kernel_uf = solve_lower_wide(chol_uu, inner, trans=True, out=inner)
-    kernel_uf *= -1.0
-    kernel_uf += np.outer(w_omega, parts.omega)
+    inner = solve_lower_wide(chol_B, parts.E, trans=True)
+    inner *= parts.G.astype(inner.dtype)
+    inner += V * (2.0 * parts.c).astype(V.dtype)
+    product = solve_lower_wide(chol_uu, inner, trans=True, out=inner)
+    kernel_uf = np.outer(w_omega, parts.omega)
+    kernel_uf -= product
     return kernel_uf
 
 
@@ -405,7 +412,8 @@ def fitc_ep_sensitivities(
     With ``E = L_B⁻¹ V`` from the posterior, ``W B = L_u⁻ᵀ L_B⁻ᵀ E diag(G)``: only
     ``V diag(c) Vᵀ`` (:func:`~sparsegp._linalg.weighted_gram`, n·M² flops and a
     little: ``c < 0`` at most points) and the two triangular products of
-    :func:`cross_sensitivity` (2·n·M²) touch all points.
+    :func:`cross_sensitivity` (2·n·M²) touch all points, in the precision of the
+    posterior's refresh (:class:`FITCPosterior`'s ``store_dtype``).
     """
     posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
@@ -415,10 +423,10 @@ def fitc_ep_sensitivities(
         posterior.chol_B,
         prior.chol_uu,
         w_omega,
-        weighted_gram(prior.V, parts.c),
+        weighted_gram(posterior.stored_V, parts.c),
     )
     kernel_uf = cross_sensitivity(
-        prior.V, parts, posterior.chol_B, prior.chol_uu, w_omega
+        posterior.stored_V, parts, posterior.chol_B, prior.chol_uu, w_omega
     )
     return EvidenceSensitivities(
         kernel_uf=kernel_uf,
