@@ -24,16 +24,17 @@ log evidence.
 
 One BLAS thread for every estimator. The floor of a fit is the flops of the
 evaluations it made, at the GEMM rates measured in the same run: per evidence
-evaluation, in float64, the prior (``V = L_u⁻¹ K_uf``, a ``trmm``: N·M²), the
-sensitivities (``V diag(c) Vᵀ``, a ``syrk``: N·M², and ``L_u⁻ᵀ(…)``, a ``trmm``:
-N·M²; the ``trmm`` ``L_B⁻ᵀ E``, N·M², runs in the sweeps' precision) and the kernel
-block and its gradients (4·N·M·D); per EP sweep the refresh (2·N·M²: a ``syrk`` and a
+evaluation, in float64, the prior (``V = L_u⁻¹ K_uf``, a ``trmm``: N·M²) and the
+kernel block and its gradients (4·N·M·D); in the sweeps' precision the
+sensitivities (``V diag(c) Vᵀ``, a ``syrk``: N·M², and the ``trmm`` ``L_u⁻ᵀ(…)`` and
+``L_B⁻ᵀ E``, N·M² each); per EP sweep the refresh (2·N·M²: a ``syrk`` and a
 ``trmm``) in the sweeps' precision (float32 by default; the final run's float64
 sweeps are counted at that rate too), and one more per EP run, at its starting sites
 (counted since 2026-11-24 19:45 UTC); cold restarts, k-means and the Python around
 them are not counted. (Until 2026-11-24 16:50 UTC the sensitivities took 5·N·M², all float64, and
 the floor counted them so; the runs of 16:50–17:20 UTC counted ``V diag(c) Vᵀ`` as a
-GEMM, 2·N·M².)
+GEMM, 2·N·M²; until 2026-11-25 05:00 UTC ``V diag(c) Vᵀ`` and ``L_u⁻ᵀ(…)`` ran, and
+were counted, in float64.)
 """
 
 from __future__ import annotations
@@ -58,8 +59,8 @@ def floor_seconds(model, N, D, rate, sweep_rate):
     """Seconds the fit's evaluations and sweeps need at ``rate`` (float64) and
     ``sweep_rate`` (the sweeps' precision; module docstring)."""
     M = len(model.inducing_points)
-    per_evaluation = 3.0 * N * M * M / rate + 4.0 * N * M * D / rate
-    per_evaluation += N * M * M / sweep_rate
+    per_evaluation = N * M * M / rate + 4.0 * N * M * D / rate
+    per_evaluation += 3.0 * N * M * M / sweep_rate
     per_sweep = 2.0 * N * M * M / sweep_rate
     per_evaluation += per_sweep  # the refresh at the EP run's starting sites
     return (model.n_evaluations + 1) * per_evaluation + model.n_sweeps * per_sweep
