@@ -179,16 +179,16 @@ def inverse_lower(L: np.ndarray) -> np.ndarray:
             raise NotPSDError(f"the triangular factor is singular (trtri info={info}).")
         return np.tril(inverse)
     half = n // 2
+    upper, lower = inverse_lower(L[:half, :half]), inverse_lower(L[half:, half:])
+    (trmm,) = get_blas_funcs(("trmm",), (upper,))
+    # the halves go to trmm as computed: views of the result would be copied by f2py
+    below = np.asfortranarray(L[half:, :half])
+    below = trmm(1.0, upper, below, side=1, lower=1, overwrite_b=1)
+    below = trmm(-1.0, lower, below, lower=1, overwrite_b=1)
     inverse = np.zeros((n, n), order="F")
-    inverse[:half, :half] = inverse_lower(L[:half, :half])
-    inverse[half:, half:] = inverse_lower(L[half:, half:])
-    (trmm,) = get_blas_funcs(("trmm",), (inverse,))
-    below = trmm(
-        1.0, inverse[:half, :half], np.asfortranarray(L[half:, :half]), side=1, lower=1
-    )
-    inverse[half:, :half] = trmm(
-        -1.0, inverse[half:, half:], below, lower=1, overwrite_b=1
-    )
+    inverse[:half, :half] = upper
+    inverse[half:, half:] = lower
+    inverse[half:, :half] = below
     return inverse
 
 
