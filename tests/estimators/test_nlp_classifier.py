@@ -153,6 +153,26 @@ def test_choose_iteration_takes_the_earliest_within_one_standard_error():
     assert choose_iteration(path[:1], "one_se") is path[0]
 
 
+def test_plateau_ignores_noise_but_registers_a_slow_descent():
+    from sparsegp.approximations.nlp_selection import HeldOutLoss
+    from sparsegp.estimators.nlp_classifier import Plateau
+
+    def run(values, standard_error=0.01, tol=1e-3, patience=3):
+        plateau = Plateau(tol, patience)
+        for step, value in enumerate(values, start=1):
+            plateau.record(HeldOutLoss(value, standard_error))
+            if plateau.reached:
+                return step
+        return None
+
+    # each fall within the standard error (and the last a new lowest): noise, stop
+    assert run([0.30, 0.295, 0.296, 0.2949]) == 4
+    # 0.004 per iteration: the third is 0.012 below the reference and resets it
+    assert run([0.30, 0.296, 0.292, 0.288, 0.284, 0.280, 0.276]) is None
+    # a fall larger than the error, but not than tol, does not count
+    assert run([0.30, 0.25, 0.25, 0.25], standard_error=0.001, tol=0.5) == 4
+
+
 def test_default_basis_is_a_fifth_of_the_data_up_to_five_hundred():
     clf = NLPSparseGPClassifier()
     assert clf._basis_size(1_300) == 260

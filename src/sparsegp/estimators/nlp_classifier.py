@@ -134,6 +134,37 @@ def choose_iteration(iterations, rule):
     return next(it for it in iterations if it.loss.value <= limit)
 
 
+class Plateau:
+    """Counts the outer iterations since the loss last decreased significantly
+    ([SSK09] §2.5: stop once it has not for ``patience`` of them).
+
+    A decrease is significant when it takes the loss below the reference — the loss of
+    the last significant decrease, so that a slow steady descent registers once it adds
+    up — by more than the reference's standard error and by more than ``tol`` relative
+    to it. A smaller decrease is within the noise of a mean over the points outside the
+    basis, and the one-standard-error choice (:func:`choose_iteration`) treats such
+    iterations as equals.
+    """
+
+    def __init__(self, tol, patience):
+        self.tol, self.patience = tol, patience
+        self.reference, self.stalled = None, 0
+
+    def record(self, loss):
+        """Take an outer iteration's loss (a :class:`HeldOutLoss`)."""
+        reference = self.reference
+        if reference is None or loss.value < reference.value - max(
+            self.tol * reference.value, reference.standard_error
+        ):
+            self.reference, self.stalled = loss, 0
+        else:
+            self.stalled += 1
+
+    @property
+    def reached(self):
+        return self.stalled >= self.patience
+
+
 class NLPSparseGPClassifier(GPClassifierMixin):
     """Sparse GP classifier whose basis and hyperparameters minimise a validation NLP.
 
@@ -183,8 +214,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     max_outer_iterations : int, default=20
         Cap on outer iterations ([SSK09]: about 10 are typical).
     patience : int, default=5
-        Stop once the training NLP has not decreased by more than ``tol`` (relative
-        to the best so far) for this many consecutive outer iterations.
+        Stop once the training NLP has not decreased significantly for this many
+        consecutive outer iterations: by more than its standard error and by more than
+        ``tol`` (relative), below the loss of the last significant decrease.
     tol : float, default=1e-3
     model_choice : {"one_se", "lowest"}, default="one_se"
         The outer iteration whose model is returned. ``"lowest"``: the lowest training
@@ -317,7 +349,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             check_input_differentiable(kernel)
         likelihood = Probit(self.bias, self.slope)
         d = self._basis_size(len(y))
-        iterations, best_nlp, stalled = [], np.inf, 0
+        iterations, plateau = [], Plateau(self.tol, self.patience)
         while True:
             state = ADFActiveSet(
                 KernelBlocks(kernel, X), kernel.diag(X), y, likelihood, d
@@ -331,8 +363,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             )
             loss = nlp_loss(state, outside)
             iterations.append(_OuterIteration.of(state, kernel, loss))
-            stalled = 0 if loss.value < best_nlp * (1.0 - self.tol) else stalled + 1
-            best_nlp = min(best_nlp, loss.value)
+            plateau.record(loss)
             report_progress(
                 self,
                 message=f"  NLP outer iteration {len(iterations)}: training NLP "
@@ -340,14 +371,14 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             )
             if (
                 not learn
-                or stalled >= self.patience
+                or plateau.reached
                 or len(iterations) >= self.max_outer_iterations
             ):
                 break
             kernel, likelihood = self._hyperparameter_step(
                 X, y, kernel, likelihood, state, outside, rng
             )
-        if learn and stalled < self.patience:
+        if learn and not plateau.reached:
             warnings.warn(
                 f"NLPSparseGPClassifier: stopped at max_outer_iterations="
                 f"{self.max_outer_iterations} while the validation NLP was still "
@@ -365,7 +396,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         return replace(
             chosen.freeze(X),
             n_iterations=len(iterations),
-            converged=not learn or stalled >= self.patience,
+            converged=not learn or plateau.reached,
         )
 
     def _hyperparameter_step(self, X, y, kernel, likelihood, state, outside, rng):
