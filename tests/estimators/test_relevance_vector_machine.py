@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_wine
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -171,3 +173,21 @@ def test_every_mean_field_fits_banana_without_a_crash(mean_field):
     model = RVMClassifier(mean_field=mean_field, random_state=0).fit(X[:200], y[:200])
     proba = model.predict_proba(X_test)
     assert np.all(np.isfinite(proba)) and model.score(X_test, y_test) > 0.55
+
+
+def test_separable_classes_get_a_warning_that_says_so():
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    # cultivar 0 against the rest: separable, every α of the final EM keeps falling
+    with pytest.warns(ConvergenceWarning, match="separable") as record:
+        RVMClassifier(max_iter=50, random_state=0).fit(X, y == 0)
+    assert not any("raise max_iter" in str(w.message) for w in record)
+
+
+def test_unsettled_weights_get_the_max_iter_advice():
+    from sparsegp.approximations.rvm_ssem import _not_converged_message
+
+    mixed = _not_converged_message(30, 4, np.array([-0.1, 0.2, -0.3, -0.1]))
+    assert "raise max_iter" in mixed and "separable" not in mixed
+    assert "separable" in _not_converged_message(30, 4, np.full(4, -1e-3))
+    assert "raise max_iter" in _not_converged_message(30, 4, None)

@@ -503,7 +503,7 @@ class _Trainer:
         [QW03]) the largest change of ``log α``. Only the ``final`` EM of a fit warns
         (and marks the fit unconverged) when it stops at ``max_iter``.
         """
-        iterations = 0
+        iterations, log_alpha_step = 0, None
         for iterations in range(1, max_iter + 1):
             size = len(alpha)
             before = self.history[-1] if self.history else -np.inf
@@ -512,9 +512,11 @@ class _Trainer:
             if callback is not None:
                 callback(iterations, len(alpha))
             if len(alpha) != size:
+                log_alpha_step = None
                 continue
             if self.classification:
-                change = np.max(np.abs(np.log(alpha) - np.log(previous)))
+                log_alpha_step = np.log(alpha) - np.log(previous)
+                change = np.max(np.abs(log_alpha_step))
             else:
                 after = self.history[-1]
                 change = abs(after - before) / max(abs(after), 1e-300)
@@ -524,8 +526,7 @@ class _Trainer:
             if final and max_iter > 0:
                 self.em_converged = False
                 warnings.warn(
-                    f"RVM EM did not converge in {max_iter} iterations ({len(alpha)} "
-                    "basis functions active); raise max_iter or tol.",
+                    _not_converged_message(max_iter, len(alpha), log_alpha_step),
                     ConvergenceWarning,
                     stacklevel=3,
                 )
@@ -554,6 +555,27 @@ class _Trainer:
             converged=self.em_converged
             and (self.sites is None or self.sites.converged),
         )
+
+
+def _not_converged_message(
+    max_iter: int, n_active: int, log_alpha_step: np.ndarray | None
+) -> str:
+    """Why the final EM stopped at ``max_iter``, and what helps.
+
+    Every ``log α`` of a classifier still falling means the weights are growing
+    together: on separable classes the likelihood rises without bound along the
+    weights' direction, and EM follows them (``α = 1/(m² + Σ)``), so no ``max_iter``
+    ends it.
+    """
+    where = f"RVM EM did not converge in {max_iter} iterations ({n_active} basis "
+    if log_alpha_step is not None and np.all(log_alpha_step < 0):
+        return where + (
+            "functions active): every α is still falling (log α by "
+            f"{-np.max(log_alpha_step):.2g} or more per iteration) — the classes look "
+            "separable and the weights grow without bound, so more iterations only "
+            "make the probabilities more confident. Raise tol to stop earlier."
+        )
+    return where + "functions active); raise max_iter or tol."
 
 
 def _mean_square(t: np.ndarray) -> float:
