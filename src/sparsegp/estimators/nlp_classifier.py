@@ -162,6 +162,7 @@ class Plateau:
 
     @property
     def reached(self):
+        """``patience`` iterations in a row without a significant decrease."""
         return self.stalled >= self.patience
 
 
