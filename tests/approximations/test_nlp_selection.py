@@ -243,3 +243,22 @@ def test_loss_is_invariant_under_the_slope_amplitude_rescaling():
         y[outside],
     )
     assert scaled.value == pytest.approx(base.value, rel=1e-10)
+
+
+def test_with_the_sites_held_the_slope_is_a_direction_of_its_own():
+    """The hyperparameter step holds the sites (§2.5), which breaks the invariance
+    above: there λ sharpens the predictions and the amplitude cannot stand in for it."""
+    X, y, kernel, state, outside, active, sites = validation_problem()
+    c = 1.7
+    base = validation_loss(
+        kernel, state.likelihood, X[active], *sites, X[outside], y[outside]
+    )
+    rescaled_with_sites_held = validation_loss(
+        ConstantKernel(2.0 / c**2) * RBF(0.9),
+        Probit(state.likelihood.bias / c, state.likelihood.slope * c),
+        X[active],
+        *sites,
+        X[outside],
+        y[outside],
+    )
+    assert abs(rescaled_with_sites_held.value - base.value) > 1e-3

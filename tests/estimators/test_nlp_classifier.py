@@ -47,13 +47,15 @@ def test_learns_xor_lowers_its_loss_and_is_reproducible():
     assert mean.shape == (3,) and np.all(var > 0)
 
 
-def test_learning_the_slope_too_changes_little():
-    """λ and the amplitude are redundant (§2.5): learning λ too changes little."""
+def test_fixing_the_slope_changes_little():
+    """λ and the amplitude are redundant at the fixed point (§2.5): fixing λ = 1
+    changes the model little."""
     X, y = make_xor_clusters(200, random_state=0)
     X_test, _ = make_xor_clusters(200, random_state=1)
     options = dict(max_basis_vectors=20, max_outer_iterations=4, random_state=0)
-    fixed = NLPSparseGPClassifier(**options).fit(X, y)
-    learnt = NLPSparseGPClassifier(learn_slope=True, **options).fit(X, y)
+    fixed = NLPSparseGPClassifier(learn_slope=False, **options).fit(X, y)
+    learnt = NLPSparseGPClassifier(**options).fit(X, y)
+    assert fixed.estimators_[0].likelihood.slope == 1.0
     assert learnt.estimators_[0].likelihood.slope != 1.0
     gap = np.abs(learnt.predict_proba(X_test) - fixed.predict_proba(X_test))
     assert np.mean(gap) < 0.1
@@ -171,6 +173,21 @@ def test_plateau_ignores_noise_but_registers_a_slow_descent():
     assert run([0.30, 0.296, 0.292, 0.288, 0.284, 0.280, 0.276]) is None
     # a fall larger than the error, but not than tol, does not count
     assert run([0.30, 0.25, 0.25, 0.25], standard_error=0.001, tol=0.5) == 4
+
+
+def test_single_precision_store_gives_the_double_precision_classifier():
+    X, y = make_xor_clusters(300, random_state=0)
+    X_test, _ = make_xor_clusters(200, random_state=1)
+    options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
+    fits = [
+        NLPSparseGPClassifier(store_dtype=dtype, **options).fit(X, y)
+        for dtype in ("float64", "float32")
+    ]
+    np.testing.assert_array_equal(fits[0].active_set_, fits[1].active_set_)
+    assert fits[1].training_nlp_ == pytest.approx(fits[0].training_nlp_, rel=1e-5)
+    np.testing.assert_allclose(
+        fits[0].predict_proba(X_test), fits[1].predict_proba(X_test), atol=1e-4
+    )
 
 
 def test_default_basis_is_a_fifth_of_the_data_up_to_five_hundred():
