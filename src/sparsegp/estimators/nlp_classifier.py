@@ -54,7 +54,8 @@ _LOG_SLOPE_BOUNDS = (np.log(1e-3), np.log(1e3))
 #: costs O(κ·s·d²) and the outer loop makes 6-20 of them: on 48 000 points of
 #: ``make_classification`` (22 features, 10 % flipped labels) d = 200, 500 and 1 000
 #: fit in 13, 66 and 119 s at 13.5, 10.5 and 10.3 % test error (BENCHMARKS.md,
-#: "Default sizes"); N/5 = 9 600 would take hours.
+#: "Default sizes"; d = 500 in 20 s since the slope is learnt and the selection runs in
+#: float32); N/5 = 9 600 would take hours.
 DEFAULT_MAX_BASIS_VECTORS = 500
 
 
@@ -173,10 +174,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     grown one basis vector at a time; each step includes, from a random working set of
     ``κ`` candidates, the one that most lowers the negative log predictive loss of the
     training points outside the basis (eqs. 2.7-2.8, 2.14). The same loss, with the basis
-    and its sites fixed, is then decreased in the kernel hyperparameters and the bias by
-    a few L-BFGS-B steps, and the basis is chosen afresh ([SSK09] §2.5). O(n·d² + κ·s·d²)
-    time per basis (s = ``validation_size``), O(n·d) memory; predictions as the IVM's
-    (O(d) mean, O(d²) variance).
+    and its sites fixed, is then decreased in the kernel hyperparameters, the bias and
+    the probit slope by a few L-BFGS-B steps, and the basis is chosen afresh ([SSK09]
+    §2.5). O(n·d² + κ·s·d²) time per basis (s = ``validation_size``), O(n·d) memory;
+    predictions as the IVM's (O(d) mean, O(d²) variance).
 
     Parameters
     ----------
@@ -188,7 +189,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting, N ≤ 1 300 in its tables), at most
         ``DEFAULT_MAX_BASIS_VECTORS`` (500): the cost grows as d², and 500 basis
-        vectors took about a minute on 48 000 points (BENCHMARKS.md). Must leave at
+        vectors take 20 s on 48 000 points (BENCHMARKS.md). Must leave at
         least one training point outside.
     working_set_size : int or None, default=59
         ``κ``: candidates scored per inclusion (Smola & Bartlett's 59). ``None`` scores
