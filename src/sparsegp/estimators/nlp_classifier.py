@@ -373,7 +373,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             report_progress(
                 self,
                 message=f"  NLP outer iteration {len(iterations)}: training NLP "
-                f"{loss.value:.4f} ± {loss.standard_error:.4f}, {kernel}",
+                f"{loss.value:.4f} ± {loss.standard_error:.4f}, {kernel}, "
+                f"slope {likelihood.slope:.3g}, bias {likelihood.bias:.3g}",
             )
             if (
                 not learn
