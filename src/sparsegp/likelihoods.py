@@ -81,7 +81,8 @@ class Probit:
         The bias ``b`` added to the latent function ([NGH07] calls it ``β``).
     slope : float
         The slope ``λ > 0``; it is not identifiable together with the kernel amplitude,
-        so estimators keep it at 1.
+        so estimators keep it at 1 — except the NLP classifier, whose hyperparameter
+        step holds the sites, where ``λ`` is not redundant (algorithms.md §2.5).
     """
 
     bias: float = 0.0
