@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -188,6 +189,14 @@ def test_single_precision_store_gives_the_double_precision_classifier():
     np.testing.assert_allclose(
         fits[0].predict_proba(X_test), fits[1].predict_proba(X_test), atol=1e-4
     )
+
+
+def test_the_cap_on_outer_iterations_warns_with_the_loss_reached():
+    X, y = make_xor_clusters(150, random_state=0)
+    clf = NLPSparseGPClassifier(max_basis_vectors=15, max_outer_iterations=2)
+    with pytest.warns(ConvergenceWarning, match=r"still falling \(lowest 0\.\d+\)"):
+        clf.set_params(random_state=0).fit(X, y)
+    assert not clf.converged_
 
 
 def test_default_basis_is_a_fifth_of_the_data_up_to_five_hundred():

@@ -386,10 +386,13 @@ class NLPSparseGPClassifier(GPClassifierMixin):
                 X, y, kernel, likelihood, state, outside, rng
             )
         if learn and not plateau.reached:
+            lowest = min(iteration.loss.value for iteration in iterations)
             warnings.warn(
                 f"NLPSparseGPClassifier: stopped at max_outer_iterations="
                 f"{self.max_outer_iterations} while the validation NLP was still "
-                "falling; the iterations run are chosen from. Raise max_outer_iterations.",
+                f"falling (lowest {lowest:.3g}); the iterations run are chosen from. "
+                "Raise max_outer_iterations — unless the classes are separable, where "
+                "the loss falls without end as the model grows more confident.",
                 ConvergenceWarning,
                 stacklevel=5,
             )
