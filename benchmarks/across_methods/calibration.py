@@ -82,7 +82,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip", nargs="*", default=[])
     parser.add_argument("--out", default="benchmarks/results/calibration.json")
-    parser.add_argument("--figure", default="docs/calibration.png")
+    parser.add_argument(
+        "--figure",
+        default=None,
+        help="where to write the reliability diagrams (docs/calibration.png for the "
+        "docs' figure); none by default, so a partial run (--skip) leaves it alone",
+    )
     args = parser.parse_args(argv)
     rows = []
     all_tasks = list(tasks())
@@ -123,8 +128,9 @@ def main(argv=None):
                 )
             ax.set_title(dataset)
             ax.legend(fontsize=7, loc="upper left")
-    figure.tight_layout()
-    figure.savefig(args.figure, dpi=90)
+    if args.figure:
+        figure.tight_layout()
+        figure.savefig(args.figure, dpi=90)
     save_run(args.out, rows)
 
 
