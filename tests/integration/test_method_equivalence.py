@@ -46,6 +46,12 @@ def test_with_pseudo_inputs_at_the_training_inputs_fitc_is_full_ep():
     )
 
 
+def test_full_ep_and_fitc_share_their_default_tolerance():
+    """FITC with Z = X is full EP: by default both settle EP and stop their optimizer
+    at the same tolerance (BENCHMARKS.md, "Full EP's tolerance")."""
+    assert EPGPClassifier().tol == FITCGPClassifier().tol
+
+
 def test_fitc_posterior_on_every_point_is_full_ep():
     """With the whole training set active and a fixed kernel, the FITC posterior over
     all sites is the full EP GP classifier's (FITC with Z = X is the exact prior)."""
