@@ -137,17 +137,16 @@ class KernelBlocks:
             self._scales.append(np.sqrt(inverse_squares))
             self.log_coefficients.append(np.log(coefficient))
             Z, half_norms = self._scaled(X, len(self._scales) - 1)
-            ones = np.ones((len(X), 1))
-            rows = np.hstack(
-                [Z, (self.log_coefficients[-1] - half_norms)[:, None], ones]
-            )
-            cols = np.hstack([Z, ones, -half_norms[:, None]])
-            parts += [rows.astype(dtype), cols.astype(dtype)]
+            parts += [
+                _augmented(Z, self.log_coefficients[-1] - half_norms, 1.0, dtype),
+                _augmented(Z, 1.0, -half_norms, dtype),
+            ]
         self._all = KernelColumns(parts)
 
     def _scaled(self, X, term):
         """``z = (x − centre)/ℓ_t`` and ``½‖z‖²`` for the RBF term ``term``."""
-        Z = (X - self._centre) * self._scales[term]
+        Z = X - self._centre
+        Z *= self._scales[term]
         return Z, 0.5 * np.einsum("ij,ij->i", Z, Z)
 
     def cross(self, X_new):
@@ -164,7 +163,7 @@ class KernelBlocks:
         def terms():
             for t, log_coefficient in enumerate(self.log_coefficients):
                 Z, half_norms = self._scaled(X_new, t)
-                cols = np.hstack([Z, np.ones((len(X_new), 1)), -half_norms[:, None]])
+                cols = _augmented(Z, 1.0, -half_norms, float)
                 yield rows[t].astype(float, copy=False), cols, log_coefficient
 
         block = _exponential_sum(terms(), (len(self.X), len(X_new)))
@@ -213,6 +212,19 @@ class KernelBlocks:
     def __call__(self, rows, cols=None):
         """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
         return self.block(rows, self.columns(cols))
+
+
+def _augmented(Z, first, second, dtype):
+    """``[Z, first, second]`` (two columns appended) written straight into ``dtype``:
+    no float64 copy of ``Z`` on the way to a float32 one — at n = 59 000 those
+    temporaries were 240 MB of fresh pages, 0.3 s of an IVM fit in a process that had
+    freed its memory (BENCHMARKS.md, "The IVM's kernel inputs without temporaries")."""
+    D = Z.shape[1]
+    out = np.empty((len(Z), D + 2), dtype)
+    out[:, :D] = Z
+    out[:, D] = first
+    out[:, D + 1] = second
+    return out
 
 
 def _exponential_sum(terms, shape):
