@@ -103,7 +103,7 @@ class EPGPClassifier(GPClassifierMixin):
         ``tol / 100``; the fitted model's final EP run settles both to ``tol / 100``.
         ``FITCGPClassifier``'s default too. Against ``1e-4`` (0.1.0's default):
         1.2–2× faster on the IDA sets, test error and NLP within one standard
-        deviation on all 13, the log evidence up to 0.13 % (0.9 nats at n = 2 000)
+        deviation on all 13 and on other data, the log evidence up to 0.9 nats (0.4 %)
         lower where the optimizer stops earlier (BENCHMARKS.md, "Full EP's
         tolerance"); pass ``1e-4`` to compare models by their evidence more finely.
     max_sweeps : int, default=200
