@@ -9,7 +9,7 @@ test images), MAGIC gamma (2 000 events of the 19 020, standardised), a 10 %-fli
 ``make_classification`` set (20 features, 2 000 training points), scikit-learn's
 breast cancer (400 training points) and digits (3 against the rest, 1 200), three
 seeds each. The IDA suite's side of the comparison is ``python -m benchmarks run ida
---estimators ep ep_tol3 sklearn_gpc``.
+--estimators ep_tol4 ep sklearn_gpc``.
 """
 
 from __future__ import annotations
