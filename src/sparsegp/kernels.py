@@ -218,7 +218,7 @@ def _augmented(Z, first, second, dtype):
     """``[Z, first, second]`` (two columns appended) written straight into ``dtype``:
     no float64 copy of ``Z`` on the way to a float32 one — at n = 59 000 those
     temporaries were 240 MB of fresh pages, 0.3 s of an IVM fit in a process that had
-    freed its memory (BENCHMARKS.md, "The IVM's kernel inputs without temporaries")."""
+    freed its memory (BENCHMARKS.md, "Where FITC's and the IVM's speed targets stand")."""
     D = Z.shape[1]
     out = np.empty((len(Z), D + 2), dtype)
     out[:, :D] = Z
