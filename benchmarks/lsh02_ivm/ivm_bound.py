@@ -1,0 +1,241 @@
+"""What the IVM's MNIST fit cannot go below, per digit, beside 3× libsvm's speed.
+
+    SPARSEGP_DATA=../shared/data python -m benchmarks run ivm_bound --digits 0 1 3 6 7 \
+        --settings benchmarks/results/mnist_ivm_13_randomized_augmented.json \
+        --out benchmarks/results/ivm_bound.json
+
+Issue 20 asks the IVM ([LSH02]'s randomized greedy selection at the paper's d, the
+kernel validated by ``mnist_ivm``) to be 3× faster than libsvm on every digit. This
+script bounds the fit from below on this machine by the work that is left when every
+piece of the selection index's bookkeeping is taken away:
+
+- **start**: the paper's first 200 inclusions (2 random, 198 full greedy over all n
+  points, and storing their rows of V back);
+- **completion**: in the randomized phase, the kernel blocks and the triangular solves
+  that complete the columns drawn into the index, and the products with the rows above
+  them, replayed afterwards at the recorded shapes and memory layouts (the same BLAS;
+  the product is an operator, not a call that can be wrapped).
+
+All are timed in a second fit, instrumented (wrappers around ``select_greedy``,
+``KernelBlocks.block`` and ``solve_lower_in_place``); the first fit is timed plain.
+
+``bound = start + kernel blocks + products + solves``, each at the rate this machine's
+BLAS gives it at these shapes. The start is taken as it runs; beside it, its own floor:
+the bytes each of its inclusions must stream (the n × (D + 2) augmented inputs for the
+kernel row and the k rows of V held so far, in float32) at the rate of a matrix-vector
+product over 94 MB measured in this run. Whatever else the fit spends is the index's bookkeeping
+(scores, gathers, stores, inclusions, draws). The IVM and ``SVC`` are fitted in this run
+with the validated kernel and ``C`` of a ``mnist_ivm`` run (``--settings``), the same
+split and one BLAS thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
+
+from benchmarks.lsh02_ivm.mnist_ivm import ivm
+from sparsegp.approximations import adf_active_set
+from sparsegp.approximations import ivm as ivm_selection
+from sparsegp.benchmarking import save_run
+from sparsegp.datasets import load_mnist
+from sparsegp.kernels import KernelBlocks
+
+
+class CompletionTimer:
+    """Times the start and the completion's kernel blocks and solves, and records the
+    shapes of the completion's products.
+
+    While active, the full-greedy start (``select_greedy``), the ``KernelBlocks.block``
+    calls with a ``row_scale`` (made only by the completion of stale columns) and the
+    ``solve_lower_in_place`` calls are timed; each completion block records
+    ``(start, stop, lacking)``, its product being
+    ``L[start:stop, :start] @ V[:start, :lacking]``.
+    """
+
+    def __init__(self):
+        self.start_seconds = 0.0
+        self.kernel_seconds = 0.0
+        self.solve_seconds = 0.0
+        self.blocks: list[tuple[int, int, int]] = []
+        self.state = None
+
+    def __enter__(self):
+        timer = self
+        self._init = init = adf_active_set.ADFActiveSet.__init__
+        self._block = block = KernelBlocks.block
+        self._solve = solve = adf_active_set.solve_lower_in_place
+        self._greedy = greedy = ivm_selection.select_greedy
+
+        def timed_greedy(*args, **kwargs):
+            start = time.perf_counter()
+            greedy(*args, **kwargs)
+            timer.start_seconds += time.perf_counter() - start
+
+        def timed_init(state, *args, **kwargs):
+            init(state, *args, **kwargs)
+            timer.state = state
+
+        def timed_block(blocks, rows, columns, stop=None, row_scale=None):
+            start = time.perf_counter()
+            value = block(blocks, rows, columns, stop, row_scale)
+            if row_scale is not None:
+                timer.kernel_seconds += time.perf_counter() - start
+                first = timer.state.active.index(int(rows[0]))
+                timer.blocks.append((first, first + len(rows), value.shape[1]))
+            return value
+
+        def timed_solve(L, B):
+            start = time.perf_counter()
+            value = solve(L, B)
+            timer.solve_seconds += time.perf_counter() - start
+            return value
+
+        adf_active_set.ADFActiveSet.__init__ = timed_init
+        KernelBlocks.block = timed_block
+        adf_active_set.solve_lower_in_place = timed_solve
+        ivm_selection.select_greedy = timed_greedy
+        return self
+
+    def __exit__(self, *exc):
+        adf_active_set.ADFActiveSet.__init__ = self._init
+        KernelBlocks.block = self._block
+        adf_active_set.solve_lower_in_place = self._solve
+        ivm_selection.select_greedy = self._greedy
+
+    def product_seconds(self, d, dtype, index_size=500):
+        """The recorded products replayed on random arrays laid out as the fit's: a
+        block row of the C-ordered d × d factor times the first rows of a C-ordered
+        index buffer's transpose."""
+        rng = np.random.default_rng(0)
+        L = rng.standard_normal((d, d)).astype(dtype)
+        Vt = rng.standard_normal((index_size, d)).astype(dtype)
+        seconds = 0.0
+        for start, stop, lacking in self.blocks:
+            if start == 0:
+                continue
+            left, right = L[start:stop, :start], Vt[:lacking].T[:start]
+            begin = time.perf_counter()
+            left @ right
+            seconds += time.perf_counter() - begin
+        return seconds
+
+    def product_flops(self):
+        return sum(2.0 * (stop - start) * start * n for start, stop, n in self.blocks)
+
+
+def streaming_rate(n, columns=400):
+    """Bytes per second of a float32 matrix-vector product over an n × ``columns``
+    column-major array (larger than the caches): the rate of the start's passes."""
+    A = np.asfortranarray(
+        np.random.default_rng(0).standard_normal((n, columns), dtype=np.float32)
+    )
+    x = np.ones(columns, np.float32)
+    A @ x
+    start = time.perf_counter()
+    for _ in range(10):
+        A @ x
+    return 10 * A.nbytes / (time.perf_counter() - start)
+
+
+def start_floor_seconds(n, n_features, rate, n_start=200):
+    """The start's bytes at ``rate``: each inclusion streams the augmented inputs
+    (``n_features + 2`` per point) and the rows of V held so far, in float32."""
+    itemsize = np.dtype(np.float32).itemsize
+    total = sum(n * (n_features + 2 + k) * itemsize for k in range(n_start))
+    return total / rate
+
+
+def bound_digit(digit, settings, X, labels, train, rate):
+    """Fit the IVM (plain, then instrumented) and the SVC for one digit."""
+    y = np.where(labels == digit, 1, -1)[train]
+    Xtr = X[train]
+    amplitude, l2, d = (
+        settings["amplitude"],
+        settings["length_scale_squared"],
+        settings["d"],
+    )
+    start = time.perf_counter()
+    ivm(amplitude, l2, d, 0, "randomized").fit(Xtr, y)
+    fit_seconds = time.perf_counter() - start
+    with CompletionTimer() as timer:
+        ivm(amplitude, l2, d, 0, "randomized").fit(Xtr, y)
+    product_seconds = timer.product_seconds(d, timer.state.Vt.dtype)
+    start = time.perf_counter()
+    SVC(C=settings["svc_C"], gamma=1.0 / (2.0 * l2)).fit(Xtr, y)
+    svc_seconds = time.perf_counter() - start
+    bound = (
+        timer.start_seconds
+        + timer.kernel_seconds
+        + product_seconds
+        + timer.solve_seconds
+    )
+    return {
+        "digit": digit,
+        "d": d,
+        "ivm_seconds": fit_seconds,
+        "start_seconds": timer.start_seconds,
+        "start_floor_seconds": start_floor_seconds(len(train), X.shape[1], rate),
+        "kernel_block_seconds": timer.kernel_seconds,
+        "product_seconds": product_seconds,
+        "product_gflops": timer.product_flops() / product_seconds / 1e9,
+        "solve_seconds": timer.solve_seconds,
+        "bound_seconds": bound,
+        "svc_seconds": svc_seconds,
+        "target_seconds": svc_seconds / 3.0,
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--digits", nargs="+", type=int, default=[0, 1, 3, 6, 7])
+    parser.add_argument(
+        "--settings",
+        type=Path,
+        required=True,
+        help="a mnist_ivm results file (13×13): each digit's d, kernel and SVC C",
+    )
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    settings = {r["digit"]: r for r in json.loads(args.settings.read_text())["results"]}
+    X, labels, _, _ = load_mnist(resolution=13)
+    train = np.random.default_rng(0).permutation(len(labels))[1000:]  # as mnist_ivm
+    print(
+        "| digit | d | IVM fit s | start s (its floor) | kernel blocks s | products s (GFlop/s) | "
+        "solves s | bound s | SVC s | SVC / 3 s | bound / (SVC / 3) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    with threadpool_limits(1):
+        rate = streaming_rate(len(train))
+        for digit in args.digits:
+            r = bound_digit(digit, settings[digit], X, labels, train, rate)
+            rows.append(r)
+            print(
+                f"| {digit} | {r['d']} | {r['ivm_seconds']:.2f} | "
+                f"{r['start_seconds']:.2f} ({r['start_floor_seconds']:.2f}) | "
+                f"{r['kernel_block_seconds']:.2f} | "
+                f"{r['product_seconds']:.2f} ({r['product_gflops']:.0f}) | "
+                f"{r['solve_seconds']:.2f} | {r['bound_seconds']:.2f} | "
+                f"{r['svc_seconds']:.2f} | {r['target_seconds']:.2f} | "
+                f"{r['bound_seconds'] / r['target_seconds']:.2f} |",
+                flush=True,
+            )
+    print(f"streaming rate {rate / 1e9:.1f} GB/s")
+    if args.out is not None:
+        save_run(
+            args.out,
+            rows,
+            settings=str(args.settings),
+            streaming_gbytes_per_second=rate / 1e9,
+        )
+
+
+if __name__ == "__main__":
+    main()
