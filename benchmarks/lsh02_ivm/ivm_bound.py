@@ -23,10 +23,10 @@ All are timed in a second fit, instrumented (wrappers around ``select_greedy``,
 BLAS gives it at these shapes. The start is taken as it runs; beside it, its own floor:
 the bytes each of its inclusions must stream (the n × (D + 2) augmented inputs for the
 kernel row and the k rows of V held so far, in float32) at the rate of a matrix-vector
-product over 94 MB measured in this run. Whatever else the fit spends is the index's bookkeeping
-(scores, gathers, stores, inclusions, draws). The IVM and ``SVC`` are fitted in this run
-with the validated kernel and ``C`` of a ``mnist_ivm`` run (``--settings``), the same
-split and one BLAS thread.
+product over 94 MB measured in this run. Whatever else the fit spends is the index's
+bookkeeping (scores, gathers, stores, inclusions, draws). The IVM and ``SVC`` are fitted
+in this run with the validated kernel and ``C`` of a ``mnist_ivm`` run (``--settings``),
+the same split and one BLAS thread.
 """
 
 from __future__ import annotations
