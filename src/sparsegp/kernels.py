@@ -195,13 +195,14 @@ class KernelBlocks:
             block = self.kernel(self.X[rows], self.X[indices])
             return block if row_scale is None else row_scale[:, None] * block
         constant = self.constant * (1.0 if row_scale is None else row_scale[:, None])
+        log_scale = None if row_scale is None else np.log(row_scale)
 
         def terms():
             for t, log_coefficient in enumerate(self.log_coefficients):
-                row_inputs = self._all.parts[2 * t + 1][rows]
-                if row_scale is not None:
-                    row_inputs[:, -2] += np.log(row_scale)
-                    log_coefficient = log_coefficient + np.log(row_scale)[:, None]
+                row_inputs = self._all.parts[2 * t + 1][rows]  # a copy
+                if log_scale is not None:
+                    row_inputs[:, -2] += log_scale
+                    log_coefficient = log_coefficient + log_scale[:, None]
                 yield row_inputs, columns.parts[2 * t + 2][:stop], log_coefficient
 
         block = _exponential_sum(terms(), (len(rows), len(indices)))
@@ -232,15 +233,15 @@ def _exponential_sum(terms, shape):
     :class:`KernelBlocks` (the minimum keeps distances ≥ 0): one product and one
     ``exp`` per term, in the inputs' precision, the first product's array holding the
     sum; zeros of ``shape`` without terms."""
-    total = np.zeros(shape)
-    for t, (rows, cols, log_coefficient) in enumerate(terms):
+    total = None
+    for rows, cols, log_coefficient in terms:
         exponent = rows @ cols.T
         np.minimum(exponent, np.asarray(log_coefficient, exponent.dtype), out=exponent)
-        if t == 0:
+        if total is None:
             total = np.exp(exponent, out=exponent)
         else:
             total += np.exp(exponent, out=exponent)
-    return total
+    return np.zeros(shape) if total is None else total
 
 
 def _expand(kernel):
