@@ -15,7 +15,6 @@ seeds each. The IDA suite's side of the comparison is ``python -m benchmarks run
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import mnist_task
 from sparsegp import EPGPClassifier
-from sparsegp.benchmarking import save_run
+from sparsegp.benchmarking import evaluate, save_run
 from sparsegp.datasets import load_magic
 
 TOLERANCES = (1e-4, 1e-3)
@@ -69,17 +68,21 @@ def tasks():
 
 
 def fit_row(name, tol, X, y, X_test, y_test):
-    start = time.perf_counter()
-    clf = EPGPClassifier(tol=tol, random_state=0).fit(X, y)
-    seconds = time.perf_counter() - start
-    positive = y_test == clf.classes_[1]
-    p = np.clip(clf.predict_proba(X_test)[:, 1], 1e-12, 1 - 1e-12)
+    result, clf = evaluate(
+        EPGPClassifier(tol=tol, random_state=0),
+        X,
+        y,
+        X_test,
+        y_test,
+        name=f"ep_tol{tol:g}",
+        dataset=name,
+    )
     return dict(
         dataset=name,
         tol=tol,
-        fit_seconds=seconds,
-        error=float(np.mean((p > 0.5) != positive)),
-        nlp=float(-np.mean(np.log(np.where(positive, p, 1 - p)))),
+        fit_seconds=result.fit_seconds,
+        error=result.error,
+        nlp=result.nlp,
         log_evidence=float(clf.log_marginal_likelihood_value_),
         n_evaluations=int(clf.n_iter_),
     )
