@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
-from benchmarks.lsh02_ivm.mnist_ivm import ivm
+from benchmarks.lsh02_ivm.mnist_ivm import ivm, validation_split
 from sparsegp.approximations import adf_active_set
 from sparsegp.approximations import ivm as ivm_selection
 from sparsegp.benchmarking import save_run
@@ -213,7 +213,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     settings = {r["digit"]: r for r in json.loads(args.settings.read_text())["results"]}
     X, labels, _, _ = load_mnist(resolution=13)
-    train = np.random.default_rng(0).permutation(len(labels))[1000:]  # as mnist_ivm
+    _, train = validation_split(len(labels), seed=0)
     print(
         "| digit | d | IVM fit s | start s (its floor) | kernel blocks s | products s (GFlop/s) | "
         "solves s | bound s | SVC s | SVC / 3 s | bound / (SVC / 3) |"

@@ -48,6 +48,14 @@ AMPLITUDES = (1.0, 10.0)
 LENGTH_SCALES_SQUARED = (5.0, 10.0, 20.0)
 SVC_C = (1.0, 10.0, 100.0)
 SUBSET, SUBSET_D = 5000, 500
+VALIDATION = 1000
+
+
+def validation_split(n, seed):
+    """The seeded split of the n training images: 1 000 to validate on, the rest to
+    train on ([LSH02] §4)."""
+    order = np.random.default_rng(seed).permutation(n)
+    return order[:VALIDATION], order[VALIDATION:]
 
 
 def ivm(amplitude, length_scale_squared, d, seed, selection, n_full_greedy=198):
@@ -76,8 +84,7 @@ def run_digit(
     """
     X, labels, X_test, labels_test = load_mnist(resolution=resolution)
     y, y_test = np.where(labels == digit, 1, -1), np.where(labels_test == digit, 1, -1)
-    order = np.random.default_rng(seed).permutation(len(y))
-    val, train = order[:1000], order[1000:]
+    val, train = validation_split(len(y), seed)
     subset = train[:SUBSET]
     d = int(round(d_scale * PAPER_IVM[digit][0]))
     with threadpool_limits(1):
