@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erfcx, log_ndtr, ndtr
+from scipy.special import erfcx, log_ndtr, logsumexp, ndtr
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _SQRT_2 = math.sqrt(2.0)
@@ -190,3 +190,114 @@ def site_from_cavity(mu_c, var_c, moments: Moments):
 
 #: The likelihoods every engine accepts (each supplies ``moments(mu, var, y)``).
 Likelihood = Probit | Gaussian
+
+#: Entries of the (rows, C, C, nodes) array one block of that quadrature holds.
+_QUADRATURE_ENTRIES = 2**21
+
+#: Gauss-Hermite nodes of :meth:`MultinomialProbit.predict_proba`'s one-dimensional
+#: integral (its error on 10 classes: below 1e-6 of the probability, tests).
+_HERMITE_NODES = 48
+
+
+@dataclass(frozen=True)
+class StepMoments:
+    """Moments of one multi-class factor ``Θ(f_y − f_k)`` under independent Gaussian
+    cavities of ``f_y`` (the label's latent) and ``f_k`` (algorithms.md §8.2).
+
+    Attributes
+    ----------
+    log_z : ndarray
+        ``log Φ(z)``, ``z = (μ_y − μ_k + b_y − b_k)/s``, ``s² = σ_y² + σ_k²``.
+    label, other : Moments
+        ``log Z``'s first two derivatives in ``μ_y`` and in ``μ_k``.
+    """
+
+    log_z: np.ndarray
+    label: Moments
+    other: Moments
+
+
+@dataclass(frozen=True)
+class MultinomialProbit:
+    """Multinomial probit ``y = argmax_c (f_c + b_c + ε_c)``, ``ε_c ~ N(0, 1)`` i.i.d.
+
+    With the noise folded into the latent priors (``f̃_c = f_c + ε_c``), the
+    likelihood is the product of ``C − 1`` steps ``Θ(f̃_y + b_y − f̃_k − b_k)``, each
+    on two latents: EP approximates each step by a Gaussian factorised across the
+    two ([VH17]; algorithms.md §8.1), so every class keeps its own posterior. Two
+    classes give ``Φ((f_1 − f_0 + b_1 − b_0)/√2)``, the binary probit of the latent
+    difference.
+
+    Parameters
+    ----------
+    bias : ndarray of shape (n_classes,)
+        Per-class biases ``b_c`` (only their differences matter).
+    """
+
+    bias: np.ndarray
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.bias)
+
+    def step_moments(self, mu_label, var_label, mu_other, var_other, bias_difference):
+        """:class:`StepMoments` of the factors ``Θ(f_y − f_k)`` at their cavities.
+
+        ``bias_difference`` is ``b_y − b_k``; all arguments broadcast.
+        """
+        s2 = np.asarray(var_label, float) + np.asarray(var_other, float)
+        s = np.sqrt(s2)
+        z = (np.asarray(mu_label, float) - mu_other + bias_difference) / s
+        rho = inverse_mills_ratio(z)
+        g = rho / s
+        w = probit_curvature(z, rho) / s2
+        log_z = log_ndtr(z)
+
+        def bounded(variance):
+            with np.errstate(divide="ignore"):
+                w_max = np.where(variance > 0, (1.0 - 1e-12) / variance, np.inf)
+            return np.clip(w, 1e-300, w_max)
+
+        return StepMoments(
+            log_z=log_z,
+            label=Moments(log_z=log_z, g=g, w=bounded(var_label), z=z),
+            other=Moments(log_z=log_z, g=-g, w=bounded(var_other), z=z),
+        )
+
+    def log_predict_proba(self, mean, var):
+        """``log P(y = c | x)`` for latent predictives ``N(mean, var)``, shape (m, C).
+
+        ``P(y = c) = ∫ N(t | μ_c + b_c, s_c²) Π_{j≠c} Φ((t − μ_j − b_j)/s_j) dt`` with
+        ``s² = σ² + 1`` (algorithms.md §8.4), by Gauss-Hermite quadrature in log space,
+        normalised over the classes; O(C²) per point and node, in row blocks.
+        """
+        mean = np.asarray(mean, float) + self.bias
+        scale = np.sqrt(np.asarray(var, float) + 1.0)
+        rows = max(1, _QUADRATURE_ENTRIES // (self.n_classes**2 * _HERMITE_NODES))
+        return np.concatenate(
+            [
+                _log_class_probabilities(mean[i : i + rows], scale[i : i + rows])
+                for i in range(0, len(mean), rows)
+            ]
+        ).reshape(mean.shape)
+
+    def predict_proba(self, mean, var):
+        """``P(y = c | x)`` for latent predictives ``N(mean, var)`` of shape (m, C)."""
+        return np.exp(self.log_predict_proba(mean, var))
+
+
+
+def _log_class_probabilities(mean, scale):
+    """:meth:`MultinomialProbit.log_predict_proba` of a row block, from the biased
+    latent means and the noisy latents' standard deviations, both (m, C)."""
+    nodes, weights = np.polynomial.hermite.hermgauss(_HERMITE_NODES)
+    # t[m, c, q]: the quadrature points of class c's integral
+    t = mean[:, :, None] + _SQRT_2 * scale[:, :, None] * nodes
+    # log Φ((t − μ_j)/s_j) for every class j, summed over j, less the j = c term
+    log_cdf = log_ndtr(
+        (t[:, :, None, :] - mean[:, None, :, None]) / scale[:, None, :, None]
+    )
+    own = log_ndtr(_SQRT_2 * nodes)
+    log_terms = log_cdf.sum(axis=2) - own + np.log(weights / np.sqrt(np.pi))
+    log_p = logsumexp(log_terms, axis=2)
+    return log_p - logsumexp(log_p, axis=1, keepdims=True)

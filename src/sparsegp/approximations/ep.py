@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol, TypeVar, cast
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 import numpy as np
 from scipy.linalg import blas, lapack
@@ -49,6 +49,7 @@ __all__ = [
     "DensePosterior",
     "DensePredictor",
     "EPState",
+    "LikelihoodT",
     "SitePosterior",
     "WarmStart",
     "WarmStartedEP",
@@ -72,8 +73,14 @@ __all__ = [
 #: sweep's new site ``i`` from its current marginal and site.
 SiteUpdate = Callable[[int, float, float, float, float], tuple[float, float]]
 
+#: The likelihood a :class:`SitePosterior` moment-matches its sites to: a
+#: :data:`~sparsegp.likelihoods.Likelihood` for one latent per point, a
+#: :class:`~sparsegp.likelihoods.MultinomialProbit` for the multi-class posterior.
+LikelihoodT = TypeVar("LikelihoodT")
+_LikelihoodT_contra = TypeVar("_LikelihoodT_contra", contravariant=True)
 
-class SitePosterior(Protocol):
+
+class SitePosterior(Protocol[_LikelihoodT_contra]):
     """A Gaussian posterior ``N(μ, Σ)`` defined by a prior and sites ``(τ̃, ν̃)``.
 
     :func:`run_ep` drives it through these methods only; :class:`ArraySites` gives
@@ -113,13 +120,13 @@ class SitePosterior(Protocol):
     def parallel_update(
         self,
         y: np.ndarray | None,
-        likelihood: Likelihood,
+        likelihood: _LikelihoodT_contra,
         damping: float,
         anderson: AndersonMixing,
     ) -> None:
         """Replace every site by its damped moment match at the current marginals."""
 
-    def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
+    def evidence(self, y: np.ndarray | None, likelihood: _LikelihoodT_contra) -> float:
         """The EP log evidence at the current sites (:func:`log_evidence`)."""
 
     def change_since(self, sites: object) -> float:
@@ -293,7 +300,7 @@ class EPState:
         Whether the convergence test passed before ``max_sweeps``.
     """
 
-    posterior: SitePosterior
+    posterior: SitePosterior[Any]
     mean: np.ndarray
     var: np.ndarray
     log_evidence: float
@@ -543,9 +550,9 @@ def posterior_of(state: EPState, kind: type[_Posterior]) -> _Posterior:
 
 
 def run_ep(
-    posterior: SitePosterior,
+    posterior: SitePosterior[LikelihoodT],
     y: np.ndarray | None,
-    likelihood: Likelihood,
+    likelihood: LikelihoodT,
     *,
     mode: str = "parallel",
     damping: float = 0.5,
@@ -597,7 +604,9 @@ def run_ep(
         i: int, mean_i: float, var_i: float, tau_i: float, nu_i: float
     ) -> tuple[float, float]:
         assert y is not None
-        return single_site_update(y[i], likelihood, tau_i, nu_i, mean_i, var_i, damping)
+        return single_site_update(
+            y[i], cast(Likelihood, likelihood), tau_i, nu_i, mean_i, var_i, damping
+        )
 
     log_z = posterior.evidence(y, likelihood)
     converged = False
@@ -646,14 +655,14 @@ class WarmStart:
         That posterior's :attr:`~SitePosterior.prior_variance`.
     y : ndarray of shape (n,) or None
         The labels (None where the posterior holds them).
-    likelihood : Likelihood
+    likelihood : Likelihood or MultinomialProbit
         The new run's likelihood.
     """
 
     checkpoint: object
     prior_variance: float
     y: np.ndarray | None
-    likelihood: Likelihood
+    likelihood: Any
 
     def scale_to(self, prior_variance: float) -> float:
         """``s = v_new / v_old``, the factor the prior's variance grew by (1 if
@@ -771,8 +780,8 @@ class WarmStartedEP:
 
     def __call__(
         self,
-        make_posterior: Callable[[WarmStart | None], SitePosterior],
-        likelihood: Likelihood,
+        make_posterior: Callable[[WarmStart | None], SitePosterior[LikelihoodT]],
+        likelihood: LikelihoodT,
         final: bool = False,
         at: np.ndarray | None = None,
     ) -> EPState:
@@ -811,7 +820,7 @@ class WarmStartedEP:
         at = np.asarray(at, dtype=float)
         return min(reversed(located), key=lambda run: float(np.sum((run.at - at) ** 2)))
 
-    def _keep(self, posterior: SitePosterior, at: np.ndarray | None) -> None:
+    def _keep(self, posterior: SitePosterior[Any], at: np.ndarray | None) -> None:
         run = _KeptRun(
             None if at is None else np.array(at, dtype=float),
             posterior.checkpoint(),
@@ -821,7 +830,7 @@ class WarmStartedEP:
         self._kept = [*earlier, run][-_KEPT_RUNS:]
 
     def _run(
-        self, posterior: SitePosterior, likelihood: Likelihood, options: dict
+        self, posterior: SitePosterior[LikelihoodT], likelihood: LikelihoodT, options: dict
     ) -> EPState:
         state = run_ep(posterior, self.y, likelihood, **options)
         self.n_runs += 1

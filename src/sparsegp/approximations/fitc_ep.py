@@ -60,6 +60,7 @@ __all__ = [
     "fitc_marginals",
     "inducing_sensitivities",
     "point_sensitivities",
+    "posterior_sensitivities",
     "site_statistics",
 ]
 
@@ -403,7 +404,23 @@ def cross_sensitivity(
 def fitc_ep_sensitivities(
     state: EPState, y: np.ndarray, likelihood: Likelihood
 ) -> EvidenceSensitivities:
-    """The matrices ``F′``, ``H′`` and ``c`` of algorithms.md §5.6, in O(n·M²).
+    """The matrices ``F′``, ``H′`` and ``c`` of algorithms.md §5.6, in O(n·M²), and
+    the bias's gradient (:func:`posterior_sensitivities` of the state's posterior)."""
+    posterior = posterior_of(state, FITCPosterior)
+    kernel_uf, kernel_uu, kernel_diag = posterior_sensitivities(posterior, state.mean)
+    return EvidenceSensitivities(
+        kernel_uf=kernel_uf,
+        kernel_uu=kernel_uu,
+        kernel_diag=kernel_diag,
+        bias=cavity_gradient(state, y, likelihood),
+    )
+
+
+def posterior_sensitivities(
+    posterior: FITCPosterior, mean: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``F′``, ``H′`` and ``c`` (algorithms.md §5.6) of a posterior at its sites,
+    whose means are ``mean``: the log evidence's sensitivities to the kernel blocks.
 
     Generic form ``∂log Z = ½ ωᵀ ∂K ω − ½ tr(B ∂K)`` ([RW06] eq. 5.27) with
     ``K = K_FITC``, ``ω = ν̃ − T̃ h``, ``B = (K_FITC + T̃⁻¹)⁻¹``, pushed through
@@ -415,9 +432,10 @@ def fitc_ep_sensitivities(
     :func:`cross_sensitivity` (2·n·M²) touch all points, in the precision of the
     posterior's refresh (:class:`FITCPosterior`'s ``store_dtype``).
     """
-    posterior = posterior_of(state, FITCPosterior)
     prior = posterior.prior
-    parts = point_sensitivities(posterior.E, prior.d0, state.tau, state.nu, state.mean)
+    parts = point_sensitivities(
+        posterior.E, prior.d0, posterior.tau, posterior.nu, mean
+    )
     w_omega = solve_lower_transpose(prior.chol_uu, prior.V @ parts.omega)
     kernel_uu = inducing_sensitivities(
         posterior.chol_B,
@@ -428,12 +446,7 @@ def fitc_ep_sensitivities(
     kernel_uf = cross_sensitivity(
         posterior.stored_V, parts, posterior.chol_B, prior.chol_uu, w_omega
     )
-    return EvidenceSensitivities(
-        kernel_uf=kernel_uf,
-        kernel_uu=kernel_uu,
-        kernel_diag=parts.c,
-        bias=cavity_gradient(state, y, likelihood),
-    )
+    return kernel_uf, kernel_uu, parts.c
 
 
 @dataclass(frozen=True)
@@ -469,21 +482,30 @@ class FITCKernelBlocks:
             n=len(X),
         )
 
-    def prior(self, jitter: float) -> FITCPrior:
-        """The FITC prior of these blocks with ``ε_u = jitter``."""
-        k_diag = np.full(self.n, self.diagonal.value[0, 0])
+    def prior(self, jitter: float, latent_noise: float = 0.0) -> FITCPrior:
+        """The FITC prior of these blocks with ``ε_u = jitter``, a variance
+        ``latent_noise`` added to every training latent's."""
+        k_diag = np.full(self.n, self.diagonal.value[0, 0] + latent_noise)
         return FITCPrior.from_kernel(
             self.inducing.value, self.cross.value, k_diag, jitter
         )
+
+    def gradient(
+        self, kernel_uf: np.ndarray, kernel_uu: np.ndarray, kernel_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The sensitivities ``F′``, ``H′``, ``c`` (algorithms.md §5.6) contracted with
+        these blocks' derivatives: the gradient in ``θ`` and in ``X̄`` (M, D),
+        O(n·M·D), no ``(n, M, D)`` array."""
+        theta_uf, inducing_uf = self.cross.gradients(kernel_uf)
+        theta_uu, inducing_uu = self.inducing.gradients(kernel_uu)
+        theta_diag, _ = self.diagonal.gradients(np.array([[np.sum(kernel_diag)]]))
+        return theta_uf - theta_uu + theta_diag, inducing_uf - 2.0 * inducing_uu
 
 
 def fitc_ep_gradient(
     state: EPState, y: np.ndarray, likelihood: Likelihood, blocks: FITCKernelBlocks
 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Gradient of the FITC-EP ``log Z`` in ``(θ, b, X̄)`` (algorithms.md §5.6).
-
-    The sensitivities contracted with the kernel blocks' derivatives: O(n·M² + n·M·D),
-    no ``(n, M, D)`` array.
 
     Returns
     -------
@@ -492,14 +514,10 @@ def fitc_ep_gradient(
     grad_inducing : ndarray of shape (M, D)
     """
     sens = fitc_ep_sensitivities(state, y, likelihood)
-    theta_uf, inducing_uf = blocks.cross.gradients(sens.kernel_uf)
-    theta_uu, inducing_uu = blocks.inducing.gradients(sens.kernel_uu)
-    theta_diag, _ = blocks.diagonal.gradients(np.array([[np.sum(sens.kernel_diag)]]))
-    return (
-        theta_uf - theta_uu + theta_diag,
-        sens.bias,
-        inducing_uf - 2.0 * inducing_uu,
+    grad_theta, grad_inducing = blocks.gradient(
+        sens.kernel_uf, sens.kernel_uu, sens.kernel_diag
     )
+    return grad_theta, sens.bias, grad_inducing
 
 
 @dataclass(frozen=True)
@@ -526,9 +544,13 @@ class FITCPredictor:
     @classmethod
     def from_state(cls, state: EPState) -> FITCPredictor:
         """The predictor of an EP state on a :class:`FITCPosterior`."""
-        posterior = posterior_of(state, FITCPosterior)
-        t = 1.0 / (1.0 + state.tau * posterior.prior.d0)
-        inner = posterior.E @ (state.nu * t)
+        return cls.from_posterior(posterior_of(state, FITCPosterior))
+
+    @classmethod
+    def from_posterior(cls, posterior: FITCPosterior) -> FITCPredictor:
+        """The predictor of a refreshed :class:`FITCPosterior`."""
+        t = 1.0 / (1.0 + posterior.tau * posterior.prior.d0)
+        inner = posterior.E @ (posterior.nu * t)
         chol_uu = posterior.prior.chol_uu
         weights = solve_lower_transpose(
             chol_uu, solve_lower_transpose(posterior.chol_B, inner)
@@ -595,23 +617,26 @@ class InMemoryFITC:
     ) -> FITCPosterior:
         """The posterior at ``kernel`` and ``Z`` from the sites of ``start`` (None: zero
         sites), its refresh products in ``store_dtype`` (:class:`FITCPosterior`)."""
-        if self.differentiable:
-            self._blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
-            prior = self._blocks.prior(self.jitter)
-        else:
-            prior = FITCPrior.from_kernel(
-                kernel(Z), kernel(Z, self.X), kernel.diag(self.X), self.jitter
-            )
+        prior = self.prior(kernel, Z)
         return FITCPosterior(
             prior,
             *warm_sites(start, len(self.labels), prior.prior_variance),
             store_dtype,
         )
 
+    def prior(self, kernel: Kernel, Z: np.ndarray, latent_noise: float = 0.0) -> FITCPrior:
+        """The FITC prior at ``kernel`` and ``Z``, ``latent_noise`` added to the
+        training latents' variances; kept for :meth:`gradient` when differentiable."""
+        if self.differentiable:
+            self._blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
+            return self._blocks.prior(self.jitter, latent_noise)
+        k_diag = kernel.diag(self.X) + latent_noise
+        return FITCPrior.from_kernel(kernel(Z), kernel(Z, self.X), k_diag, self.jitter)
+
     def gradient(
         self, state: EPState, likelihood: Likelihood
     ) -> tuple[np.ndarray, float, np.ndarray]:
-        """:func:`fitc_ep_gradient` at the last :meth:`posterior`'s kernel and ``Z``."""
+        """:func:`fitc_ep_gradient` at the last :meth:`prior`'s kernel and ``Z``."""
         assert self._blocks is not None, "posterior() with differentiable=True first"
         return fitc_ep_gradient(state, self.labels, likelihood, self._blocks)
 

@@ -1,0 +1,498 @@
+"""Multi-class EP on one FITC prior: C latent functions on shared pseudo-inputs (algorithms.md §8).
+
+Pure numerics: integer labels and the kernel blocks of one set of pseudo-inputs in;
+the posterior EP runs on (:class:`MultiClassFITCPosterior`, driven by
+:func:`~sparsegp.approximations.ep.run_ep` as the binary posteriors are), the evidence
+gradient and a predictor out. The likelihood is the multinomial probit
+(:class:`~sparsegp.likelihoods.MultinomialProbit`): the label's noisy latent exceeds
+every other class's, a product of ``C − 1`` steps per point. EP approximates each step
+by a Gaussian factorised across its two latents ([VH17] §3), so the posterior is one
+FITC posterior per class (:class:`~sparsegp.approximations.fitc_ep.FITCPosterior`),
+all on the same ``K_uu``, ``K_uf``: a parallel sweep costs C binary refreshes,
+O(C·n·M²), memory O(C·n·M).
+
+Step sites are held as four (n, C) arrays: the site the step ``(i, k)`` puts on the
+label's latent ``f_{i,y_i}`` (``label``) and on ``f_{i,k}`` (``other``); column
+``y_i`` is unused and stays zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.gaussian_process.kernels import Kernel
+
+from .._linalg import solve_lower
+from ..likelihoods import MultinomialProbit, StepMoments, site_from_cavity
+from .ep import (
+    AndersonMixing,
+    EPState,
+    SiteUpdate,
+    WarmStart,
+    posterior_of,
+    site_change,
+)
+from .fitc_ep import (
+    FITCPosterior,
+    FITCPredictor,
+    FITCPrior,
+    InMemoryFITC,
+    posterior_sensitivities,
+)
+
+__all__ = [
+    "InMemoryMultiClassFITC",
+    "MultiClassFITCPosterior",
+    "MultiClassFITCPredictor",
+    "StepSites",
+]
+
+#: The variance of the noise on every latent: the probit's unit scale.
+LATENT_NOISE = 1.0
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+@dataclass(frozen=True)
+class StepSites:
+    """The Gaussian sites of the steps ``Θ(f_y − f_k)`` (algorithms.md §8.2).
+
+    Attributes
+    ----------
+    tau_label, nu_label : ndarray of shape (n, C)
+        Natural parameters of step ``(i, k)``'s site on ``f_{i,y_i}``.
+    tau_other, nu_other : ndarray of shape (n, C)
+        Those of its site on ``f_{i,k}``.
+    """
+
+    tau_label: np.ndarray
+    nu_label: np.ndarray
+    tau_other: np.ndarray
+    nu_other: np.ndarray
+
+    @classmethod
+    def zeros(cls, n: int, n_classes: int) -> StepSites:
+        return cls(*(np.zeros((n, n_classes)) for _ in range(4)))
+
+    def copy(self) -> StepSites:
+        return StepSites(*(np.array(a) for a in self.arrays()))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.tau_label, self.nu_label, self.tau_other, self.nu_other
+
+    def class_sites(self, label_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each class's site on each point, ``(τ̃, ν̃)`` of shape (n, C): the sum of
+        the steps' sites on that latent (``C − 1`` on the label's, one on another's)."""
+        tau = self.tau_other + label_mask * self.tau_label.sum(axis=1, keepdims=True)
+        nu = self.nu_other + label_mask * self.nu_label.sum(axis=1, keepdims=True)
+        return tau, nu
+
+
+@dataclass(frozen=True)
+class StepCavities:
+    """Every step's two cavities in natural parameters, each of shape (n, C)."""
+
+    tau_label: np.ndarray
+    nu_label: np.ndarray
+    tau_other: np.ndarray
+    nu_other: np.ndarray
+
+    @classmethod
+    def of(
+        cls, sites: StepSites, labels: np.ndarray, mean: np.ndarray, var: np.ndarray
+    ) -> StepCavities:
+        """The cavities at marginals ``(mean, var)`` of shape (n, C)."""
+        rows = np.arange(len(labels))
+        label_mean, label_var = mean[rows, labels][:, None], var[rows, labels][:, None]
+        return cls(
+            1.0 / label_var - sites.tau_label,
+            label_mean / label_var - sites.nu_label,
+            1.0 / var - sites.tau_other,
+            mean / var - sites.nu_other,
+        )
+
+    def scaled(self, scale: float) -> StepCavities:
+        """Cavities ``N(√s μ, s σ²)``: carried to a prior ``s`` times as wide
+        (:func:`~sparsegp.approximations.ep.carried_sites`)."""
+        root = np.sqrt(scale)
+        return StepCavities(
+            self.tau_label / scale,
+            self.nu_label / root,
+            self.tau_other / scale,
+            self.nu_other / root,
+        )
+
+    def moments(
+        self, likelihood: MultinomialProbit, labels: np.ndarray, steps: np.ndarray
+    ) -> StepMoments:
+        """The steps' moments (:meth:`MultinomialProbit.step_moments`); cavities that
+        are not proper Gaussians are evaluated at unit precision (and masked by the
+        caller)."""
+        tau_label = np.where(steps, self.tau_label, 1.0)
+        tau_other = np.where(steps, self.tau_other, 1.0)
+        bias_difference = likelihood.bias[labels][:, None] - likelihood.bias
+        return likelihood.step_moments(
+            self.nu_label / tau_label,
+            1.0 / tau_label,
+            self.nu_other / tau_other,
+            1.0 / tau_other,
+            bias_difference,
+        )
+
+
+def _site_terms(
+    tau: np.ndarray, nu: np.ndarray, tau_c: np.ndarray, nu_c: np.ndarray
+) -> np.ndarray:
+    """A site's part of ``log Z_EP`` beyond ``log Ẑ`` (algorithms.md §5.5): minus the
+    log of its Gaussian integral against its cavity."""
+    return (
+        0.5 * np.log1p(tau / tau_c)
+        + 0.5 * nu_c**2 / tau_c
+        - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
+    )
+
+
+class MultiClassFITCPosterior:
+    """The EP posterior of C latent functions on one FITC prior (algorithms.md §8.3).
+
+    A :class:`~sparsegp.approximations.ep.SitePosterior` for
+    :func:`~sparsegp.approximations.ep.run_ep` (parallel sweeps only): one
+    :class:`~sparsegp.approximations.fitc_ep.FITCPosterior` per class, each on the
+    sum of the step sites on its latents.
+
+    Parameters
+    ----------
+    prior : FITCPrior
+        The noisy latents' prior (``K_FITC`` plus :data:`LATENT_NOISE`), shared.
+    labels : ndarray of shape (n,)
+        Class indices in ``0 … C − 1``.
+    sites : StepSites
+    store_dtype : numpy dtype, default=float64
+        Precision of each class's n × M refresh products (:class:`FITCPosterior`).
+    executor : Executor or None
+        Where the classes' refreshes run (threads; None: one after another). The
+        result does not depend on it.
+    """
+
+    checkpoint_is_value = True
+
+    def __init__(
+        self,
+        prior: FITCPrior,
+        labels: np.ndarray,
+        sites: StepSites,
+        store_dtype: npt.DTypeLike = np.float64,
+        executor: Executor | None = None,
+    ) -> None:
+        self.prior = prior
+        self.prior_variance = prior.prior_variance
+        self.labels = labels
+        self.step_sites = sites
+        self.executor = executor
+        self.label_mask = labels[:, None] == np.arange(sites.tau_label.shape[1])
+        self.steps = ~self.label_mask
+        tau, nu = sites.class_sites(self.label_mask)
+        self.classes = list(
+            self.map(
+                lambda c: FITCPosterior(prior, tau[:, c], nu[:, c], store_dtype),
+                range(tau.shape[1]),
+            )
+        )
+        self._collect_marginals()
+
+    def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> Iterator[_R]:
+        """``function`` over ``items`` on the executor, results in order."""
+        if self.executor is None:
+            return map(function, items)
+        return self.executor.map(function, items)
+
+    def refresh(self) -> None:
+        """Sum the step sites per class and refresh every class's posterior."""
+        tau, nu = self.step_sites.class_sites(self.label_mask)
+        for c, posterior in enumerate(self.classes):
+            posterior.tau, posterior.nu = tau[:, c].copy(), nu[:, c].copy()
+        list(self.map(FITCPosterior.refresh, self.classes))
+        self._collect_marginals()
+
+    def _collect_marginals(self) -> None:
+        parts = [posterior.marginals() for posterior in self.classes]
+        self._mean = np.column_stack([mean for mean, _ in parts])
+        self._var = np.column_stack([var for _, var in parts])
+
+    def marginals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior means and variances of the noisy latents, each (n, C)."""
+        return self._mean, self._var
+
+    def log_det(self) -> float:
+        return sum(posterior.log_det() for posterior in self.classes)
+
+    def sites(self) -> StepSites:
+        return self.step_sites.copy()
+
+    def checkpoint(self) -> tuple[StepSites, np.ndarray, np.ndarray]:
+        """The sites and marginals, to start a later run from (:meth:`carried`)."""
+        return self.sites(), self._mean.copy(), self._var.copy()
+
+    def change_since(self, sites: object) -> float:
+        old = cast(StepSites, sites)
+        new = self.step_sites
+        return max(
+            site_change(new.tau_label, new.nu_label, old.tau_label, old.nu_label),
+            site_change(new.tau_other, new.nu_other, old.tau_other, old.nu_other),
+        )
+
+    def cavities(self) -> StepCavities:
+        return StepCavities.of(self.step_sites, self.labels, self._mean, self._var)
+
+    def parallel_update(
+        self,
+        y: np.ndarray | None,
+        likelihood: MultinomialProbit,
+        damping: float,
+        anderson: AndersonMixing,
+    ) -> None:
+        """Every step's sites moment-matched at the current marginals, damped and
+        Anderson-mixed (one vector of all ``4·n·C`` site parameters)."""
+        old = self.step_sites
+        new = matched_step_sites(
+            likelihood, self.labels, self.steps, old, self.cavities()
+        )
+        damped = [a + damping * (b - a) for a, b in zip(old.arrays(), new.arrays())]
+        tau, nu = anderson.step(
+            np.concatenate([old.tau_label.ravel(), old.tau_other.ravel()]),
+            np.concatenate([old.nu_label.ravel(), old.nu_other.ravel()]),
+            np.concatenate([damped[0].ravel(), damped[2].ravel()]),
+            np.concatenate([damped[1].ravel(), damped[3].ravel()]),
+        )
+        shape, size = old.tau_label.shape, old.tau_label.size
+        self.step_sites = StepSites(
+            tau[:size].reshape(shape),
+            nu[:size].reshape(shape),
+            tau[size:].reshape(shape),
+            nu[size:].reshape(shape),
+        )
+
+    def evidence(self, y: np.ndarray | None, likelihood: MultinomialProbit) -> float:
+        """``log Z_EP`` (algorithms.md §8.3): each class's Gaussian part plus every
+        step's ``log Ẑ`` and its two sites' terms."""
+        sites, cavities = self.step_sites, self.cavities()
+        moments = cavities.moments(likelihood, self.labels, self.steps)
+        terms = (
+            moments.log_z
+            + _site_terms(
+                sites.tau_label, sites.nu_label, cavities.tau_label, cavities.nu_label
+            )
+            + _site_terms(
+                sites.tau_other, sites.nu_other, cavities.tau_other, cavities.nu_other
+            )
+        )
+        _, nu = sites.class_sites(self.label_mask)
+        gaussian = 0.5 * float(np.sum(nu * self._mean)) - 0.5 * self.log_det()
+        return float(np.sum(terms, where=self.steps)) + gaussian
+
+    def bias_gradient(self, likelihood: MultinomialProbit) -> np.ndarray:
+        """``∂ log Z_EP/∂b_c``: each step's ``∂ log Ẑ`` at its cavities, ``+`` on the
+        label's class, ``−`` on the other (algorithms.md §8.3)."""
+        moments = self.cavities().moments(likelihood, self.labels, self.steps)
+        g = np.where(self.steps, moments.label.g, 0.0)
+        n_classes = likelihood.n_classes
+        gains = np.bincount(self.labels, weights=g.sum(axis=1), minlength=n_classes)
+        return gains - g.sum(axis=0)
+
+    def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
+        raise ValueError("The multi-class posterior runs parallel EP sweeps only.")
+
+
+def matched_step_sites(
+    likelihood: MultinomialProbit,
+    labels: np.ndarray,
+    steps: np.ndarray,
+    sites: StepSites,
+    cavities: StepCavities,
+) -> StepSites:
+    """The steps' moment-matched sites (algorithms.md §8.2); a step with an improper
+    cavity keeps its sites, the unused column stays zero."""
+    proper = steps & (cavities.tau_label > 0.0) & (cavities.tau_other > 0.0)
+    moments = cavities.moments(likelihood, labels, proper)
+    matched = []
+    for tau_c, nu_c, step_moments, tau, nu in (
+        (
+            cavities.tau_label,
+            cavities.nu_label,
+            moments.label,
+            sites.tau_label,
+            sites.nu_label,
+        ),
+        (
+            cavities.tau_other,
+            cavities.nu_other,
+            moments.other,
+            sites.tau_other,
+            sites.nu_other,
+        ),
+    ):
+        tau_c = np.where(proper, tau_c, 1.0)
+        new_tau, new_nu = site_from_cavity(nu_c / tau_c, 1.0 / tau_c, step_moments)
+        matched.append(np.where(proper, np.maximum(new_tau, 0.0), tau))
+        matched.append(np.where(proper, new_nu, nu))
+    return StepSites(*(np.where(steps, a, 0.0) for a in matched))
+
+
+def carried_step_sites(
+    start: WarmStart, labels: np.ndarray, steps: np.ndarray, prior_variance: float
+) -> StepSites:
+    """The sites of a converged run carried to a prior of mean variance
+    ``prior_variance`` and ``start.likelihood``: each cavity widened by the ratio of
+    the priors' variances, then the steps matched there (algorithms.md §5.5)."""
+    sites, mean, var = cast(tuple[StepSites, np.ndarray, np.ndarray], start.checkpoint)
+    cavities = StepCavities.of(sites, labels, mean, var)
+    scaled = cavities.scaled(start.scale_to(prior_variance))
+    return matched_step_sites(start.likelihood, labels, steps, sites, scaled)
+
+
+@dataclass(frozen=True)
+class MultiClassFITCPredictor:
+    """What multi-class FITC prediction needs: O(C·M²) memory (algorithms.md §8.4).
+
+    Attributes
+    ----------
+    chol_uu : ndarray of shape (M, M)
+        ``L_u``, shared.
+    chol_B : ndarray of shape (C, M, M)
+        Each class's ``L_B``.
+    weights : ndarray of shape (M, C)
+        Each class's ``ŵ``: its predictive mean is ``k_u(x)ᵀ ŵ``.
+    """
+
+    chol_uu: np.ndarray
+    chol_B: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def from_state(cls, state: EPState) -> MultiClassFITCPredictor:
+        """The predictor of an EP state on a :class:`MultiClassFITCPosterior`."""
+        posterior = posterior_of(state, MultiClassFITCPosterior)
+        parts = [FITCPredictor.from_posterior(p) for p in posterior.classes]
+        return cls(
+            chol_uu=posterior.prior.chol_uu,
+            chol_B=np.stack([part.chol_B for part in parts]),
+            weights=np.column_stack([part.weights for part in parts]),
+        )
+
+    def latent_mean_and_variance(
+        self, K_u_star: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every class's latent predictive mean and variance, each (m, C): O(C·M²)
+        per point (algorithms.md §5.7 per class, without the latent noise).
+
+        Parameters
+        ----------
+        K_u_star : ndarray of shape (M, m)
+        k_diag : ndarray of shape (m,)
+        """
+        a = solve_lower(self.chol_uu, K_u_star)
+        prior_part = k_diag - np.einsum("ij,ij->j", a, a)
+        var = np.column_stack(
+            [
+                prior_part + np.einsum("ij,ij->j", b, b)
+                for b in (solve_lower(chol_B, a) for chol_B in self.chol_B)
+            ]
+        )
+        return K_u_star.T @ self.weights, np.maximum(var, 0.0)
+
+
+class InMemoryMultiClassFITC(InMemoryFITC):
+    """Multi-class FITC-EP's posterior, evidence gradient and predictor on data in
+    memory: :class:`~sparsegp.approximations.fitc_ep.InMemoryFITC`'s kernel blocks,
+    one set for all classes.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+    labels : ndarray of shape (n,)
+        Class indices in ``0 … n_classes − 1``.
+    n_classes : int
+    jitter : float
+        ``ε_u`` ([NGH07] fn. 3).
+    differentiable : bool
+        Whether gradients will be asked for (:class:`InMemoryFITC`).
+    n_threads : int, default=1
+        Threads the classes' refreshes and gradients run on, each class's BLAS calls
+        on one of them (results do not depend on it). A pool is started on entering
+        the object as a context manager, and shut down on leaving it.
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        labels: np.ndarray,
+        n_classes: int,
+        jitter: float,
+        differentiable: bool,
+        n_threads: int = 1,
+    ) -> None:
+        super().__init__(X, np.asarray(labels, dtype=np.intp), jitter, differentiable)
+        self.n_classes = n_classes
+        self.steps = self.labels[:, None] != np.arange(n_classes)
+        self.n_threads = max(1, min(n_threads, n_classes))
+        self.executor: Executor | None = None
+
+    def __enter__(self) -> InMemoryMultiClassFITC:
+        if self.n_threads > 1:
+            self.executor = ThreadPoolExecutor(self.n_threads)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.executor is not None:
+            self.executor.shutdown(cancel_futures=True)
+            self.executor = None
+
+    def posterior(  # type: ignore[override]
+        self,
+        kernel: Kernel,
+        Z: np.ndarray,
+        start: WarmStart | None,
+        store_dtype: npt.DTypeLike = np.float64,
+    ) -> MultiClassFITCPosterior:
+        """The posterior at ``kernel`` and ``Z`` from the sites of ``start`` (None: zero
+        sites; else :func:`carried_step_sites`)."""
+        prior = self.prior(kernel, Z, LATENT_NOISE)
+        if start is None:
+            sites = StepSites.zeros(len(self.labels), self.n_classes)
+        else:
+            sites = carried_step_sites(
+                start, self.labels, self.steps, prior.prior_variance
+            )
+        return MultiClassFITCPosterior(
+            prior, self.labels, sites, store_dtype, self.executor
+        )
+
+    def gradient(  # type: ignore[override]
+        self, state: EPState, likelihood: MultinomialProbit
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §8.3): the classes'
+        sensitivities summed in class order, contracted with the blocks once."""
+        assert self._blocks is not None, "posterior() with differentiable=True first"
+        posterior = posterior_of(state, MultiClassFITCPosterior)
+        total: list[np.ndarray] = []
+        width = self.n_threads  # classes in flight: each holds an M × n array
+        for first in range(0, self.n_classes, width):
+            group = range(first, min(first + width, self.n_classes))
+            for part in posterior.map(
+                lambda c: posterior_sensitivities(
+                    posterior.classes[c], state.mean[:, c]
+                ),
+                group,
+            ):
+                total = list(part) if not total else [a + b for a, b in zip(total, part)]
+        grad_theta, grad_inducing = self._blocks.gradient(*total)
+        return grad_theta, posterior.bias_gradient(likelihood), grad_inducing
+
+    def predictor(self, state: EPState) -> MultiClassFITCPredictor:  # type: ignore[override]
+        return MultiClassFITCPredictor.from_state(state)

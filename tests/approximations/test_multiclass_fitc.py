@@ -1,0 +1,189 @@
+"""Multi-class EP on one FITC prior against a dense multi-class EP written here,
+its evidence gradient against finite differences, and its threads."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+from sparsegp.approximations.ep import WarmStartedEP, run_ep
+from sparsegp.approximations.multiclass_fitc import (
+    LATENT_NOISE,
+    InMemoryMultiClassFITC,
+    MultiClassFITCPredictor,
+    StepSites,
+)
+from sparsegp.likelihoods import MultinomialProbit
+from sparsegp.testing import assert_gradient_matches
+
+OPTIONS = dict(mode="parallel", damping=0.8, tol=1e-10, max_sweeps=500)
+
+
+def three_blobs(n=36, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = np.arange(n) % 3
+    centres = np.array([[0.0, 0.0], [1.5, 0.5], [0.3, 1.6]])
+    return centres[labels] + 0.7 * rng.normal(size=(n, 2)), labels
+
+
+def dense_multiclass_ep(K, labels, bias, n_classes, sweeps=400, damping=0.5):
+    """Multi-class EP with explicit covariance matrices: each step's two cavities
+    from the current marginals, its tilted marginals matched by the probit formulas,
+    sites damped; returns the marginals and the EP log evidence."""
+    n = len(K)
+    prior = K + LATENT_NOISE * np.eye(n)
+    tl, nl, to, no = (np.zeros((n, n_classes)) for _ in range(4))
+    steps = labels[:, None] != np.arange(n_classes)
+    rows = np.arange(n)
+
+    def posterior():
+        T = to + (~steps) * tl.sum(1, keepdims=True)
+        N = no + (~steps) * nl.sum(1, keepdims=True)
+        covs = [np.linalg.inv(np.linalg.inv(prior) + np.diag(T[:, c])) for c in range(n_classes)]
+        means = np.column_stack([covs[c] @ N[:, c] for c in range(n_classes)])
+        variances = np.column_stack([np.diag(S) for S in covs])
+        return T, N, covs, means, variances
+
+    def cavities(means, variances):
+        vy, my = variances[rows, labels][:, None], means[rows, labels][:, None]
+        return (
+            (1 / vy - tl, my / vy - nl),
+            (1 / variances - to, means / variances - no),
+        )
+
+    for _ in range(sweeps):
+        _, _, _, means, variances = posterior()
+        (tcy, ncy), (tco, nco) = cavities(means, variances)
+        my, vy, mo, vo = ncy / tcy, 1 / tcy, nco / tco, 1 / tco
+        s = np.sqrt(vy + vo)
+        z = (my - mo + bias[labels][:, None] - bias) / s
+        ratio = norm.pdf(z) / norm.cdf(z)
+        # tilted marginals of the step Θ(f_y − f_k)
+        new = []
+        for m, v, sign in ((my, vy, 1.0), (mo, vo, -1.0)):
+            mean_t = m + sign * v * ratio / s
+            var_t = v - v**2 * ratio * (z + ratio) / s**2
+            tau = 1 / var_t - 1 / v
+            new += [tau, mean_t / var_t - m / v]
+        for old, value in zip((tl, nl, to, no), new):
+            old += damping * (np.where(steps, value, 0.0) - old)
+    T, N, covs, means, variances = posterior()
+    (tcy, ncy), (tco, nco) = cavities(means, variances)
+    z = (ncy / tcy - nco / tco + bias[labels][:, None] - bias) / np.sqrt(1 / tcy + 1 / tco)
+    log_z = 0.0
+    for c in range(n_classes):  # log ∫ N(f | 0, K) exp(−½ fᵀTf + Nᵀf) df
+        sign, logdet = np.linalg.slogdet(np.eye(n) + prior @ np.diag(T[:, c]))
+        log_z += -0.5 * logdet + 0.5 * N[:, c] @ covs[c] @ N[:, c]
+    for tau, nu, tc, nc in ((tl, nl, tcy, ncy), (to, no, tco, nco)):
+        # minus log ∫ N(f | cavity) exp(−½ τ f² + ν f) df
+        term = 0.5 * np.log1p(tau / tc) + 0.5 * nc**2 / tc - 0.5 * (nu + nc) ** 2 / (tau + tc)
+        log_z += np.sum(np.where(steps, term, 0.0))
+    log_z += np.sum(np.where(steps, norm.logcdf(z), 0.0))
+    return means, variances, log_z
+
+
+def fitted_state(X, labels, kernel, Z, bias, n_threads=1, jitter=1e-8):
+    data = InMemoryMultiClassFITC(X, labels, 3, jitter, True, n_threads)
+    with data:
+        posterior = data.posterior(kernel, Z, None)
+        state = run_ep(posterior, None, MultinomialProbit(bias), **OPTIONS)
+        gradient = data.gradient(state, MultinomialProbit(bias))
+    return data, state, gradient
+
+
+def test_inducing_inputs_at_the_data_give_the_dense_multiclass_ep():
+    X, labels = three_blobs()
+    kernel = ConstantKernel(2.0) * RBF(0.8)
+    bias = np.array([0.2, -0.1, 0.0])
+    _, state, _ = fitted_state(X, labels, kernel, X, bias, jitter=1e-10)
+    means, variances, log_z = dense_multiclass_ep(kernel(X), labels, bias, 3)
+    assert state.converged
+    np.testing.assert_allclose(state.mean, means, atol=1e-6)
+    np.testing.assert_allclose(state.var, variances, atol=1e-6)
+    assert state.log_evidence == pytest.approx(log_z, abs=1e-6)
+
+
+def test_threads_give_the_same_posterior_and_gradient():
+    X, labels = three_blobs(seed=1)
+    kernel, Z, bias = ConstantKernel(1.5) * RBF(1.0), X[:7], np.zeros(3)
+    _, one, grad_one = fitted_state(X, labels, kernel, Z, bias, n_threads=1)
+    _, two, grad_two = fitted_state(X, labels, kernel, Z, bias, n_threads=2)
+    np.testing.assert_array_equal(one.mean, two.mean)
+    assert one.log_evidence == two.log_evidence
+    for a, b in zip(grad_one, grad_two):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_evidence_gradient_matches_finite_differences():
+    X, labels = three_blobs(seed=2)
+    kernel, Z0 = ConstantKernel(1.5) * RBF([0.9, 1.2]), X[::6].copy()
+    n_theta, n_z = len(kernel.theta), Z0.size
+
+    def evidence(x):
+        k = kernel.clone_with_theta(x[:n_theta])
+        bias = x[n_theta : n_theta + 3]
+        Z = x[n_theta + 3 :].reshape(Z0.shape)
+        _, state, (g_theta, g_bias, g_Z) = fitted_state(X, labels, k, Z, bias)
+        return state.log_evidence, np.concatenate([g_theta, g_bias, g_Z.ravel()])
+
+    x0 = np.concatenate([kernel.theta, [0.3, -0.2, 0.1], Z0.ravel()])
+    assert len(x0) == n_theta + 3 + n_z
+    assert_gradient_matches(
+        lambda x: evidence(x)[0], evidence(x0)[1], x0, rtol=1e-4, atol=1e-6
+    )
+
+
+def test_bias_gradient_sums_to_zero_shifts_do_not_matter():
+    X, labels = three_blobs(seed=3)
+    kernel, Z = ConstantKernel(1.0) * RBF(1.0), X[:5]
+    _, state, (_, g_bias, _) = fitted_state(X, labels, kernel, Z, np.array([0.4, 0, -1]))
+    _, shifted, _ = fitted_state(X, labels, kernel, Z, np.array([1.4, 1, 0]))
+    assert np.sum(g_bias) == pytest.approx(0.0, abs=1e-10)
+    assert shifted.log_evidence == pytest.approx(state.log_evidence, abs=1e-10)
+
+
+def test_predictor_with_inducing_inputs_at_the_data_is_the_dense_gp_prediction():
+    """``f* | f̃`` is the prior conditional: mean ``k*ᵀ(K + I)⁻¹μ``, variance
+    ``k** − k*ᵀ(K + I)⁻¹k* + k*ᵀ(K + I)⁻¹Σ(K + I)⁻¹k*`` per class."""
+    X, labels = three_blobs(seed=4)
+    X_test = np.random.default_rng(0).normal(size=(5, 2))
+    kernel = ConstantKernel(1.0) * RBF(1.0)
+    _, state, _ = fitted_state(X, labels, kernel, X, np.zeros(3), jitter=1e-10)
+    predictor = MultiClassFITCPredictor.from_state(state)
+    mean, var = predictor.latent_mean_and_variance(
+        kernel(X, X_test), kernel.diag(X_test)
+    )
+    noisy_prior = kernel(X) + LATENT_NOISE * np.eye(len(X))
+    A = np.linalg.solve(noisy_prior, kernel(X, X_test))
+    for c, posterior in enumerate(state.posterior.classes):
+        Sigma = np.linalg.inv(np.linalg.inv(noisy_prior) + np.diag(posterior.tau))
+        np.testing.assert_allclose(mean[:, c], A.T @ state.mean[:, c], atol=1e-6)
+        expected = kernel.diag(X_test) - np.sum(A * kernel(X, X_test), 0)
+        expected += np.einsum("ij,ik,kj->j", A, Sigma, A)
+        np.testing.assert_allclose(var[:, c], expected, atol=1e-6)
+
+
+def test_warm_started_runs_reach_the_cold_fixed_point():
+    X, labels = three_blobs(seed=5)
+    Z = X[:8]
+    data = InMemoryMultiClassFITC(X, labels, 3, 1e-8, True)
+    likelihood = MultinomialProbit(np.zeros(3))
+    ep = WarmStartedEP(None, OPTIONS)
+    ep(lambda start: data.posterior(ConstantKernel(1.0) * RBF(1.0), Z, start), likelihood)
+    kernel = ConstantKernel(3.0) * RBF(0.7)
+    warm = ep(lambda start: data.posterior(kernel, Z, start), likelihood, final=True)
+    cold = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
+    assert warm.converged and ep.n_cold_restarts == 0
+    np.testing.assert_allclose(warm.mean, cold.mean, atol=1e-6)
+    assert warm.log_evidence == pytest.approx(cold.log_evidence, abs=1e-6)
+
+
+def test_step_sites_of_the_label_sum_over_the_other_classes():
+    labels = np.array([0, 2])
+    label_mask = labels[:, None] == np.arange(3)
+    sites = StepSites(
+        *(np.where(label_mask, 0.0, np.arange(1.0, 7.0).reshape(2, 3) + k) for k in range(4))
+    )
+    tau, _ = sites.class_sites(label_mask)
+    assert tau[0, 0] == sites.tau_other[0, 0] + sites.tau_label[0].sum()
+    assert tau[1, 0] == sites.tau_other[1, 0]
