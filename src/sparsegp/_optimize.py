@@ -51,9 +51,10 @@ def kernel_block(kernel) -> Block:
     return Block("theta", (len(kernel.theta),), bounds)
 
 
-def bias_block(bounds=(-1e3, 1e3)) -> Block:
-    """The probit bias ``b`` (linear scale)."""
-    return Block("bias", (), np.array([bounds], dtype=float))
+def bias_block(bounds=(-1e3, 1e3), shape=()) -> Block:
+    """The probit bias ``b`` (linear scale): a scalar, or one per class (``shape``)."""
+    size = int(np.prod(shape, dtype=int))
+    return Block("bias", tuple(shape), np.tile(np.asarray(bounds, float), (size, 1)))
 
 
 def log_slope_block(bounds) -> Block:

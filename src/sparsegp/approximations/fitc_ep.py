@@ -34,7 +34,7 @@ from .._linalg import (
     weighted_gram,
 )
 from ..kernels import CrossCovariance
-from ..likelihoods import Likelihood
+from ..likelihoods import Likelihood, Probit
 from .ep import (
     ArraySites,
     EPState,
@@ -623,6 +623,14 @@ class InMemoryFITC:
             *warm_sites(start, len(self.labels), prior.prior_variance),
             store_dtype,
         )
+
+    #: The shape of the likelihood's bias (:meth:`likelihood`): one probit bias.
+    bias_shape: tuple[int, ...] = ()
+
+    @staticmethod
+    def likelihood(bias: float) -> Likelihood:
+        """The likelihood at bias ``b``: the probit ``Φ(y (f + b))``."""
+        return Probit(bias)
 
     def prior(self, kernel: Kernel, Z: np.ndarray, latent_noise: float = 0.0) -> FITCPrior:
         """The FITC prior at ``kernel`` and ``Z``, ``latent_noise`` added to the

@@ -439,6 +439,7 @@ class InMemoryMultiClassFITC(InMemoryFITC):
     ) -> None:
         super().__init__(X, np.asarray(labels, dtype=np.intp), jitter, differentiable)
         self.n_classes = n_classes
+        self.bias_shape = (n_classes,)
         self.steps = self.labels[:, None] != np.arange(n_classes)
         self.n_threads = max(1, min(n_threads, n_classes))
         self.executor: Executor | None = None
@@ -452,6 +453,11 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         if self.executor is not None:
             self.executor.shutdown(cancel_futures=True)
             self.executor = None
+
+    @staticmethod
+    def likelihood(bias: np.ndarray) -> MultinomialProbit:  # type: ignore[override]
+        """The multinomial probit with per-class biases ``bias``."""
+        return MultinomialProbit(np.asarray(bias, dtype=float))
 
     def posterior(  # type: ignore[override]
         self,

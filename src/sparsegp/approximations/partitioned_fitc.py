@@ -55,6 +55,7 @@ from .ep import (
     site_evidence_terms,
 )
 from .fitc_ep import (
+    InMemoryFITC,
     FITCPredictor,
     PointSensitivities,
     cross_sensitivity,
@@ -466,6 +467,8 @@ class PartitionedFITC:
 
     #: The labels live in the blocks (:func:`~sparsegp.approximations.ep.run_ep`).
     labels = None
+    bias_shape: tuple[int, ...] = ()
+    likelihood = staticmethod(InMemoryFITC.likelihood)
 
     def __init__(self, blocks: Blocks, jitter: float) -> None:
         self.blocks = blocks

@@ -461,9 +461,20 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _fit_binary(self, X, y, random_state) -> BinaryModel:
         """Fit labels ``y`` in ``{-1, +1}``; return the fitted model."""
 
+    def _fits_jointly(self):
+        """Whether this fit models all classes at once (``_fit_multiclass``) rather
+        than one-vs-rest; estimators with a multi-class model say when."""
+        return False
+
+    def _fit_multiclass(self, X, y, random_state):
+        """Fit class indices ``y`` in ``0 … C − 1`` with one model of C latents."""
+        raise NotImplementedError
+
     @restore_on_failure
     def fit(self, X, y):
-        """Fit the classifier (one binary GP per class beyond two, one-vs-rest).
+        """Fit the classifier: one binary GP for two classes; beyond, one multi-class
+        model where the estimator has one (``multi_class``), else one binary GP per
+        class (one-vs-rest).
 
         Parameters
         ----------
@@ -494,7 +505,15 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             np.iinfo(np.int32).max, size=len(positive_classes(self.classes_))
         )
         problems = zip(one_vs_rest(self.classes_, y), seeds, strict=True)
-        if distributed:  # one problem after another, each spread over the cluster
+        if self._fits_jointly():
+            if distributed:
+                raise ValueError(
+                    f"{type(self).__name__}'s multi-class model fits in memory only; "
+                    "pass multi_class='one_vs_rest' to fit a dask array."
+                )
+            codes = np.searchsorted(self.classes_, y)
+            self.estimators_ = [self._fit_multiclass_one_blas_thread(X, codes, seeds[0])]
+        elif distributed:  # one problem after another, each spread over the cluster
             self.estimators_ = [
                 self._fit_binary_distributed(X, labels, seed)
                 for labels, seed in problems
@@ -513,6 +532,10 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     @one_blas_thread
     def _fit_binary_one_blas_thread(self, X, y, random_state):
         return self._fit_binary(X, y, random_state)
+
+    @one_blas_thread
+    def _fit_multiclass_one_blas_thread(self, X, y, random_state):
+        return self._fit_multiclass(X, y, random_state)
 
     def _fit_binary_distributed(self, X, y, random_state) -> BinaryModel:
         """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
@@ -556,8 +579,15 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             )
 
     def _width(self):
-        """Columns of the per-problem outputs: None for one problem, else one each."""
+        """Columns of the per-problem outputs: None for one binary problem, else one
+        per class."""
+        if self._is_multiclass_model():
+            return len(self.classes_)
         return None if len(self.estimators_) == 1 else len(self.estimators_)
+
+    def _is_multiclass_model(self):
+        """Whether the fit is one model of all classes (more than two)."""
+        return len(self.estimators_) == 1 and len(self.classes_) > 2
 
     def _validated(self, X):
         check_is_fitted(self)
@@ -569,8 +599,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         Returns
         -------
         mean, var : ndarray of shape (n_samples,), or (n_samples, n_classes) when
-            there are more than two classes (one column per one-vs-rest problem).
-            The probit bias is not included in ``mean``.
+            there are more than two classes (one column per class: its latent
+            function in a multi-class model, its one-vs-rest problem's otherwise).
+            The bias is not included in ``mean``.
         """
         if is_dask_array(X):
             check_is_fitted(self)
@@ -588,6 +619,10 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Probit argument ``λ(μ* + b)/√(1 + λ²σ*²)`` of each problem: ``Φ`` of it is P.
 
+        A multi-class model (more than two classes, ``multi_class="multinomial"``)
+        gives each class's log predictive probability instead, whose argmax is
+        :meth:`predict`.
+
         Returns
         -------
         ndarray of shape (n_samples,) for two classes (positive favours
@@ -599,6 +634,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 self.decision_function, X, self._width(), float, self.n_features_in_
             )
         X = self._validated(X)
+        if self._is_multiclass_model():
+            model = self.estimators_[0]
+            return model.likelihood.log_predict_proba(*model.latent_mean_and_variance(X))
         scores = [
             m.likelihood.predictive_z(*m.latent_mean_and_variance(X))
             for m in self.estimators_
@@ -609,7 +647,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """Class probabilities, columns in ``classes_`` order.
 
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
-        the one-vs-rest probabilities normalised to sum to one. A dask array ``X``
+        a multi-class model's joint predictive probability that each class's noisy
+        latent is the largest (algorithms.md §8.4), or the one-vs-rest probabilities
+        normalised to sum to one. A dask array ``X``
         gives a dask array, computed block by block on the cluster.
         """
         if is_dask_array(X):
@@ -619,6 +659,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 self.predict_proba, X, width, float, self.n_features_in_
             )
         scores = self.decision_function(X)
+        if self._is_multiclass_model():
+            return np.exp(scores)
         if scores.ndim == 1:
             p = ndtr(scores)
             return np.column_stack([1.0 - p, p])

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.cluster import KMeans
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
@@ -24,10 +25,14 @@ from .._optimize import (
 )
 from ..approximations.ep import WarmStartedEP
 from ..approximations.fitc_ep import FITCPredictor, InMemoryFITC
+from ..approximations.multiclass_fitc import (
+    InMemoryMultiClassFITC,
+    MultiClassFITCPredictor,
+)
 from ..approximations.ivm import select_active_set
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
 from ..kernels import KernelBlocks, check_input_differentiable
-from ..likelihoods import Probit
+from ..likelihoods import MultinomialProbit, Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
@@ -49,15 +54,21 @@ _KMEANS_POINTS_PER_CENTRE = 20
 #: covariance, V and L_B⁻¹V of the posterior, and the gradient's weights and products.
 _MN_ARRAYS = 6
 
+#: M × N float64 arrays per class in a multi-class fit: each class's L_B⁻¹V and the
+#: refresh's scaled V (the shared arrays are counted by ``_MN_ARRAYS``).
+_MN_ARRAYS_PER_CLASS = 2
+
 
 @dataclass(frozen=True)
 class FITCBinaryModel:
-    """A fitted ±1 FITC-EP problem: kernel, likelihood, pseudo-inputs, predictor."""
+    """A fitted FITC-EP model: kernel, likelihood, pseudo-inputs, predictor — of a ±1
+    problem (:class:`Probit`), or of all classes at once (:class:`MultinomialProbit`,
+    one latent function per class)."""
 
     kernel: Kernel
-    likelihood: Probit
+    likelihood: Probit | MultinomialProbit
     inducing_points: np.ndarray
-    predictor: FITCPredictor
+    predictor: FITCPredictor | MultiClassFITCPredictor
     log_marginal_likelihood: float
     n_evaluations: int = 0
     n_sweeps: int = 0
@@ -83,11 +94,13 @@ class FITCBinaryModel:
 DEFAULT_MAX_INDUCING = 200
 
 
-def require_fitc_memory(n_inducing, n_samples):
-    """``MemoryError`` before a FITC fit whose M × n blocks would not fit in memory."""
+def require_fitc_memory(n_inducing, n_samples, n_latent=1):
+    """``MemoryError`` before a FITC fit whose M × n blocks would not fit in memory
+    (``n_latent`` latent functions on the same pseudo-inputs: one per class)."""
+    arrays = _MN_ARRAYS + (_MN_ARRAYS_PER_CLASS * n_latent if n_latent > 1 else 0)
     require_memory(
-        _MN_ARRAYS * 8.0 * n_inducing * n_samples,
-        f"FITC's M × n blocks (about {_MN_ARRAYS} float64 arrays of {n_inducing} × "
+        arrays * 8.0 * n_inducing * n_samples,
+        f"FITC's M × n blocks (about {arrays} float64 arrays of {n_inducing} × "
         f"{n_samples})",
         "lower n_inducing (active_set_size for IVMClassifier(posterior='fitc')), "
         "or fit on a subsample",
@@ -176,8 +189,17 @@ default="kmeans"
         would, and the final float64 run starts from there. float32 needs ``tol``
         ≥ 1.2e-5 (an evidence tolerance ``tol / 100`` above float32's machine
         epsilon); a tighter ``tol`` sweeps in float64.
+    multi_class : {"multinomial", "one_vs_rest"}, default="multinomial"
+        Beyond two classes: ``"multinomial"`` fits one model, a latent function per
+        class on one set of pseudo-inputs, one kernel and per-class biases, with EP
+        on the multinomial probit likelihood ([VH17]; algorithms.md §8): O(C·N·M²)
+        per sweep, O(C·N·M) memory, O(C·M²) per prediction. ``"one_vs_rest"`` fits
+        C binary models, each with its own pseudo-inputs, kernel and bias, and
+        normalises their probabilities.
     n_jobs : int, default=None
-        Parallel one-vs-rest problems (joblib).
+        Threads for the classes of a multinomial fit (each class's products on one
+        of them, one BLAS thread each; the result does not depend on it), or
+        parallel one-vs-rest problems (joblib).
     random_state : int, RandomState instance or None, default=None
         Seeds the initial pseudo-inputs and the EP visiting orders.
     verbose : int, default=0
@@ -194,9 +216,9 @@ default="kmeans"
         budget, not a convergence test.
     classes_ : ndarray of shape (n_classes,)
     inducing_points_ : ndarray of shape (M, n_features) or list of them
-        Learnt pseudo-inputs (a list, one per class, beyond two classes).
+        Learnt pseudo-inputs (a list, one per class, for one-vs-rest).
     kernel_ : Kernel
-        Learnt kernel (a ``CompoundKernel`` beyond two classes).
+        Learnt kernel (a ``CompoundKernel`` for one-vs-rest).
     bias_ : float or ndarray of shape (n_classes,)
     log_marginal_likelihood_value_ : float
         EP log evidence (mean over one-vs-rest problems).
@@ -235,6 +257,7 @@ default="kmeans"
         "max_sweeps": [Interval(Integral, 1, None, closed="left")],
         "jitter": [Interval(Real, 0, None, closed="left")],
         "sweep_dtype": [StrOptions({"float32", "float64"})],
+        "multi_class": [StrOptions({"multinomial", "one_vs_rest"})],
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -256,6 +279,7 @@ default="kmeans"
         max_sweeps=100,
         jitter=1e-6,
         sweep_dtype="float32",
+        multi_class="multinomial",
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -275,13 +299,14 @@ default="kmeans"
         self.max_sweeps = max_sweeps
         self.jitter = jitter
         self.sweep_dtype = sweep_dtype
+        self.multi_class = multi_class
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
 
     @property
     def inducing_points_(self):
-        """Learnt pseudo-inputs, one array per binary problem beyond two classes."""
+        """Learnt pseudo-inputs, one array per binary problem for one-vs-rest."""
         return per_problem(model.inducing_points for model in self.estimators_)
 
     def _given_inducing_points(self):
@@ -312,7 +337,9 @@ default="kmeans"
             )
         if not is_dask_array(X):  # on a cluster the M × n blocks live on the workers
             require_fitc_memory(
-                self._inducing_size(len(X)) if given is None else len(given), len(X)
+                self._inducing_size(len(X)) if given is None else len(given),
+                len(X),
+                len(self.classes_) if self._fits_jointly() else 1,
             )
 
     def _initial_inducing(self, X, y, kernel, rng):
@@ -329,6 +356,12 @@ default="kmeans"
                 return self._all_distinct_inputs(distinct, M)
             return distinct[rng.choice(len(distinct), M, replace=False)]
         if self.inducing_init == "ivm":
+            if self._fits_jointly():
+                raise ValueError(
+                    "inducing_init='ivm' selects an active set for a binary problem; "
+                    f"with {len(self.classes_)} classes use 'kmeans' or 'random', or "
+                    "multi_class='one_vs_rest'."
+                )
             if is_dask_array(X):
                 raise ValueError(
                     "inducing_init='ivm' needs X in memory; use 'kmeans' or 'random' "
@@ -382,10 +415,30 @@ default="kmeans"
             random_state=random_state,
         )
 
+    def _fits_jointly(self):
+        return self.multi_class == "multinomial" and len(self.classes_) > 2
+
     def _fit_binary(self, X, y, random_state):
         differentiable = self.optimizer is not None
         data = InMemoryFITC(X, y, self.jitter, differentiable)
         return self._fit_on(data, X, y, random_state)
+
+    def _fit_multiclass(self, X, y, random_state):
+        """All classes at once: ``y`` holds class indices (:meth:`_fits_jointly`)."""
+        if self.ep_mode != "parallel":
+            raise ValueError(
+                "The multinomial FITC model runs ep_mode='parallel' only; use "
+                "multi_class='one_vs_rest' for sequential EP."
+            )
+        with InMemoryMultiClassFITC(
+            X,
+            y,
+            len(self.classes_),
+            self.jitter,
+            self.optimizer is not None,
+            effective_n_jobs(self.n_jobs),
+        ) as data:
+            return self._fit_on(data, X, y, random_state)
 
     def _fit_binary_distributed(self, X, y, random_state):
         """FITC-EP with the rows of the dask array ``X`` kept on the cluster."""
@@ -423,7 +476,7 @@ default="kmeans"
             self,
             message=f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
             f"log Z_EP={best.log_marginal_likelihood:.3f} kernel={best.kernel} "
-            f"bias={best.likelihood.bias:.3f} "
+            f"bias={np.array2string(np.asarray(best.likelihood.bias), precision=3)} "
             f"({time.perf_counter() - start_time:.1f} s)",
         )
         return replace(
@@ -441,23 +494,24 @@ default="kmeans"
         """
         ep = WarmStartedEP(data.labels, self._ep_options(random_state))
         sweep_dtype = self._sweep_dtype(ep)
+        bias0 = np.full(data.bias_shape, float(self.bias))
         space = ParameterSpace(
             [
                 kernel_block(kernel),
-                bias_block() if self.learn_bias else None,
+                bias_block(shape=data.bias_shape) if self.learn_bias else None,
                 inputs_block(Z0) if self.optimize_inducing else None,
             ]
         )
 
         def unpack(x):
             values = space.unpack(x)
-            kernel_x, bias = self._kernel_and_bias(kernel, values)
+            kernel_x = kernel.clone_with_theta(values["theta"])
             Z = unit * values["inducing"] if "inducing" in values else Z0
-            return kernel_x, bias, Z
+            return kernel_x, values.get("bias", bias0), Z
 
         def evidence(x):
             kernel_x, bias, Z = unpack(x)
-            likelihood = Probit(bias)
+            likelihood = data.likelihood(bias)
             state = ep(
                 lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
                 likelihood,
@@ -476,9 +530,7 @@ default="kmeans"
             }
             return state.log_evidence, space.pack(gradient)
 
-        x = space.pack(
-            {"theta": kernel.theta, "bias": self.bias, "inducing": Z0 / unit}
-        )
+        x = space.pack({"theta": kernel.theta, "bias": bias0, "inducing": Z0 / unit})
         n_evaluations, converged = 0, True
         if self.optimizer is not None and len(x) > 0:
             result = maximize(
@@ -493,7 +545,7 @@ default="kmeans"
                 result.n_evaluations,
                 result.converged,
             )
-        model = self._binary_model(data, *unpack(x), ep, at=x)
+        model = self._fitted_model(data, *unpack(x), ep, at=x)
         return replace(
             model,
             n_evaluations=n_evaluations,
@@ -510,10 +562,10 @@ default="kmeans"
             return np.dtype(np.float64)
         return np.dtype(self.sweep_dtype)
 
-    def _binary_model(self, data, kernel, bias, Z, ep, at):
+    def _fitted_model(self, data, kernel, bias, Z, ep, at):
         """The fitted model at ``kernel``, ``bias``, ``Z`` (the optimizer's point
         ``at``): EP run to the final tolerance, from the nearest evaluation's sites."""
-        likelihood = Probit(bias)
+        likelihood = data.likelihood(bias)
         sweep_dtype = self._sweep_dtype(ep)
         if ep.n_runs == 0 and sweep_dtype != np.float64:
             # no evaluation to start the final run from: converge in the sweeps'
