@@ -147,3 +147,111 @@ class GPyTorchSVGP(_BinaryPeer):
         with torch.no_grad(), gpytorch.settings.fast_pred_var():
             x = torch.as_tensor(X, dtype=torch.float64)
             return self.likelihood_(self.model_(x)).mean.numpy()
+
+
+class GPyTorchMultiClassSVGP(ClassifierMixin, BaseEstimator):
+    """GPyTorch's variational classifier for C classes: one latent GP per class on
+    shared inducing inputs (k-means centres, learnt), an amplitude × RBF kernel per
+    class, a softmax likelihood, minibatch Adam on the ELBO (Hensman et al. 2015) for
+    at least ``n_steps`` steps (three epochs or more)."""
+
+    def __init__(
+        self,
+        n_inducing=200,
+        n_steps=3000,
+        batch_size=256,
+        learning_rate=0.01,
+        random_state=0,
+    ):
+        self.n_inducing = n_inducing
+        self.n_steps = n_steps
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        import gpytorch
+        import torch
+
+        torch.manual_seed(self.random_state)
+        X = np.asarray(X, dtype=float)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        C = len(self.classes_)
+        train_x = torch.as_tensor(X, dtype=torch.float64)
+        train_y = torch.as_tensor(codes)
+        centres = kmeans_centres(X, self.n_inducing, self.random_state)
+        inducing = torch.as_tensor(np.tile(centres, (C, 1, 1)), dtype=torch.float64)
+
+        class Model(gpytorch.models.ApproximateGP):
+            def __init__(self):
+                distribution = gpytorch.variational.CholeskyVariationalDistribution(
+                    inducing.shape[1], batch_shape=torch.Size([C])
+                )
+                strategy = gpytorch.variational.IndependentMultitaskVariationalStrategy(
+                    gpytorch.variational.VariationalStrategy(
+                        self, inducing, distribution, learn_inducing_locations=True
+                    ),
+                    num_tasks=C,
+                )
+                super().__init__(strategy)
+                self.mean_module = gpytorch.means.ConstantMean(
+                    batch_shape=torch.Size([C])
+                )
+                self.covar_module = gpytorch.kernels.ScaleKernel(
+                    gpytorch.kernels.RBFKernel(batch_shape=torch.Size([C])),
+                    batch_shape=torch.Size([C]),
+                )
+
+            def forward(self, x):
+                return gpytorch.distributions.MultivariateNormal(
+                    self.mean_module(x), self.covar_module(x)
+                )
+
+        model = Model().double()
+        model.covar_module.base_kernel.lengthscale = float(
+            np.sqrt(np.sum(np.var(X, axis=0)))
+        )
+        likelihood = gpytorch.likelihoods.SoftmaxLikelihood(
+            num_classes=C, mixing_weights=False
+        ).double()
+        model.train()
+        likelihood.train()
+        optimizer = torch.optim.Adam(
+            list(model.parameters()) + list(likelihood.parameters()),
+            lr=self.learning_rate,
+        )
+        elbo = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=len(train_y))
+        generator = torch.Generator().manual_seed(self.random_state)
+        batches = -(-len(train_y) // self.batch_size)
+        for _ in range(max(3, -(-self.n_steps // batches))):  # epochs
+            order = torch.randperm(len(train_y), generator=generator)
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                optimizer.zero_grad()
+                loss = -elbo(model(train_x[batch]), train_y[batch])
+                loss.backward()
+                optimizer.step()
+        model.eval()
+        likelihood.eval()
+        self.model_, self.likelihood_ = model, likelihood
+        self.inducing_points_ = (
+            model.variational_strategy.base_variational_strategy.inducing_points[0]
+            .detach()
+            .numpy()
+        )
+        return self
+
+    def predict_proba(self, X):
+        import gpytorch
+        import torch
+
+        with torch.no_grad(), gpytorch.settings.num_likelihood_samples(256):
+            x = torch.as_tensor(np.asarray(X, dtype=float), dtype=torch.float64)
+            parts = [
+                self.likelihood_(self.model_(x[i : i + 2048])).probs.mean(0).numpy()
+                for i in range(0, len(x), 2048)
+            ]
+        return np.concatenate(parts)
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -108,7 +108,8 @@ def model_size(estimator, n_train):
         return int(estimator.n_support_.sum())
     for attribute in ("active_set_", "basis_vectors_", "inducing_points_"):
         if hasattr(estimator, attribute):
-            return len(getattr(estimator, attribute))
+            points = getattr(estimator, attribute)  # a list of arrays: one-vs-rest
+            return sum(map(len, points)) if isinstance(points, list) else len(points)
     if hasattr(estimator, "relevance_vectors_"):  # a list of arrays when one-vs-rest
         vectors = estimator.relevance_vectors_
         return sum(map(len, vectors)) if isinstance(vectors, list) else len(vectors)

@@ -202,7 +202,7 @@ _HERMITE_NODES = 48
 @dataclass(frozen=True)
 class StepMoments:
     """Moments of one multi-class factor ``Θ(f_y − f_k)`` under independent Gaussian
-    cavities of ``f_y`` (the label's latent) and ``f_k`` (algorithms.md §8.2).
+    cavities of ``f_y`` (the label's latent) and ``f_k`` (algorithms.md §7.2).
 
     Attributes
     ----------
@@ -224,7 +224,7 @@ class MultinomialProbit:
     With the noise folded into the latent priors (``f̃_c = f_c + ε_c``), the
     likelihood is the product of ``C − 1`` steps ``Θ(f̃_y + b_y − f̃_k − b_k)``, each
     on two latents: EP approximates each step by a Gaussian factorised across the
-    two ([VH17]; algorithms.md §8.1), so every class keeps its own posterior. Two
+    two ([VH17]; algorithms.md §7.1), so every class keeps its own posterior. Two
     classes give ``Φ((f_1 − f_0 + b_1 − b_0)/√2)``, the binary probit of the latent
     difference.
 
@@ -268,7 +268,7 @@ class MultinomialProbit:
         """``log P(y = c | x)`` for latent predictives ``N(mean, var)``, shape (m, C).
 
         ``P(y = c) = ∫ N(t | μ_c + b_c, s_c²) Π_{j≠c} Φ((t − μ_j − b_j)/s_j) dt`` with
-        ``s² = σ² + 1`` (algorithms.md §8.4), by Gauss-Hermite quadrature in log space,
+        ``s² = σ² + 1`` (algorithms.md §7.4), by Gauss-Hermite quadrature in log space,
         normalised over the classes; O(C²) per point and node, in row blocks.
         """
         mean = np.asarray(mean, float) + self.bias

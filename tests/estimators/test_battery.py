@@ -132,6 +132,34 @@ def test_estimator_on_valid_data(estimator_class, data):
     check_valid_fit(estimator_class, X, y)
 
 
+#: Classifiers whose multi-class fit is one model of all classes by default.
+MULTICLASS_MODELS = [sparsegp.FITCGPClassifier]
+
+
+@st.composite
+def many_classes(draw):
+    """``(X, y)``: 3-10 classes, string or integer labels, one class of two points."""
+    X, _, _ = draw(datasets(classification=True))
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    n = len(X)
+    n_classes = draw(st.integers(3, min(10, n // 4)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    codes = np.arange(n) % (n_classes - 1)
+    rng.shuffle(codes)
+    codes[rng.choice(n, size=2, replace=False)] = n_classes - 1  # the rare class
+    if draw(st.booleans()):
+        return X, np.array([f"class {c}" for c in range(n_classes)])[codes]
+    return X, codes
+
+
+@pytest.mark.parametrize("estimator_class", MULTICLASS_MODELS, ids=lambda e: e.__name__)
+@BATTERY
+@given(data=st.data())
+def test_multiclass_model_on_valid_data(estimator_class, data):
+    X, y = data.draw(many_classes())
+    check_valid_fit(estimator_class, X, y)
+
+
 def toy_problem(estimator_class):
     """30 valid points in 2-D with targets the estimator takes."""
     X = np.random.default_rng(0).standard_normal((30, 2))

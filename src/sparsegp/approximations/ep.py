@@ -501,9 +501,21 @@ class AndersonMixing:
         self._residuals: list[np.ndarray] = []
 
     def step(
-        self, tau: np.ndarray, nu: np.ndarray, new_tau: np.ndarray, new_nu: np.ndarray
+        self,
+        tau: np.ndarray,
+        nu: np.ndarray,
+        new_tau: np.ndarray,
+        new_nu: np.ndarray,
+        *,
+        per_site: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The next sites after the plain update ``(tau, nu) → (new_tau, new_nu)``."""
+        """The next sites after the plain update ``(tau, nu) → (new_tau, new_nu)``.
+
+        ``per_site``: a site whose mixed precision is negative (or not finite) takes
+        its plain update and the others keep the mixed step, the history kept — for
+        many sites, where some are always improper in a mixed step (the multi-class
+        steps: thousands of 10⁵ each sweep, so that restarting never mixed).
+        """
         update = np.concatenate([new_tau, new_nu])
         self._updates.append(update)
         self._residuals.append(self.residual(np.concatenate([tau, nu]), update))
@@ -514,6 +526,11 @@ class AndersonMixing:
         gamma = np.linalg.lstsq(dF, self._residuals[-1], rcond=None)[0]
         n = len(tau)
         mixed, proper = self.mixed(self._updates, gamma, n)
+        if per_site and not proper:
+            improper = ~np.isfinite(mixed[:n]) | ~np.isfinite(mixed[n:])
+            improper |= mixed[:n] < 0.0
+            mixed[:n][improper], mixed[n:][improper] = new_tau[improper], new_nu[improper]
+            return mixed[:n], mixed[n:]
         if not proper:
             self._updates, self._residuals = self._updates[-1:], self._residuals[-1:]
             return new_tau, new_nu

@@ -1,4 +1,4 @@
-"""Multi-class EP on one FITC prior: C latent functions on shared pseudo-inputs (algorithms.md §8).
+"""Multi-class EP on one FITC prior: C latent functions on shared pseudo-inputs (algorithms.md §7).
 
 Pure numerics: integer labels and the kernel blocks of one set of pseudo-inputs in;
 the posterior EP runs on (:class:`MultiClassFITCPosterior`, driven by
@@ -61,7 +61,7 @@ _R = TypeVar("_R")
 
 @dataclass(frozen=True)
 class StepSites:
-    """The Gaussian sites of the steps ``Θ(f_y − f_k)`` (algorithms.md §8.2).
+    """The Gaussian sites of the steps ``Θ(f_y − f_k)`` (algorithms.md §7.2).
 
     Attributes
     ----------
@@ -159,7 +159,7 @@ def _site_terms(
 
 
 class MultiClassFITCPosterior:
-    """The EP posterior of C latent functions on one FITC prior (algorithms.md §8.3).
+    """The EP posterior of C latent functions on one FITC prior (algorithms.md §7.3).
 
     A :class:`~sparsegp.approximations.ep.SitePosterior` for
     :func:`~sparsegp.approximations.ep.run_ep` (parallel sweeps only): one
@@ -269,6 +269,7 @@ class MultiClassFITCPosterior:
             np.concatenate([old.nu_label.ravel(), old.nu_other.ravel()]),
             np.concatenate([damped[0].ravel(), damped[2].ravel()]),
             np.concatenate([damped[1].ravel(), damped[3].ravel()]),
+            per_site=True,
         )
         shape, size = old.tau_label.shape, old.tau_label.size
         self.step_sites = StepSites(
@@ -279,7 +280,7 @@ class MultiClassFITCPosterior:
         )
 
     def evidence(self, y: np.ndarray | None, likelihood: MultinomialProbit) -> float:
-        """``log Z_EP`` (algorithms.md §8.3): each class's Gaussian part plus every
+        """``log Z_EP`` (algorithms.md §7.3): each class's Gaussian part plus every
         step's ``log Ẑ`` and its two sites' terms."""
         sites, cavities = self.step_sites, self.cavities()
         moments = cavities.moments(likelihood, self.labels, self.steps)
@@ -298,7 +299,7 @@ class MultiClassFITCPosterior:
 
     def bias_gradient(self, likelihood: MultinomialProbit) -> np.ndarray:
         """``∂ log Z_EP/∂b_c``: each step's ``∂ log Ẑ`` at its cavities, ``+`` on the
-        label's class, ``−`` on the other (algorithms.md §8.3)."""
+        label's class, ``−`` on the other (algorithms.md §7.3)."""
         moments = self.cavities().moments(likelihood, self.labels, self.steps)
         g = np.where(self.steps, moments.label.g, 0.0)
         n_classes = likelihood.n_classes
@@ -316,7 +317,7 @@ def matched_step_sites(
     sites: StepSites,
     cavities: StepCavities,
 ) -> StepSites:
-    """The steps' moment-matched sites (algorithms.md §8.2); a step with an improper
+    """The steps' moment-matched sites (algorithms.md §7.2); a step with an improper
     cavity keeps its sites, the unused column stays zero."""
     proper = steps & (cavities.tau_label > 0.0) & (cavities.tau_other > 0.0)
     moments = cavities.moments(likelihood, labels, proper)
@@ -358,7 +359,7 @@ def carried_step_sites(
 
 @dataclass(frozen=True)
 class MultiClassFITCPredictor:
-    """What multi-class FITC prediction needs: O(C·M²) memory (algorithms.md §8.4).
+    """What multi-class FITC prediction needs: O(C·M²) memory (algorithms.md §7.4).
 
     Attributes
     ----------
@@ -482,7 +483,7 @@ class InMemoryMultiClassFITC(InMemoryFITC):
     def gradient(  # type: ignore[override]
         self, state: EPState, likelihood: MultinomialProbit
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §8.3): the classes'
+        """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §7.3): the classes'
         sensitivities summed in class order, contracted with the blocks once."""
         assert self._blocks is not None, "posterior() with differentiable=True first"
         posterior = posterior_of(state, MultiClassFITCPosterior)

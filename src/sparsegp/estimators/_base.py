@@ -648,7 +648,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
         a multi-class model's joint predictive probability that each class's noisy
-        latent is the largest (algorithms.md §8.4), or the one-vs-rest probabilities
+        latent is the largest (algorithms.md §7.4), or the one-vs-rest probabilities
         normalised to sum to one. A dask array ``X``
         gives a dask array, computed block by block on the cluster.
         """

@@ -192,7 +192,7 @@ default="kmeans"
     multi_class : {"multinomial", "one_vs_rest"}, default="multinomial"
         Beyond two classes: ``"multinomial"`` fits one model, a latent function per
         class on one set of pseudo-inputs, one kernel and per-class biases, with EP
-        on the multinomial probit likelihood ([VH17]; algorithms.md §8): O(C·N·M²)
+        on the multinomial probit likelihood ([VH17]; algorithms.md §7): O(C·N·M²)
         per sweep, O(C·N·M) memory, O(C·M²) per prediction. ``"one_vs_rest"`` fits
         C binary models, each with its own pseudo-inputs, kernel and bias, and
         normalises their probabilities.

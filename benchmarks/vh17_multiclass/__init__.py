@@ -1,0 +1,1 @@
+"""[VH17]: multi-class EP on shared pseudo-inputs."""

@@ -1,0 +1,121 @@
+"""The multi-class FITC model beside libsvm, one-vs-rest FITC, logistic regression, SVGP.
+
+    python -m benchmarks run multiclass digits --out benchmarks/results/multiclass_digits.json
+    python -m benchmarks run multiclass classification \
+        --out benchmarks/results/multiclass_classification.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run multiclass mnist \
+        --out benchmarks/results/multiclass_mnist.json
+
+Issue 46's sets: ``digits`` is scikit-learn's ``load_digits`` (1 797 images, 64 raw
+pixels, 10 classes), a seeded stratified 70/30 split; ``classification`` is
+``make_classification(n_samples=50_000, n_features=20, n_informative=10,
+n_classes=10, flip_y=0.05, random_state=0)``, a seeded 80/20 split; ``mnist`` is MNIST
+13×13 with all ten classes, the 60 000 training and 10 000 test images. Estimators
+(``--estimators``, all by default): ``FITCGPClassifier()`` with its defaults (the
+multinomial model), the same with ``multi_class="one_vs_rest"`` (same M),
+``SVC(C=10, gamma="scale", probability=True)``, ``LogisticRegression``, and
+GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
+(``[bench]``). One BLAS thread each (threadpoolctl), ``n_jobs`` as given (1 by
+default); every peer timed in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_digits, make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
+
+from benchmarks._lib.peers import GPyTorchMultiClassSVGP
+from sparsegp import FITCGPClassifier
+from sparsegp.benchmarking import evaluate, format_table, save_run
+from sparsegp.datasets import load_mnist
+
+
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+
+
+def classification():
+    X, y = make_classification(
+        n_samples=50_000,
+        n_features=20,
+        n_informative=10,
+        n_classes=10,
+        flip_y=0.05,
+        random_state=0,
+    )
+    return train_test_split(X, y, test_size=0.2, random_state=0)
+
+
+def mnist():
+    X, y, X_test, y_test = load_mnist(resolution=13)
+    return X, X_test, y, y_test
+
+
+SETS = {"digits": digits, "classification": classification, "mnist": mnist}
+
+
+def estimators(n_train, n_jobs):
+    """The compared estimators by name; the sparse ones at FITC's default M."""
+    M = FITCGPClassifier()._inducing_size(n_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # SVC(probability=True), 1.9
+        svc = SVC(C=10, gamma="scale", probability=True, random_state=0)
+    return {
+        "fitc_multinomial": FITCGPClassifier(random_state=0, n_jobs=n_jobs),
+        "fitc_one_vs_rest": FITCGPClassifier(
+            multi_class="one_vs_rest", random_state=0, n_jobs=n_jobs
+        ),
+        "svc": svc,
+        "logistic": LogisticRegression(max_iter=5000),
+        "svgp_softmax": GPyTorchMultiClassSVGP(n_inducing=M),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", choices=sorted(SETS))
+    parser.add_argument("--estimators", nargs="*", default=None)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    X, X_test, y, y_test = SETS[args.data]()
+    candidates = estimators(len(X), args.n_jobs)
+    names = args.estimators or list(candidates)
+    if "svgp_softmax" in names and importlib.util.find_spec("gpytorch") is None:
+        print("svgp_softmax: gpytorch is not installed ([bench] extra); skipped")
+        names.remove("svgp_softmax")
+    results, extra = [], {}
+    for name in names:
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            result, fitted = evaluate(
+                candidates[name], X, y, X_test, y_test, name=name, dataset=args.data
+            )
+        results.append(result)
+        if name.startswith("fitc"):
+            extra[name] = {
+                "n_inducing": len(fitted.estimators_[0].inducing_points),
+                "n_evaluations": int(np.sum(fitted.n_iter_)),
+                "kernel": str(fitted.kernel_),
+            }
+        print(
+            f"{args.data} {name}: {result.error:.2%} / {result.nlp:.4f} nats, "
+            f"fit {result.fit_seconds:.1f} s",
+            flush=True,
+        )
+    print(format_table(results))
+    if args.out:
+        save_run(args.out, results, n_train=len(X), n_test=len(X_test), fits=extra)
+
+
+if __name__ == "__main__":
+    main()
