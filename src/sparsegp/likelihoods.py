@@ -286,7 +286,6 @@ class MultinomialProbit:
         return np.exp(self.log_predict_proba(mean, var))
 
 
-
 def _log_class_probabilities(mean, scale):
     """:meth:`MultinomialProbit.log_predict_proba` of a row block, from the biased
     latent means and the noisy latents' standard deviations, both (m, C)."""

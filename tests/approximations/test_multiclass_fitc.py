@@ -39,7 +39,10 @@ def dense_multiclass_ep(K, labels, bias, n_classes, sweeps=400, damping=0.5):
     def posterior():
         T = to + (~steps) * tl.sum(1, keepdims=True)
         N = no + (~steps) * nl.sum(1, keepdims=True)
-        covs = [np.linalg.inv(np.linalg.inv(prior) + np.diag(T[:, c])) for c in range(n_classes)]
+        covs = [
+            np.linalg.inv(np.linalg.inv(prior) + np.diag(T[:, c]))
+            for c in range(n_classes)
+        ]
         means = np.column_stack([covs[c] @ N[:, c] for c in range(n_classes)])
         variances = np.column_stack([np.diag(S) for S in covs])
         return T, N, covs, means, variances
@@ -65,18 +68,24 @@ def dense_multiclass_ep(K, labels, bias, n_classes, sweeps=400, damping=0.5):
             var_t = v - v**2 * ratio * (z + ratio) / s**2
             tau = 1 / var_t - 1 / v
             new += [tau, mean_t / var_t - m / v]
-        for old, value in zip((tl, nl, to, no), new):
+        for old, value in zip((tl, nl, to, no), new, strict=True):
             old += damping * (np.where(steps, value, 0.0) - old)
     T, N, covs, means, variances = posterior()
     (tcy, ncy), (tco, nco) = cavities(means, variances)
-    z = (ncy / tcy - nco / tco + bias[labels][:, None] - bias) / np.sqrt(1 / tcy + 1 / tco)
+    z = (ncy / tcy - nco / tco + bias[labels][:, None] - bias) / np.sqrt(
+        1 / tcy + 1 / tco
+    )
     log_z = 0.0
     for c in range(n_classes):  # log ∫ N(f | 0, K) exp(−½ fᵀTf + Nᵀf) df
         sign, logdet = np.linalg.slogdet(np.eye(n) + prior @ np.diag(T[:, c]))
         log_z += -0.5 * logdet + 0.5 * N[:, c] @ covs[c] @ N[:, c]
     for tau, nu, tc, nc in ((tl, nl, tcy, ncy), (to, no, tco, nco)):
         # minus log ∫ N(f | cavity) exp(−½ τ f² + ν f) df
-        term = 0.5 * np.log1p(tau / tc) + 0.5 * nc**2 / tc - 0.5 * (nu + nc) ** 2 / (tau + tc)
+        term = (
+            0.5 * np.log1p(tau / tc)
+            + 0.5 * nc**2 / tc
+            - 0.5 * (nu + nc) ** 2 / (tau + tc)
+        )
         log_z += np.sum(np.where(steps, term, 0.0))
     log_z += np.sum(np.where(steps, norm.logcdf(z), 0.0))
     return means, variances, log_z
@@ -110,7 +119,7 @@ def test_threads_give_the_same_posterior_and_gradient():
     _, two, grad_two = fitted_state(X, labels, kernel, Z, bias, n_threads=2)
     np.testing.assert_array_equal(one.mean, two.mean)
     assert one.log_evidence == two.log_evidence
-    for a, b in zip(grad_one, grad_two):
+    for a, b in zip(grad_one, grad_two, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -136,7 +145,9 @@ def test_evidence_gradient_matches_finite_differences():
 def test_bias_gradient_sums_to_zero_shifts_do_not_matter():
     X, labels = three_blobs(seed=3)
     kernel, Z = ConstantKernel(1.0) * RBF(1.0), X[:5]
-    _, state, (_, g_bias, _) = fitted_state(X, labels, kernel, Z, np.array([0.4, 0, -1]))
+    _, state, (_, g_bias, _) = fitted_state(
+        X, labels, kernel, Z, np.array([0.4, 0, -1])
+    )
     _, shifted, _ = fitted_state(X, labels, kernel, Z, np.array([1.4, 1, 0]))
     assert np.sum(g_bias) == pytest.approx(0.0, abs=1e-10)
     assert shifted.log_evidence == pytest.approx(state.log_evidence, abs=1e-10)
@@ -169,7 +180,10 @@ def test_warm_started_runs_reach_the_cold_fixed_point():
     data = InMemoryMultiClassFITC(X, labels, 3, 1e-8, True)
     likelihood = MultinomialProbit(np.zeros(3))
     ep = WarmStartedEP(None, OPTIONS)
-    ep(lambda start: data.posterior(ConstantKernel(1.0) * RBF(1.0), Z, start), likelihood)
+    ep(
+        lambda start: data.posterior(ConstantKernel(1.0) * RBF(1.0), Z, start),
+        likelihood,
+    )
     kernel = ConstantKernel(3.0) * RBF(0.7)
     warm = ep(lambda start: data.posterior(kernel, Z, start), likelihood, final=True)
     cold = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
@@ -182,7 +196,10 @@ def test_step_sites_of_the_label_sum_over_the_other_classes():
     labels = np.array([0, 2])
     label_mask = labels[:, None] == np.arange(3)
     sites = StepSites(
-        *(np.where(label_mask, 0.0, np.arange(1.0, 7.0).reshape(2, 3) + k) for k in range(4))
+        *(
+            np.where(label_mask, 0.0, np.arange(1.0, 7.0).reshape(2, 3) + k)
+            for k in range(4)
+        )
     )
     tau, _ = sites.class_sites(label_mask)
     assert tau[0, 0] == sites.tau_other[0, 0] + sites.tau_label[0].sum()

@@ -84,13 +84,20 @@ def two_class_predictions(X, y, X_test, kernel, Z):
     the binary probit of ``(f₁ − f₀)/√2 ~ GP(0, k)``: the exact models agree."""
     options = dict(mode="parallel", damping=0.8, tol=1e-9, max_sweeps=500)
     multi = InMemoryMultiClassFITC(X, y, 2, 1e-6, False)
-    state = run_ep(multi.posterior(kernel, Z, None), None, MultinomialProbit(np.zeros(2)), **options)
+    state = run_ep(
+        multi.posterior(kernel, Z, None),
+        None,
+        MultinomialProbit(np.zeros(2)),
+        **options,
+    )
     mean, var = MultiClassFITCPredictor.from_state(state).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )
     p_multi = MultinomialProbit(np.zeros(2)).predict_proba(mean, var)[:, 1]
     binary = InMemoryFITC(X, 2.0 * y - 1.0, 1e-6, False)
-    b_state = run_ep(binary.posterior(kernel, Z, None), binary.labels, Probit(), **options)
+    b_state = run_ep(
+        binary.posterior(kernel, Z, None), binary.labels, Probit(), **options
+    )
     b_mean, b_var = FITCPredictor.from_state(b_state).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )

@@ -529,7 +529,10 @@ class AndersonMixing:
         if per_site and not proper:
             improper = ~np.isfinite(mixed[:n]) | ~np.isfinite(mixed[n:])
             improper |= mixed[:n] < 0.0
-            mixed[:n][improper], mixed[n:][improper] = new_tau[improper], new_nu[improper]
+            mixed[:n][improper], mixed[n:][improper] = (
+                new_tau[improper],
+                new_nu[improper],
+            )
             return mixed[:n], mixed[n:]
         if not proper:
             self._updates, self._residuals = self._updates[-1:], self._residuals[-1:]
@@ -847,7 +850,10 @@ class WarmStartedEP:
         self._kept = [*earlier, run][-_KEPT_RUNS:]
 
     def _run(
-        self, posterior: SitePosterior[LikelihoodT], likelihood: LikelihoodT, options: dict
+        self,
+        posterior: SitePosterior[LikelihoodT],
+        likelihood: LikelihoodT,
+        options: dict,
     ) -> EPState:
         state = run_ep(posterior, self.y, likelihood, **options)
         self.n_runs += 1

@@ -632,7 +632,9 @@ class InMemoryFITC:
         """The likelihood at bias ``b``: the probit ``Φ(y (f + b))``."""
         return Probit(bias)
 
-    def prior(self, kernel: Kernel, Z: np.ndarray, latent_noise: float = 0.0) -> FITCPrior:
+    def prior(
+        self, kernel: Kernel, Z: np.ndarray, latent_noise: float = 0.0
+    ) -> FITCPrior:
         """The FITC prior at ``kernel`` and ``Z``, ``latent_noise`` added to the
         training latents' variances; kept for :meth:`gradient` when differentiable."""
         if self.differentiable:

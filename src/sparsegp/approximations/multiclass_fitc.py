@@ -263,7 +263,10 @@ class MultiClassFITCPosterior:
         new = matched_step_sites(
             likelihood, self.labels, self.steps, old, self.cavities()
         )
-        damped = [a + damping * (b - a) for a, b in zip(old.arrays(), new.arrays())]
+        damped = [
+            a + damping * (b - a)
+            for a, b in zip(old.arrays(), new.arrays(), strict=True)
+        ]
         tau, nu = anderson.step(
             np.concatenate([old.tau_label.ravel(), old.tau_other.ravel()]),
             np.concatenate([old.nu_label.ravel(), old.nu_other.ravel()]),
@@ -497,7 +500,11 @@ class InMemoryMultiClassFITC(InMemoryFITC):
                 ),
                 group,
             ):
-                total = list(part) if not total else [a + b for a, b in zip(total, part)]
+                total = (
+                    list(part)
+                    if not total
+                    else [a + b for a, b in zip(total, part, strict=True)]
+                )
         grad_theta, grad_inducing = self._blocks.gradient(*total)
         return grad_theta, posterior.bias_gradient(likelihood), grad_inducing
 

@@ -55,8 +55,8 @@ from .ep import (
     site_evidence_terms,
 )
 from .fitc_ep import (
-    InMemoryFITC,
     FITCPredictor,
+    InMemoryFITC,
     PointSensitivities,
     cross_sensitivity,
     fitc_marginals,

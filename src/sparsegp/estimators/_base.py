@@ -512,7 +512,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                     "pass multi_class='one_vs_rest' to fit a dask array."
                 )
             codes = np.searchsorted(self.classes_, y)
-            self.estimators_ = [self._fit_multiclass_one_blas_thread(X, codes, seeds[0])]
+            self.estimators_ = [
+                self._fit_multiclass_one_blas_thread(X, codes, seeds[0])
+            ]
         elif distributed:  # one problem after another, each spread over the cluster
             self.estimators_ = [
                 self._fit_binary_distributed(X, labels, seed)
@@ -636,7 +638,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         X = self._validated(X)
         if self._is_multiclass_model():
             model = self.estimators_[0]
-            return model.likelihood.log_predict_proba(*model.latent_mean_and_variance(X))
+            return model.likelihood.log_predict_proba(
+                *model.latent_mean_and_variance(X)
+            )
         scores = [
             m.likelihood.predictive_z(*m.latent_mean_and_variance(X))
             for m in self.estimators_

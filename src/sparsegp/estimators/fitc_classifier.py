@@ -25,11 +25,11 @@ from .._optimize import (
 )
 from ..approximations.ep import WarmStartedEP
 from ..approximations.fitc_ep import FITCPredictor, InMemoryFITC
+from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
     MultiClassFITCPredictor,
 )
-from ..approximations.ivm import select_active_set
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import MultinomialProbit, Probit
