@@ -5,6 +5,9 @@
         --out benchmarks/results/multiclass_classification.json
     SPARSEGP_DATA=../shared/data python -m benchmarks run multiclass mnist \
         --out benchmarks/results/multiclass_mnist.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run multiclass mnist \
+        --n-train 7291 --n-inducing 100 200 400 --estimators svc fitc_one_vs_rest \
+        --out benchmarks/results/multiclass_mnist_7291_sizes.json
 
 Issue 46's sets: ``digits`` is scikit-learn's ``load_digits`` (1 797 images, 64 raw
 pixels, 10 classes), a seeded stratified 70/30 split; ``classification`` is
@@ -16,7 +19,9 @@ multinomial model), the same with ``multi_class="one_vs_rest"`` (same M),
 ``SVC(C=10, gamma="scale", probability=True)``, ``LogisticRegression``, and
 GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
 (``[bench]``). One BLAS thread each (threadpoolctl), ``n_jobs`` as given (1 by
-default); every peer timed in the same run.
+default); every peer timed in the same run. ``--n-train`` fits on a seeded random
+subset of the training set; ``--n-inducing`` adds the multinomial model at each given
+M (``fitc_multinomial_M``), to measure how its accuracy and time grow with M.
 """
 
 from __future__ import annotations
@@ -85,11 +90,22 @@ def main():
     parser.add_argument("data", choices=sorted(SETS))
     parser.add_argument("--estimators", nargs="*", default=None)
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--n-train", type=int, default=None)
+    parser.add_argument("--n-inducing", type=int, nargs="*", default=[])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     X, X_test, y, y_test = SETS[args.data]()
+    if args.n_train is not None and args.n_train < len(X):
+        subset = np.random.default_rng(0).choice(len(X), args.n_train, replace=False)
+        X, y = X[subset], y[subset]
     candidates = estimators(len(X), args.n_jobs)
-    names = args.estimators or list(candidates)
+    for M in args.n_inducing:
+        candidates[f"fitc_multinomial_{M}"] = FITCGPClassifier(
+            n_inducing=M, random_state=0, n_jobs=args.n_jobs
+        )
+    names = (args.estimators or list(candidates)[:5]) + [
+        f"fitc_multinomial_{M}" for M in args.n_inducing
+    ]
     if "svgp_softmax" in names and importlib.util.find_spec("gpytorch") is None:
         print("svgp_softmax: gpytorch is not installed ([bench] extra); skipped")
         names.remove("svgp_softmax")

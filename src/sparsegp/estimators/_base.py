@@ -509,7 +509,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             if distributed:
                 raise ValueError(
                     f"{type(self).__name__}'s multi-class model fits in memory only; "
-                    "pass multi_class='one_vs_rest' to fit a dask array."
+                    "fit a dask array with multi_class='one_vs_rest' (the default)."
                 )
             codes = np.searchsorted(self.classes_, y)
             self.estimators_ = [

@@ -80,8 +80,8 @@ class FITCBinaryModel:
         return self.n_evaluations
 
     def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point."""
-
+        """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point
+        (per class)."""
         return latent_from_kernel(self.kernel, self.inducing_points, self.predictor, X)
 
 
@@ -189,13 +189,17 @@ default="kmeans"
         would, and the final float64 run starts from there. float32 needs ``tol``
         ≥ 1.2e-5 (an evidence tolerance ``tol / 100`` above float32's machine
         epsilon); a tighter ``tol`` sweeps in float64.
-    multi_class : {"multinomial", "one_vs_rest"}, default="multinomial"
-        Beyond two classes: ``"multinomial"`` fits one model, a latent function per
-        class on one set of pseudo-inputs, one kernel and per-class biases, with EP
-        on the multinomial probit likelihood ([VH17]; algorithms.md §7): O(C·N·M²)
-        per sweep, O(C·N·M) memory, O(C·M²) per prediction. ``"one_vs_rest"`` fits
-        C binary models, each with its own pseudo-inputs, kernel and bias, and
-        normalises their probabilities.
+    multi_class : {"one_vs_rest", "multinomial"}, default="one_vs_rest"
+        Beyond two classes: ``"one_vs_rest"`` fits C binary models, each with its own
+        pseudo-inputs, kernel and bias, and normalises their probabilities;
+        ``"multinomial"`` fits one model, a latent function per class, one kernel
+        and per-class biases, with EP on the multinomial probit likelihood ([VH17];
+        algorithms.md §7): O(C·N·M²) per sweep as one-vs-rest, O(C·N·M) memory,
+        O(C·M²) per prediction, probabilities from the classes' joint predictive.
+        One-vs-rest stays the default: at the same M the multinomial model measured
+        0.3-1.5 points higher in error, within 2 % in NLP, and slower (its EP
+        converges in more sweeps) on every set tried (BENCHMARKS.md, "Multi-class as
+        one model").
     n_jobs : int, default=None
         Threads for the classes of a multinomial fit (each class's products on one
         of them, one BLAS thread each; the result does not depend on it), or
@@ -216,7 +220,8 @@ default="kmeans"
         budget, not a convergence test.
     classes_ : ndarray of shape (n_classes,)
     inducing_points_ : ndarray of shape (M, n_features) or list of them
-        Learnt pseudo-inputs (a list, one per class, for one-vs-rest).
+        Learnt pseudo-inputs (a list, one per class, for one-vs-rest; one array,
+        shared by the classes' latent functions, for a multinomial model).
     kernel_ : Kernel
         Learnt kernel (a ``CompoundKernel`` for one-vs-rest).
     bias_ : float or ndarray of shape (n_classes,)
@@ -279,7 +284,7 @@ default="kmeans"
         max_sweeps=100,
         jitter=1e-6,
         sweep_dtype="float32",
-        multi_class="multinomial",
+        multi_class="one_vs_rest",
         n_jobs=None,
         random_state=None,
         verbose=0,
