@@ -56,3 +56,38 @@ def test_estimator_modules_do_not_share_an_engines_name():
     engines = {p.stem for p in (SOURCE / "approximations").glob("*.py")}
     estimators = {p.stem for p in (SOURCE / "estimators").glob("*.py")}
     assert engines & estimators == {"__init__"}
+
+
+#: scikit-learn's GP estimators, which no estimator of the package builds either.
+SKLEARN_GPS = {"GaussianProcessClassifier", "GaussianProcessRegressor"}
+
+#: Estimator modules that still fit another estimator inside their own (issue 45's
+#: remaining step: the online GP's hyperparameters by full EP and by scikit-learn's
+#: GPR); the IVM's FITC posterior goes through the engine since 2026-11-26.
+STILL_BUILD_ESTIMATORS = {"sparse_online_gp.py"}
+
+
+def estimators_built(path, names):
+    """The estimator classes ``names`` called in ``path``, other than its own."""
+    tree = ast.parse(path.read_text())
+    own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name in names and name not in own:
+                yield name
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SOURCE / "estimators").glob("*.py")), ids=lambda p: p.name
+)
+def test_no_estimator_module_builds_another_estimator(path):
+    import sparsegp
+
+    names = set(sparsegp.__all__) | SKLEARN_GPS
+    built = set(estimators_built(path, names))
+    if path.name in STILL_BUILD_ESTIMATORS:
+        assert built, f"{path.name} no longer builds one: drop it from the list"
+    else:
+        assert not built

@@ -1,5 +1,7 @@
 """IVMClassifier and IVMRegressor: selection modes, precision, progress, errors, FITC posterior."""
 
+import logging
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, make_classification
@@ -247,12 +249,14 @@ def test_fitc_posterior_with_a_kernel_fitc_cannot_differentiate_keeps_it():
     assert np.mean(fitc.predict(X) != y) < 0.2
 
 
-def test_verbose_fitc_posterior_shows_its_progress(capsys):
+def test_verbose_fitc_posterior_shows_its_progress(capsys, caplog):
     X, y = make_xor_clusters(100, random_state=0)
-    IVMClassifier(
-        active_set_size=20, posterior="fitc", n_outer_iterations=1, verbose=1
-    ).fit(X, y)
-    assert "FITCGPClassifier: EP evidence" in capsys.readouterr().err
+    with caplog.at_level(logging.INFO, logger="sparsegp"):
+        IVMClassifier(
+            active_set_size=20, posterior="fitc", n_outer_iterations=1, verbose=1
+        ).fit(X, y)
+    assert "IVMClassifier: FITC evidence" in capsys.readouterr().err  # not FITC's name
+    assert "IVMClassifier: FITC posterior over 100 points" in caplog.text
 
 
 @pytest.mark.parametrize("estimator", [IVMClassifier(), IVMRegressor()])

@@ -236,13 +236,19 @@ def accept_sparse_tags(tags):
 def warn_if_ep_did_not_converge(state, estimator):
     """``ConvergenceWarning`` when the fitted model's EP run hit ``max_sweeps``."""
     if not state.converged:
-        warnings.warn(
-            f"{type(estimator).__name__}: EP did not converge in {state.n_sweeps} "
-            f"sweeps (tol={estimator.tol}); the fitted posterior may be inaccurate. "
-            "Increase max_sweeps, or lower damping.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        warn_ep_not_converged(estimator, state.n_sweeps, estimator.tol, stacklevel=4)
+
+
+def warn_ep_not_converged(estimator, n_sweeps, tol, stacklevel=3):
+    """The ``ConvergenceWarning`` of a fitted model's EP run stopped after
+    ``n_sweeps`` sweeps at tolerance ``tol``."""
+    warnings.warn(
+        f"{type(estimator).__name__}: EP did not converge in {n_sweeps} "
+        f"sweeps (tol={tol}); the fitted posterior may be inaccurate. "
+        "Increase max_sweeps, or lower damping.",
+        ConvergenceWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def warn_at_bounds(kernel, estimator):

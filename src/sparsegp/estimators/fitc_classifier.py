@@ -16,14 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._memory import require_memory
-from .._optimize import (
-    ParameterSpace,
-    bias_block,
-    inputs_block,
-    kernel_block,
-    maximize,
-)
-from ..approximations.ep import WarmStartedEP
+from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.fitc_ep import FITCPredictor, InMemoryFITC
 from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
@@ -42,7 +35,7 @@ from ._base import (
     latent_from_kernel,
     per_problem,
     report_progress,
-    warn_if_ep_did_not_converge,
+    warn_ep_not_converged,
 )
 
 #: Training points k-means sees per pseudo-input: the initial centres only need to
@@ -83,6 +76,31 @@ class FITCBinaryModel:
         """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point
         (per class)."""
         return latent_from_kernel(self.kernel, self.inducing_points, self.predictor, X)
+
+
+def fitted_fitc_model(fit):
+    """The :class:`FITCBinaryModel` of an
+    :class:`~sparsegp.approximations.evidence.EvidenceFit`."""
+    return FITCBinaryModel(
+        kernel=fit.kernel,
+        likelihood=fit.likelihood,
+        inducing_points=fit.inducing_points,
+        predictor=fit.predictor,
+        log_marginal_likelihood=fit.log_evidence,
+        n_evaluations=fit.n_evaluations,
+        n_sweeps=fit.n_sweeps,
+        converged=fit.optimizer_converged and fit.ep_converged,
+    )
+
+
+def fitc_approximation(X, y, jitter, differentiable, owner="FITCGPClassifier"):
+    """FITC-EP's :class:`~sparsegp.approximations.evidence.EvidenceApproximation` of
+    ±1 labels ``y``: on ``X`` in memory, or on the row blocks of a dask array ``X``
+    where they live (``owner`` names the estimator in the error without a client)."""
+    if not is_dask_array(X):
+        return InMemoryFITC(X, y, jitter, differentiable)
+    client = current_client(owner)
+    return PartitionedFITC(DaskBlocks.from_rows(client, X, y, new_block), jitter)
 
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs
@@ -424,8 +442,7 @@ default="kmeans"
         return self.multi_class == "multinomial" and len(self.classes_) > 2
 
     def _fit_binary(self, X, y, random_state):
-        differentiable = self.optimizer is not None
-        data = InMemoryFITC(X, y, self.jitter, differentiable)
+        data = fitc_approximation(X, y, self.jitter, self.optimizer is not None)
         return self._fit_on(data, X, y, random_state)
 
     def _fit_multiclass(self, X, y, random_state):
@@ -449,10 +466,7 @@ default="kmeans"
         """FITC-EP with the rows of the dask array ``X`` kept on the cluster."""
         if self.ep_mode != "parallel":
             raise ValueError("FITC-EP on a cluster runs ep_mode='parallel' only.")
-        client = current_client(type(self).__name__)
-        data = PartitionedFITC(
-            DaskBlocks.from_rows(client, X, y, new_block), self.jitter
-        )
+        data = fitc_approximation(X, y, self.jitter, True, type(self).__name__)
         return self._fit_on(data, X, y, random_state)
 
     def _fit_on(self, data, X, y, random_state):
@@ -491,113 +505,25 @@ default="kmeans"
         )
 
     def _fit_start(self, data, kernel, Z0, unit, random_state):
-        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``.
-
-        The optimizer moves the pseudo-inputs in units of the inputs' RMS spread
-        (``unit``; 1 for standardised inputs), so its steps do not depend on the units
-        of ``X``.
-        """
-        ep = WarmStartedEP(data.labels, self._ep_options(random_state))
-        sweep_dtype = self._sweep_dtype(ep)
-        bias0 = np.full(data.bias_shape, float(self.bias))
-        space = ParameterSpace(
-            [
-                kernel_block(kernel),
-                bias_block(shape=data.bias_shape) if self.learn_bias else None,
-                inputs_block(Z0) if self.optimize_inducing else None,
-            ]
-        )
-
-        def unpack(x):
-            values = space.unpack(x)
-            kernel_x = kernel.clone_with_theta(values["theta"])
-            Z = unit * values["inducing"] if "inducing" in values else Z0
-            return kernel_x, values.get("bias", bias0), Z
-
-        def evidence(x):
-            kernel_x, bias, Z = unpack(x)
-            likelihood = data.likelihood(bias)
-            state = ep(
-                lambda start: data.posterior(kernel_x, Z, start, sweep_dtype),
-                likelihood,
-                at=x,
-            )
-            grad_kernel, grad_bias, grad_Z = data.gradient(state, likelihood)
-            report_progress(
-                self,
-                level=2,
-                message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
-            )
-            gradient = {
-                "theta": grad_kernel,
-                "bias": grad_bias,
-                "inducing": unit * grad_Z,
-            }
-            return state.log_evidence, space.pack(gradient)
-
-        x = space.pack({"theta": kernel.theta, "bias": bias0, "inducing": Z0 / unit})
-        n_evaluations, converged = 0, True
-        if self.optimizer is not None and len(x) > 0:
-            result = maximize(
-                evidence,
-                x,
-                space.bounds(),
-                max_iter=self.max_iter_optimizer,
+        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``
+        (:func:`~sparsegp.approximations.evidence.maximize_evidence`), pseudo-inputs
+        moved in units of the inputs' RMS spread (``unit``)."""
+        fit = maximize_evidence(
+            data,
+            kernel,
+            Z0,
+            np.full(data.bias_shape, float(self.bias)),
+            EvidenceSettings(
+                ep_options=self._ep_options(random_state),
+                max_iter=None if self.optimizer is None else self.max_iter_optimizer,
+                learn_bias=self.learn_bias,
+                learn_inducing=self.optimize_inducing,
+                sweep_dtype=self.sweep_dtype,
+                unit=unit,
                 progress="FITCGPClassifier: EP evidence" if self.verbose else None,
-            )
-            x, n_evaluations, converged = (
-                result.x,
-                result.n_evaluations,
-                result.converged,
-            )
-        model = self._fitted_model(data, *unpack(x), ep, at=x)
-        return replace(
-            model,
-            n_evaluations=n_evaluations,
-            n_sweeps=ep.n_sweeps,
-            converged=converged and model.converged,
+                report=lambda line: report_progress(self, level=2, message=line),
+            ),
         )
-
-    def _sweep_dtype(self, ep):
-        """``sweep_dtype``, or float64 where the evaluations' evidence tolerance is
-        below float32's resolution: float32 sweeps cannot settle the evidence to less
-        than about its machine epsilon, and ran to their sweep limit instead
-        (BENCHMARKS.md, "float32 sweeps and a tight tol")."""
-        if ep.evidence_tol < np.finfo(np.float32).eps:
-            return np.dtype(np.float64)
-        return np.dtype(self.sweep_dtype)
-
-    def _fitted_model(self, data, kernel, bias, Z, ep, at):
-        """The fitted model at ``kernel``, ``bias``, ``Z`` (the optimizer's point
-        ``at``): EP run to the final tolerance, from the nearest evaluation's sites."""
-        likelihood = data.likelihood(bias)
-        sweep_dtype = self._sweep_dtype(ep)
-        if ep.n_runs == 0 and sweep_dtype != np.float64:
-            # no evaluation to start the final run from: converge in the sweeps'
-            # precision first, as an evaluation would, and finish in float64
-            ep(
-                lambda start: data.posterior(kernel, Z, start, sweep_dtype),
-                likelihood,
-                at=at,
-            )
-        state = ep(
-            lambda start: data.posterior(kernel, Z, start),
-            likelihood,
-            final=True,
-            at=at,
-        )
-        report_progress(
-            self,
-            level=2,
-            message=f"  final EP: log Z_EP = {state.log_evidence:.4f} "
-            f"({ep.n_sweeps} sweeps in all)",
-        )
-        warn_if_ep_did_not_converge(state, self)
-        return FITCBinaryModel(
-            kernel=kernel,
-            likelihood=likelihood,
-            inducing_points=np.array(Z),
-            predictor=data.predictor(state),
-            log_marginal_likelihood=state.log_evidence,
-            converged=state.converged,
-        )
+        if not fit.ep_converged:
+            warn_ep_not_converged(self, fit.final_sweeps, self.tol, stacklevel=2)
+        return fitted_fitc_model(fit)

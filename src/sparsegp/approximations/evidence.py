@@ -1,0 +1,258 @@
+"""Kernel, biases and pseudo-inputs by the EP evidence, over any approximation that
+computes it and its gradient (algorithms.md §5.8, §7.3).
+
+:class:`EvidenceApproximation` is what an engine offers for this: its likelihood's
+parameters, the EP posterior at a kernel and pseudo-inputs, the evidence gradient
+and a predictor. FITC-EP in memory
+(:class:`~sparsegp.approximations.fitc_ep.InMemoryFITC`) and on row blocks
+(:class:`~sparsegp.approximations.partitioned_fitc.PartitionedFITC`) and the
+multi-class model (:class:`~sparsegp.approximations.multiclass_fitc.InMemoryMultiClassFITC`)
+implement it; :func:`maximize_evidence` runs L-BFGS-B over it with warm-started EP
+(:class:`~sparsegp.approximations.ep.WarmStartedEP`) and returns an
+:class:`EvidenceFit`. Estimators choose the settings; a method that needs another's
+posterior (the IVM's FITC pass, [NGH07] §6) calls this, not the other's estimator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.gaussian_process.kernels import Kernel
+
+from .._optimize import ParameterSpace, bias_block, inputs_block, kernel_block, maximize
+from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP
+
+__all__ = [
+    "EvidenceApproximation",
+    "EvidenceFit",
+    "EvidenceSettings",
+    "maximize_evidence",
+]
+
+
+class EvidenceApproximation(Protocol):
+    """An engine's EP evidence as a function of kernel, bias and pseudo-inputs."""
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        """The labels :func:`~sparsegp.approximations.ep.run_ep` needs (None where the
+        posterior holds them)."""
+
+    #: The shape of the likelihood's bias (``()``: one probit bias; ``(C,)``).
+    bias_shape: tuple[int, ...]
+
+    def likelihood(self, bias: Any) -> Any:
+        """The likelihood at ``bias``."""
+
+    def posterior(
+        self,
+        kernel: Kernel,
+        Z: np.ndarray,
+        start: WarmStart | None,
+        store_dtype: npt.DTypeLike = np.float64,
+    ) -> SitePosterior[Any]:
+        """The posterior at ``kernel`` and ``Z`` from ``start``'s sites."""
+
+    def gradient(
+        self, state: EPState, likelihood: Any
+    ) -> tuple[np.ndarray, Any, np.ndarray]:
+        """``∂ log Z_EP`` in ``(θ, b, Z)`` at the last posterior's kernel and ``Z``."""
+
+    def predictor(self, state: EPState) -> Any:
+        """What prediction needs of a converged state."""
+
+
+if TYPE_CHECKING:  # mypy checks that the engines implement the protocol
+    from .fitc_ep import InMemoryFITC
+    from .multiclass_fitc import InMemoryMultiClassFITC
+    from .partitioned_fitc import PartitionedFITC
+
+    def _implementations(
+        in_memory: InMemoryFITC,
+        partitioned: PartitionedFITC,
+        multiclass: InMemoryMultiClassFITC,
+    ) -> list[EvidenceApproximation]:
+        checked: list[EvidenceApproximation] = [in_memory]
+        checked.append(partitioned)
+        checked.append(multiclass)
+        return checked
+
+
+@dataclass(frozen=True)
+class EvidenceSettings:
+    """How :func:`maximize_evidence` runs.
+
+    Attributes
+    ----------
+    ep_options : dict
+        Keyword arguments of :func:`~sparsegp.approximations.ep.run_ep` (its ``tol``
+        is the optimizer's accuracy, :class:`WarmStartedEP`).
+    max_iter : int or None
+        L-BFGS-B iterations; None keeps kernel, bias and pseudo-inputs fixed.
+    learn_bias, learn_inducing : bool
+    sweep_dtype : numpy dtype
+        Precision of the evaluations' n × M products (the final run is float64);
+        float64 where the evaluations' evidence tolerance is below float32's
+        resolution.
+    unit : float
+        The length the optimizer moves pseudo-inputs in (the inputs' RMS spread), so
+        that its steps do not depend on the units of ``X``.
+    progress : str or None
+        A progress bar's label over the optimizer's iterations.
+    report : callable or None
+        Called with a line per evidence evaluation and for the final run.
+    """
+
+    ep_options: dict
+    max_iter: int | None = 20
+    learn_bias: bool = True
+    learn_inducing: bool = True
+    sweep_dtype: npt.DTypeLike = np.float32
+    unit: float = 1.0
+    progress: str | None = None
+    report: Callable[[str], None] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class EvidenceFit:
+    """The outcome of :func:`maximize_evidence`: the fitted model's parts.
+
+    Attributes
+    ----------
+    kernel, likelihood, inducing_points, predictor
+        At the optimizer's point, the predictor from EP run to the final tolerance.
+    log_evidence : float
+    n_evaluations, n_sweeps : int
+        Evidence evaluations of the optimizer, EP sweeps in all.
+    optimizer_converged, ep_converged : bool
+        Whether the optimizer stopped on its tolerance (not its iteration cap), and
+        the final EP run on its own.
+    final_sweeps : int
+        Sweeps of the final EP run.
+    """
+
+    kernel: Kernel
+    likelihood: Any
+    inducing_points: np.ndarray
+    predictor: Any
+    log_evidence: float
+    n_evaluations: int
+    n_sweeps: int
+    optimizer_converged: bool
+    ep_converged: bool
+    final_sweeps: int
+
+
+def _sweep_dtype(settings: EvidenceSettings, ep: WarmStartedEP) -> np.dtype:
+    """``settings.sweep_dtype``, or float64 where the evaluations' evidence tolerance
+    is below float32's resolution (float32 sweeps ran to their sweep limit there)."""
+    if ep.evidence_tol < np.finfo(np.float32).eps:
+        return np.dtype(np.float64)
+    return np.dtype(settings.sweep_dtype)
+
+
+def maximize_evidence(
+    approximation: EvidenceApproximation,
+    kernel: Kernel,
+    Z0: np.ndarray,
+    bias0: Any,
+    settings: EvidenceSettings,
+) -> EvidenceFit:
+    """L-BFGS-B on ``log Z_EP`` over kernel, bias and pseudo-inputs from ``Z0``, then
+    EP to the final tolerance at the optimizer's point (algorithms.md §5.8)."""
+    ep = WarmStartedEP(approximation.labels, settings.ep_options)
+    sweep_dtype = _sweep_dtype(settings, ep)
+    space = ParameterSpace(
+        [
+            kernel_block(kernel),
+            bias_block(shape=approximation.bias_shape) if settings.learn_bias else None,
+            inputs_block(Z0) if settings.learn_inducing else None,
+        ]
+    )
+    unit = settings.unit
+
+    def unpack(x: np.ndarray) -> tuple[Kernel, Any, np.ndarray]:
+        values = space.unpack(x)
+        Z = unit * values["inducing"] if "inducing" in values else Z0
+        return kernel.clone_with_theta(values["theta"]), values.get("bias", bias0), Z
+
+    def evidence(x: np.ndarray) -> tuple[float, np.ndarray]:
+        kernel_x, bias, Z = unpack(x)
+        likelihood = approximation.likelihood(bias)
+        state = ep(
+            lambda start: approximation.posterior(kernel_x, Z, start, sweep_dtype),
+            likelihood,
+            at=x,
+        )
+        grad_kernel, grad_bias, grad_Z = approximation.gradient(state, likelihood)
+        if settings.report is not None:
+            settings.report(
+                f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+            )
+        gradient = {"theta": grad_kernel, "bias": grad_bias, "inducing": unit * grad_Z}
+        return state.log_evidence, space.pack(gradient)
+
+    x = space.pack({"theta": kernel.theta, "bias": bias0, "inducing": Z0 / unit})
+    n_evaluations, converged = 0, True
+    if settings.max_iter is not None and len(x) > 0:
+        result = maximize(
+            evidence,
+            x,
+            space.bounds(),
+            max_iter=settings.max_iter,
+            progress=settings.progress,
+        )
+        x, n_evaluations, converged = result.x, result.n_evaluations, result.converged
+    kernel_x, bias, Z = unpack(x)
+    likelihood, state = _final_state(approximation, settings, ep, kernel_x, bias, Z, x)
+    return EvidenceFit(
+        kernel=kernel_x,
+        likelihood=likelihood,
+        inducing_points=np.array(Z),
+        predictor=approximation.predictor(state),
+        log_evidence=state.log_evidence,
+        n_evaluations=n_evaluations,
+        n_sweeps=ep.n_sweeps,
+        optimizer_converged=converged,
+        ep_converged=state.converged,
+        final_sweeps=state.n_sweeps,
+    )
+
+
+def _final_state(
+    approximation: EvidenceApproximation,
+    settings: EvidenceSettings,
+    ep: WarmStartedEP,
+    kernel: Kernel,
+    bias: Any,
+    Z: np.ndarray,
+    at: np.ndarray,
+) -> tuple[Any, EPState]:
+    """The likelihood and EP state of the fitted model at ``kernel``, ``bias``, ``Z``
+    (the optimizer's point ``at``): EP to the final tolerance in float64, from the
+    nearest evaluation's sites — or, with no evaluation to start from, from a run in
+    the sweeps' precision first, as an evaluation would converge."""
+    likelihood = approximation.likelihood(bias)
+    sweep_dtype = _sweep_dtype(settings, ep)
+    if ep.n_runs == 0 and sweep_dtype != np.float64:
+        ep(
+            lambda start: approximation.posterior(kernel, Z, start, sweep_dtype),
+            likelihood,
+            at=at,
+        )
+    state = ep(
+        lambda start: approximation.posterior(kernel, Z, start),
+        likelihood,
+        final=True,
+        at=at,
+    )
+    if settings.report is not None:
+        settings.report(
+            f"  final EP: log Z_EP = {state.log_evidence:.4f} "
+            f"({ep.n_sweeps} sweeps in all)"
+        )
+    return likelihood, state
