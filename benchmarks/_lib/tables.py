@@ -96,4 +96,17 @@ TABLES = {
              "--peer-size", "2000", "--out", _RESULTS + "rvm_mnist.json"],
         ],
     ),
+    "VH17-multiclass": (
+        "The multinomial FITC model beside libsvm, one-vs-rest FITC, logistic "
+        "regression and SVGP on three 10-class sets",
+        [
+            ["multiclass", "digits", "--out", _RESULTS + "multiclass_digits.json"],
+            ["multiclass", "classification",
+             "--out", _RESULTS + "multiclass_classification.json"],
+            ["multiclass", "mnist", "--out", _RESULTS + "multiclass_mnist.json"],
+            ["multiclass", "mnist", "--n-train", "7291", "--n-inducing", "100", "200",
+             "400", "--estimators", "svc", "fitc_one_vs_rest",
+             "--out", _RESULTS + "multiclass_mnist_7291_sizes.json"],
+        ],
+    ),
 }  # fmt: skip

@@ -215,7 +215,7 @@ default="kmeans"
         algorithms.md §7): O(C·N·M²) per sweep as one-vs-rest, O(C·N·M) memory,
         O(C·M²) per prediction, probabilities from the classes' joint predictive.
         One-vs-rest stays the default: at the same M the multinomial model measured
-        0.3-1.5 points higher in error, within 2 % in NLP, and slower (its EP
+        0.4-1.4 points higher in error, within 2 % in NLP, and slower (its EP
         converges in more sweeps) on every set tried (BENCHMARKS.md, "Multi-class as
         one model").
     n_jobs : int, default=None
