@@ -128,9 +128,9 @@ def main():
             f"fit {result.fit_seconds:.1f} s",
             flush=True,
         )
+        if args.out:  # after every estimator: a long peer cut short loses nothing
+            save_run(args.out, results, n_train=len(X), n_test=len(X_test), fits=extra)
     print(format_table(results))
-    if args.out:
-        save_run(args.out, results, n_train=len(X), n_test=len(X_test), fits=extra)
 
 
 if __name__ == "__main__":
