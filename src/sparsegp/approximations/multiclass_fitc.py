@@ -236,7 +236,8 @@ class MultiClassFITCPosterior:
         return self.step_sites.copy()
 
     def checkpoint(self) -> tuple[StepSites, np.ndarray, np.ndarray]:
-        """The sites and marginals, to start a later run from (:meth:`carried`)."""
+        """The sites and marginals, to start a later run from
+        (:func:`carried_step_sites`)."""
         return self.sites(), self._mean.copy(), self._var.copy()
 
     def change_since(self, sites: object) -> float:
