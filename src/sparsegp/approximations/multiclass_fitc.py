@@ -6,7 +6,7 @@ the posterior EP runs on (:class:`MultiClassFITCPosterior`, driven by
 gradient and a predictor out. The likelihood is the multinomial probit
 (:class:`~sparsegp.likelihoods.MultinomialProbit`): the label's noisy latent exceeds
 every other class's, a product of ``C − 1`` steps per point. EP approximates each step
-by a Gaussian factorised across its two latents ([VH17] §3), so the posterior is one
+by a Gaussian factorised across its two latents ([VH17]), so the posterior is one
 FITC posterior per class (:class:`~sparsegp.approximations.fitc_ep.FITCPosterior`),
 all on the same ``K_uu``, ``K_uf``: a parallel sweep costs C binary refreshes,
 O(C·n·M²), memory O(C·n·M).
