@@ -121,3 +121,10 @@ def test_two_classes_agree_with_the_binary_model():
     assert np.max(np.abs(p_multi - p_binary)) < 0.02
     np.testing.assert_array_equal(p_multi > 0.5, p_binary > 0.5)
     assert state.log_evidence == pytest.approx(b_state.log_evidence, abs=1.5)
+
+
+def test_a_dask_array_is_refused_by_name():
+    da = pytest.importorskip("dask.array")
+    X, y = blobs()
+    with pytest.raises(ValueError, match="fits in memory only"):
+        fitted(da.from_array(X, chunks=50), y)
