@@ -63,6 +63,7 @@ __all__ = [
     "run_ep",
     "single_site_update",
     "site_change",
+    "site_evidence_term",
     "site_evidence_terms",
     "sites_converged",
     "warm_sites",
@@ -358,13 +359,26 @@ def site_evidence_terms(
     """
     tau_c, nu_c = _cavities(mean, var, tau, nu)
     moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
-    site_terms = (
-        moments.log_z
+    site_terms = site_evidence_term(moments.log_z, tau, nu, tau_c, nu_c)
+    return float(np.sum(site_terms)) + 0.5 * float(nu @ mean)
+
+
+def site_evidence_term(
+    log_z: np.ndarray,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    tau_c: np.ndarray,
+    nu_c: np.ndarray,
+) -> np.ndarray:
+    """``log_z`` plus a site's own term of ``log Z_EP`` (algorithms.md §5.5): minus
+    the log of the site ``(τ̃, ν̃)``'s Gaussian integral against its cavity
+    ``(τ_c, ν_c)``, ``½ log(1 + τ̃/τ_c) + ½ ν_c²/τ_c − ½ (ν̃ + ν_c)²/(τ̃ + τ_c)``."""
+    return (
+        log_z
         + 0.5 * np.log1p(tau / tau_c)
         + 0.5 * nu_c**2 / tau_c
         - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
     )
-    return float(np.sum(site_terms)) + 0.5 * float(nu @ mean)
 
 
 def log_evidence(

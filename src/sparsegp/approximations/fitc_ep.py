@@ -173,6 +173,9 @@ class FITCPosterior(ArraySites):
         amplifies the rounding (tests: variances within ~1e-5 relative, means within
         ~1e-4 of their spread, at amplitudes 1 and 1e4). Enough for an optimizer's
         evidence evaluations; a fitted model's final EP run should use float64.
+    stored_V : ndarray of shape (M, n), optional
+        The prior's ``V`` already in ``store_dtype``, for posteriors that share one
+        prior (the multi-class model's classes); by default cast here.
 
     Attributes
     ----------
@@ -186,12 +189,15 @@ class FITCPosterior(ArraySites):
         tau: np.ndarray,
         nu: np.ndarray,
         store_dtype: npt.DTypeLike = np.float64,
+        stored_V: np.ndarray | None = None,
     ) -> None:
         self.prior = prior
         self.prior_variance = prior.prior_variance
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
-        self.stored_V = prior.V.astype(store_dtype, copy=False)
+        if stored_V is None:
+            stored_V = prior.V.astype(store_dtype, copy=False)
+        self.stored_V = stored_V
         # reused by every refresh: fresh n × M arrays cost page faults each time
         self._scaled = np.empty_like(self.stored_V)
         self.E = np.empty_like(self.stored_V)

@@ -36,6 +36,7 @@ from .ep import (
     WarmStart,
     posterior_of,
     site_change,
+    site_evidence_term,
 )
 from .fitc_ep import (
     FITCPosterior,
@@ -129,13 +130,13 @@ class StepCavities:
         )
 
     def moments(
-        self, likelihood: MultinomialProbit, labels: np.ndarray, steps: np.ndarray
+        self, likelihood: MultinomialProbit, labels: np.ndarray, where: np.ndarray
     ) -> StepMoments:
-        """The steps' moments (:meth:`MultinomialProbit.step_moments`); cavities that
-        are not proper Gaussians are evaluated at unit precision (and masked by the
-        caller)."""
-        tau_label = np.where(steps, self.tau_label, 1.0)
-        tau_other = np.where(steps, self.tau_other, 1.0)
+        """The steps' moments (:meth:`MultinomialProbit.step_moments`) where ``where``
+        is True; elsewhere (the unused column, improper cavities) they are evaluated
+        at unit precision, to be masked by the caller."""
+        tau_label = np.where(where, self.tau_label, 1.0)
+        tau_other = np.where(where, self.tau_other, 1.0)
         bias_difference = likelihood.bias[labels][:, None] - likelihood.bias
         return likelihood.step_moments(
             self.nu_label / tau_label,
@@ -144,18 +145,6 @@ class StepCavities:
             1.0 / tau_other,
             bias_difference,
         )
-
-
-def _site_terms(
-    tau: np.ndarray, nu: np.ndarray, tau_c: np.ndarray, nu_c: np.ndarray
-) -> np.ndarray:
-    """A site's part of ``log Z_EP`` beyond ``log Ẑ`` (algorithms.md §5.5): minus the
-    log of its Gaussian integral against its cavity."""
-    return (
-        0.5 * np.log1p(tau / tau_c)
-        + 0.5 * nu_c**2 / tau_c
-        - 0.5 * (nu + nu_c) ** 2 / (tau + tau_c)
-    )
 
 
 class MultiClassFITCPosterior:
@@ -198,9 +187,12 @@ class MultiClassFITCPosterior:
         self.label_mask = labels[:, None] == np.arange(sites.tau_label.shape[1])
         self.steps = ~self.label_mask
         tau, nu = sites.class_sites(self.label_mask)
+        stored_V = prior.V.astype(store_dtype, copy=False)  # one copy for all classes
         self.classes = list(
             self.map(
-                lambda c: FITCPosterior(prior, tau[:, c], nu[:, c], store_dtype),
+                lambda c: FITCPosterior(
+                    prior, tau[:, c], nu[:, c], store_dtype, stored_V
+                ),
                 range(tau.shape[1]),
             )
         )
@@ -288,14 +280,19 @@ class MultiClassFITCPosterior:
         step's ``log Ẑ`` and its two sites' terms."""
         sites, cavities = self.step_sites, self.cavities()
         moments = cavities.moments(likelihood, self.labels, self.steps)
-        terms = (
-            moments.log_z
-            + _site_terms(
-                sites.tau_label, sites.nu_label, cavities.tau_label, cavities.nu_label
-            )
-            + _site_terms(
-                sites.tau_other, sites.nu_other, cavities.tau_other, cavities.nu_other
-            )
+        terms = site_evidence_term(
+            moments.log_z,
+            sites.tau_label,
+            sites.nu_label,
+            cavities.tau_label,
+            cavities.nu_label,
+        )
+        terms = site_evidence_term(
+            terms,
+            sites.tau_other,
+            sites.nu_other,
+            cavities.tau_other,
+            cavities.nu_other,
         )
         _, nu = sites.class_sites(self.label_mask)
         gaussian = 0.5 * float(np.sum(nu * self._mean)) - 0.5 * self.log_det()
