@@ -195,7 +195,9 @@ Likelihood = Probit | Gaussian
 _QUADRATURE_ENTRIES = 2**21
 
 #: Gauss-Hermite nodes of :meth:`MultinomialProbit.predict_proba`'s one-dimensional
-#: integral (its error on 10 classes: below 1e-6 of the probability, tests).
+#: integral, centred on the class's own Gaussian: on 10 classes with latent variances
+#: 0.05-20 its largest error was 2e-4 of a probability against adaptive quadrature
+#: (96 nodes: 6e-6, at twice the time; tests/test_likelihoods.py).
 _HERMITE_NODES = 48
 
 
