@@ -123,6 +123,27 @@ class OptimizationResult:
     converged: bool = True
 
 
+class _Negated:
+    """``objective`` negated for scipy's minimiser, counting its evaluations; points
+    where it raises :class:`NotPSDError` or is not finite are reported as very poor."""
+
+    def __init__(self, objective: Callable[[np.ndarray], tuple[float, np.ndarray]]):
+        self.objective = objective
+        self.n_evaluations = 0
+
+    def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        self.n_evaluations += 1
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NumericalWarning)
+                value, grad = self.objective(x)
+        except NotPSDError:
+            return -_FAILED_VALUE, np.zeros_like(x)
+        if not np.isfinite(value) or not np.all(np.isfinite(grad)):
+            return -_FAILED_VALUE, np.zeros_like(x)
+        return -value, -np.asarray(grad, dtype=float)
+
+
 def maximize(
     objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
     x0,
@@ -138,33 +159,14 @@ def maximize(
 
     ``ftol`` stops a run when an iteration improves the objective by less than
     ``ftol · max(1, |value|)``: an objective computed to a relative accuracy (EP run
-    to a tolerance) should pass that accuracy here, so that the optimizer does not
-    chase changes below it. ``None`` keeps scipy's default (2.2e-9). ``progress``, a
-    label, shows a progress bar over the L-BFGS-B iterations (``max_iter`` per start)
-    with the best value so far, for fits that take more than a few seconds.
-
-    Random starts are drawn uniformly inside ``bounds`` (log-uniformly for kernel
-    hyperparameters, since their bounds are in log-space), as scikit-learn's
-    ``GaussianProcessRegressor`` does. Points where the objective raises
-    :class:`NotPSDError` are reported to the line search as very poor.
+    to a tolerance) should pass that accuracy, so the optimizer does not chase changes
+    below it (``None``: scipy's 2.2e-9). ``progress``, a label, shows a bar over the
+    iterations with the best value so far. Random starts are uniform inside
+    ``bounds`` (log-uniform for kernel hyperparameters), as in scikit-learn's GPR.
     """
     bounds = np.asarray(bounds, dtype=float)
     rng = check_random_state(random_state)
-    n_evals = 0
-
-    def negated(x):
-        nonlocal n_evals
-        n_evals += 1
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", NumericalWarning)
-                value, grad = objective(x)
-        except NotPSDError:
-            return -_FAILED_VALUE, np.zeros_like(x)
-        if not np.isfinite(value) or not np.all(np.isfinite(grad)):
-            return -_FAILED_VALUE, np.zeros_like(x)
-        return -value, -np.asarray(grad, dtype=float)
-
+    negated = _Negated(objective)
     starts = [np.clip(np.asarray(x0, dtype=float), bounds[:, 0], bounds[:, 1])]
     for _ in range(n_restarts):
         starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
@@ -197,7 +199,7 @@ def maximize(
     return OptimizationResult(
         x=np.asarray(best.x),
         value=-float(best.fun),
-        n_evaluations=n_evals,
+        n_evaluations=negated.n_evaluations,
         n_starts=len(starts),
         converged=bool(best.status != 1),  # scipy's status 1: iteration limit
     )

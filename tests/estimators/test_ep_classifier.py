@@ -140,5 +140,7 @@ def test_ep_that_does_not_converge_is_reported():
 def test_an_optimizer_stopped_by_its_iteration_cap_is_reported():
     X, y = load_iris(return_X_y=True)
     y = np.where(y == 1, 1, -1)
-    with pytest.warns(ConvergenceWarning, match="max_iter_optimizer=1 iterations"):
+    with pytest.warns(
+        ConvergenceWarning, match="cap of 1 iterations .*raise max_iter_optimizer"
+    ):
         EPGPClassifier(max_iter_optimizer=1, random_state=0).fit(X, y)

@@ -583,6 +583,40 @@ def posterior_of(state: EPState, kind: type[_Posterior]) -> _Posterior:
     return state.posterior
 
 
+def _sweep(
+    posterior: SitePosterior[LikelihoodT],
+    y: np.ndarray | None,
+    likelihood: LikelihoodT,
+    mode: str,
+    damping: float,
+    anderson: AndersonMixing,
+    rng: np.random.Generator,
+) -> None:
+    """One EP sweep of :func:`run_ep`: every site updated, then the posterior
+    refreshed."""
+    if mode == "parallel":
+        posterior.parallel_update(y, likelihood, damping, anderson)
+    else:
+        assert y is not None
+        labels = y
+
+        def site_update(
+            i: int, mean_i: float, var_i: float, tau_i: float, nu_i: float
+        ) -> tuple[float, float]:
+            return single_site_update(
+                labels[i],
+                cast(Likelihood, likelihood),
+                tau_i,
+                nu_i,
+                mean_i,
+                var_i,
+                damping,
+            )
+
+        posterior.sequential_sweep(rng.permutation(len(labels)), site_update)
+    posterior.refresh()
+
+
 def run_ep(
     posterior: SitePosterior[LikelihoodT],
     y: np.ndarray | None,
@@ -600,62 +634,38 @@ def run_ep(
     Parameters
     ----------
     posterior : SitePosterior
-        A :class:`DensePosterior` or a FITC posterior, refreshed at the initial
-        sites; it is updated in place.
+        Refreshed at the initial sites; updated in place.
     y : ndarray of shape (n,) or None
-        Labels in ``{-1, +1}`` (or targets for a Gaussian likelihood); None for a
-        posterior that holds them where its rows are (a partitioned one, parallel
-        mode only).
-    likelihood : Probit or Gaussian
-        Supplies ``moments(mu, var, y)``.
+        Labels or targets; None for a (partitioned) posterior holding them by its rows.
+    likelihood : Likelihood
+        Supplies the site moments.
     mode : {"parallel", "sequential"}
         Parallel updates all sites from the same marginals, then refreshes the
         posterior (BLAS-3 work only); sequential visits the sites one by one in
         random order ([RW06] Alg. 3.5, [NGH07] §3), then refreshes.
     damping : float in (0, 1]
-        Fraction of the moment-matched change applied to each site at first.
-        When the sites change no less than they did three sweeps before, the
-        damping is halved (down to :data:`MIN_DAMPING`): EP that oscillates is
-        damped until it contracts. The fixed point does not depend on the damping.
-    tol, evidence_tol : float
-        Tolerances of :func:`sites_converged` (``evidence_tol=None``: sites and
-        evidence to ``tol``).
-    max_sweeps : int
-        Upper bound on sweeps.
+        Fraction of the moment-matched change applied at first, halved (down to
+        :data:`MIN_DAMPING`) when the sites change no less than three sweeps
+        before. The fixed point does not depend on it.
+    tol, evidence_tol, max_sweeps : float, float, int
+        Tolerances of :func:`sites_converged` (``None``: evidence to ``tol``).
     random_state : int, Generator or None
-        Visiting order of the sequential sweeps.
+        Order of the sequential sweeps.
     """
     if y is None and mode != "parallel":
         raise ValueError(
             "Sequential EP needs the labels in memory; a posterior over row blocks "
             "runs parallel sweeps only."
         )
-    if y is not None:
-        y = np.asarray(y, dtype=float)
+    y = None if y is None else np.asarray(y, dtype=float)
     rng = np.random.default_rng(random_state)
-
-    def site_update(
-        i: int, mean_i: float, var_i: float, tau_i: float, nu_i: float
-    ) -> tuple[float, float]:
-        assert y is not None
-        return single_site_update(
-            y[i], cast(Likelihood, likelihood), tau_i, nu_i, mean_i, var_i, damping
-        )
-
-    log_z = posterior.evidence(y, likelihood)
-    converged = False
-    n_sweeps = 0
+    log_z, converged, n_sweeps = posterior.evidence(y, likelihood), False, 0
     changes: list[float] = []
     anderson = AndersonMixing()
-    for sweep in range(1, max_sweeps + 1):
-        n_sweeps = sweep
+    while n_sweeps < max_sweeps:
+        n_sweeps += 1
         old_sites, old_log_z = posterior.sites(), log_z
-        if mode == "parallel":
-            posterior.parallel_update(y, likelihood, damping, anderson)
-        else:
-            assert y is not None
-            posterior.sequential_sweep(rng.permutation(len(y)), site_update)
-        posterior.refresh()
+        _sweep(posterior, y, likelihood, mode, damping, anderson, rng)
         log_z = posterior.evidence(y, likelihood)
         changes.append(posterior.change_since(old_sites))
         if sites_converged(changes[-1], log_z, old_log_z, tol, evidence_tol):
@@ -666,14 +676,7 @@ def run_ep(
             changes = []
             anderson = AndersonMixing()
     mean, var = posterior.marginals()
-    return EPState(
-        posterior=posterior,
-        mean=mean,
-        var=var,
-        log_evidence=log_z,
-        n_sweeps=n_sweeps,
-        converged=converged,
-    )
+    return EPState(posterior, mean, var, log_z, n_sweeps, converged)
 
 
 @dataclass(frozen=True)

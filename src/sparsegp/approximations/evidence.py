@@ -1,16 +1,18 @@
 """Kernel, biases and pseudo-inputs by the EP evidence, over any approximation that
-computes it and its gradient (algorithms.md §5.8, §7.3).
+computes it and its gradient (algorithms.md §5.8, §6.1, §7.3).
 
 :class:`EvidenceApproximation` is what an engine offers for this: its likelihood's
 parameters, the EP posterior at a kernel and pseudo-inputs, the evidence gradient
 and a predictor. FITC-EP in memory
 (:class:`~sparsegp.approximations.fitc_ep.InMemoryFITC`) and on row blocks
-(:class:`~sparsegp.approximations.partitioned_fitc.PartitionedFITC`) and the
-multi-class model (:class:`~sparsegp.approximations.multiclass_fitc.InMemoryMultiClassFITC`)
-implement it; :func:`maximize_evidence` runs L-BFGS-B over it with warm-started EP
+(:class:`~sparsegp.approximations.partitioned_fitc.PartitionedFITC`), the multi-class
+model (:class:`~sparsegp.approximations.multiclass_fitc.InMemoryMultiClassFITC`) and
+full EP (:class:`~sparsegp.approximations.dense_ep.DenseEP`) implement it;
+:func:`maximize_evidence` runs L-BFGS-B over it with warm-started EP
 (:class:`~sparsegp.approximations.ep.WarmStartedEP`) and returns an
 :class:`EvidenceFit`. Estimators choose the settings; a method that needs another's
-posterior (the IVM's FITC pass, [NGH07] §6) calls this, not the other's estimator.
+posterior (the IVM's FITC pass, [NGH07] §6; the online GP's hyperparameters) calls
+this, not the other's estimator.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.gaussian_process.kernels import Kernel
 
-from .._optimize import ParameterSpace, bias_block, inputs_block, kernel_block, maximize
+from .._optimize import (
+    OptimizationResult,
+    ParameterSpace,
+    bias_block,
+    inputs_block,
+    kernel_block,
+    maximize,
+)
 from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP
 
 __all__ = [
@@ -67,6 +76,7 @@ class EvidenceApproximation(Protocol):
 
 
 if TYPE_CHECKING:  # mypy checks that the engines implement the protocol
+    from .dense_ep import DenseEP
     from .fitc_ep import InMemoryFITC
     from .multiclass_fitc import InMemoryMultiClassFITC
     from .partitioned_fitc import PartitionedFITC
@@ -75,10 +85,12 @@ if TYPE_CHECKING:  # mypy checks that the engines implement the protocol
         in_memory: InMemoryFITC,
         partitioned: PartitionedFITC,
         multiclass: InMemoryMultiClassFITC,
+        dense: DenseEP,
     ) -> list[EvidenceApproximation]:
         checked: list[EvidenceApproximation] = [in_memory]
         checked.append(partitioned)
         checked.append(multiclass)
+        checked.append(dense)
         return checked
 
 
@@ -101,6 +113,9 @@ class EvidenceSettings:
     unit : float
         The length the optimizer moves pseudo-inputs in (the inputs' RMS spread), so
         that its steps do not depend on the units of ``X``.
+    n_restarts, random_state, ftol
+        :func:`~sparsegp._optimize.maximize`'s random restarts, their seed, and the
+        relative improvement that ends a run (None: scipy's default).
     progress : str or None
         A progress bar's label over the optimizer's iterations.
     report : callable or None
@@ -113,6 +128,9 @@ class EvidenceSettings:
     learn_inducing: bool = True
     sweep_dtype: npt.DTypeLike = np.float32
     unit: float = 1.0
+    n_restarts: int = 0
+    random_state: Any = None
+    ftol: float | None = None
     progress: str | None = None
     report: Callable[[str], None] | None = field(default=None, repr=False)
 
@@ -155,6 +173,43 @@ def _sweep_dtype(settings: EvidenceSettings, ep: WarmStartedEP) -> np.dtype:
     return np.dtype(settings.sweep_dtype)
 
 
+def _parameter_space(
+    approximation: EvidenceApproximation,
+    kernel: Kernel,
+    Z0: np.ndarray,
+    settings: EvidenceSettings,
+) -> ParameterSpace:
+    """The blocks the evidence is maximised over: kernel, bias and pseudo-inputs
+    where ``settings`` learns them."""
+    return ParameterSpace(
+        [
+            kernel_block(kernel),
+            bias_block(shape=approximation.bias_shape) if settings.learn_bias else None,
+            inputs_block(Z0) if settings.learn_inducing else None,
+        ]
+    )
+
+
+def _maximize(
+    evidence: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    x: np.ndarray,
+    bounds: np.ndarray,
+    settings: EvidenceSettings,
+) -> OptimizationResult:
+    """:func:`~sparsegp._optimize.maximize` as ``settings`` say."""
+    assert settings.max_iter is not None
+    return maximize(
+        evidence,
+        x,
+        bounds,
+        n_restarts=settings.n_restarts,
+        random_state=settings.random_state,
+        max_iter=settings.max_iter,
+        ftol=settings.ftol,
+        progress=settings.progress,
+    )
+
+
 def maximize_evidence(
     approximation: EvidenceApproximation,
     kernel: Kernel,
@@ -166,13 +221,7 @@ def maximize_evidence(
     EP to the final tolerance at the optimizer's point (algorithms.md §5.8)."""
     ep = WarmStartedEP(approximation.labels, settings.ep_options)
     sweep_dtype = _sweep_dtype(settings, ep)
-    space = ParameterSpace(
-        [
-            kernel_block(kernel),
-            bias_block(shape=approximation.bias_shape) if settings.learn_bias else None,
-            inputs_block(Z0) if settings.learn_inducing else None,
-        ]
-    )
+    space = _parameter_space(approximation, kernel, Z0, settings)
     unit = settings.unit
 
     def unpack(x: np.ndarray) -> tuple[Kernel, Any, np.ndarray]:
@@ -189,23 +238,16 @@ def maximize_evidence(
             at=x,
         )
         grad_kernel, grad_bias, grad_Z = approximation.gradient(state, likelihood)
-        if settings.report is not None:
-            settings.report(
-                f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
-            )
+        _report(
+            settings, f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
+        )
         gradient = {"theta": grad_kernel, "bias": grad_bias, "inducing": unit * grad_Z}
         return state.log_evidence, space.pack(gradient)
 
     x = space.pack({"theta": kernel.theta, "bias": bias0, "inducing": Z0 / unit})
     n_evaluations, converged = 0, True
     if settings.max_iter is not None and len(x) > 0:
-        result = maximize(
-            evidence,
-            x,
-            space.bounds(),
-            max_iter=settings.max_iter,
-            progress=settings.progress,
-        )
+        result = _maximize(evidence, x, space.bounds(), settings)
         x, n_evaluations, converged = result.x, result.n_evaluations, result.converged
     kernel_x, bias, Z = unpack(x)
     likelihood, state = _final_state(approximation, settings, ep, kernel_x, bias, Z, x)
@@ -250,9 +292,13 @@ def _final_state(
         final=True,
         at=at,
     )
-    if settings.report is not None:
-        settings.report(
-            f"  final EP: log Z_EP = {state.log_evidence:.4f} "
-            f"({ep.n_sweeps} sweeps in all)"
-        )
+    _report(
+        settings,
+        f"  final EP: log Z_EP = {state.log_evidence:.4f} ({ep.n_sweeps} sweeps in all)",
+    )
     return likelihood, state
+
+
+def _report(settings: EvidenceSettings, line: str) -> None:
+    if settings.report is not None:
+        settings.report(line)

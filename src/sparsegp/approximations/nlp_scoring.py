@@ -118,8 +118,7 @@ def candidate_loss_sums(
     counts = np.zeros(kappa, dtype=np.int64)
     lam2 = slope * slope
     for j in range(kappa):
-        total = 0.0
-        count = 0
+        total, count = 0.0, 0
         for v in range(s):
             if not live[v] or points[v] == candidates[j]:
                 continue

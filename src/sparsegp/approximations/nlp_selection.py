@@ -70,10 +70,9 @@ def candidate_losses(
 ) -> np.ndarray:
     """``NLP(u ∪ {j})`` for each candidate ``j``, without including any (eq. 2.14).
 
-    Including ``j`` changes the marginals by ``a′ = a − w_j A_{·j}²`` and
-    ``h′ = h + g_j A_{·j}`` with ``A_{·j} = K_{·j} − Vᵀ V_{·j}`` and Lemma P's
-    ``g_j, w_j`` at ``(h_j, a_j)``; the loss then averages over the validation points
-    other than ``j``. O(κ·s·k) for κ candidates and s validation points.
+    Including ``j`` moves the marginals to ``a′ = a − w_j A_{·j}²``, ``h′ = h + g_j
+    A_{·j}`` (``A_{·j} = K_{·j} − Vᵀ V_{·j}``, Lemma P's ``g_j, w_j`` at ``(h_j, a_j)``).
+    O(κ·s·k) for κ candidates and s validation points.
 
     Parameters
     ----------
@@ -81,15 +80,13 @@ def candidate_losses(
     candidates : CurrentColumns
         Current columns of κ training points outside the active set.
     validation : CurrentColumns
-        Current columns of s distinct training points the loss averages over: all
-        points outside the active set for eq. 2.14 itself, or a uniform sample of
-        them (an unbiased estimate of it); a candidate among them is left out of its
-        own loss.
+        Of s distinct training points the loss averages over: all outside the active
+        set (eq. 2.14), or a uniform sample (unbiased); a candidate is left out of
+        its own loss.
     live : bool array of shape (s,), optional
         The validation points still outside the active set (default: all).
     validation_kernel : ndarray of shape (n, s), optional
-        ``K(X, validation)`` for every training point (:func:`_validation_kernel`);
-        without it the candidates' rows are computed here.
+        ``K(X, validation)`` (:func:`_validation_kernel`), else computed here.
 
     Returns
     -------
@@ -107,8 +104,7 @@ def candidate_losses(
         A = validation_kernel[candidates.points]  # a copy
     A -= candidates.Vt[:, :k] @ validation.Vt[:, :k].T
     moments = likelihood.moments(candidates.h, candidates.a, state.y[candidates.points])
-    if live is None:
-        live = np.ones(len(validation.points), dtype=bool)
+    live = np.ones(len(validation.points), bool) if live is None else live
     sums, counts = candidate_loss_sums(
         A,
         moments.g,
@@ -166,11 +162,7 @@ def select_by_nlp(
     )
     kernel = _validation_kernel(state, validation, d, working_set_size)
     while state.size < d:
-        pool = np.flatnonzero(outside)
-        kappa = len(pool) if working_set_size is None else working_set_size
-        if state.size == 0:
-            kappa = 1
-        working = draws.choice(pool, size=min(kappa, len(pool)), replace=False)
+        working = _working_set(state, outside, working_set_size, draws)
         candidates = _current_columns(state, working, validation, position)
         best = 0
         if len(working) > 1:
@@ -191,6 +183,21 @@ def select_by_nlp(
                 kernel = _validation_kernel(state, validation, d, working_set_size)
     state.release(validation, np.flatnonzero(live))
     return outside
+
+
+def _working_set(
+    state: ADFActiveSet,
+    outside: np.ndarray,
+    working_set_size: int | None,
+    draws: np.random.Generator,
+) -> np.ndarray:
+    """The candidates of one inclusion: ``working_set_size`` points drawn afresh from
+    those outside (all of them for ``None``), one for the first inclusion."""
+    pool = np.flatnonzero(outside)
+    kappa = len(pool) if working_set_size is None else working_set_size
+    if state.size == 0:
+        kappa = 1
+    return draws.choice(pool, size=min(kappa, len(pool)), replace=False)
 
 
 def _validation_kernel(
@@ -265,6 +272,22 @@ class ValidationLoss:
     slope_gradient: float
 
 
+def _outside_marginals(
+    K_u: np.ndarray, K_cu: np.ndarray, k_cc: np.ndarray, p: np.ndarray, m: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """``h = K_cu β``, ``a = k_cc − rowsum(K_cu T ⊙ K_cu)``, ``β = T m`` and ``K_cu T``
+    with ``T = (K_u + Π⁻¹)⁻¹``, through ``B = I + Π½ K_u Π½``."""
+    sqrt_p = np.sqrt(p)
+    B = cholesky_jitter(
+        np.eye(len(p)) + sqrt_p[:, None] * K_u * sqrt_p, what="B = I + Π½KΠ½"
+    )
+    C = solve_lower(B, np.diag(sqrt_p))
+    beta = sqrt_p * cho_solve_lower(B, sqrt_p * m)
+    Z = K_cu @ (C.T @ C)
+    a = np.maximum(k_cc - np.einsum("ij,ij->i", Z, K_cu), 0.0)
+    return K_cu @ beta, a, beta, Z
+
+
 def validation_loss(
     kernel: Kernel,
     likelihood: Probit,
@@ -297,20 +320,11 @@ def validation_loss(
     -------
     ValidationLoss
     """
-    sqrt_p = np.sqrt(p)
     active_block = CrossCovariance(kernel, X_active)
     cross_block = CrossCovariance(kernel, X_outside, X_active)
-    K_u, K_cu = active_block.value, cross_block.value
-    B = cholesky_jitter(
-        np.eye(len(p)) + sqrt_p[:, None] * K_u * sqrt_p, what="B = I + Π½KΠ½"
+    h, a, beta, Z = _outside_marginals(
+        active_block.value, cross_block.value, kernel.diag(X_outside), p, m
     )
-    C = solve_lower(B, np.diag(sqrt_p))
-    T = C.T @ C
-    beta = sqrt_p * cho_solve_lower(B, sqrt_p * m)
-    Z = K_cu @ T
-    h = K_cu @ beta
-    a = np.maximum(kernel.diag(X_outside) - np.einsum("ij,ij->i", Z, K_cu), 0.0)
-
     lam, b = likelihood.slope, likelihood.bias
     moments = likelihood.moments(h, a, y_outside)
     n_c = len(y_outside)

@@ -219,6 +219,53 @@ def _cavity_consistent_g(
     return likelihood.moments(y_mean - V * g, V, t)
 
 
+def _cavity_variance(
+    variant: str,
+    Psi: np.ndarray,
+    chol: np.ndarray,
+    omega: np.ndarray,
+    prior_var: np.ndarray,
+) -> np.ndarray:
+    """Cavity variances ``V`` at ``chol = chol(A + ΨᵀΩΨ)``: 0 (``"laplace"``, MAP
+    weights); ``[ΨA⁻¹Ψᵀ]_ii`` (``"naive"`` mean field); ``s_i/(1 − ω_i s_i)`` with
+    ``s_i = ψ_iᵀΣψ_i`` (``"tap"``, adaptive TAP = EP)."""
+    if variant == "laplace":
+        return np.zeros(len(omega))
+    if variant == "naive":
+        return prior_var
+    W = solve_lower_wide(chol, Psi.T)  # r × n, n ≫ r: trtri + trmm
+    s = np.einsum("ij,ij->j", W, W)
+    return s / (1.0 - omega * s)
+
+
+def _precision_cholesky(
+    Psi: np.ndarray, alpha: np.ndarray, omega: np.ndarray
+) -> np.ndarray:
+    """The Cholesky factor of the weights' posterior precision ``A + ΨᵀΩΨ``."""
+    return cholesky_jitter(
+        np.diag(alpha) + weighted_gram(Psi.T, omega), what="A + ΨᵀΩΨ"
+    )
+
+
+def _next_step_size(step_size: float, norm: float, last_norm: float) -> float:
+    """The Newton step's fraction ``η``: halved (down to 1/64) when the step is longer
+    than the last, an oscillation; doubled (up to 1) when shorter."""
+    if norm > last_norm:
+        return max(step_size / 2, 1 / 64)
+    return min(2 * step_size, 1.0)
+
+
+def _settled(
+    norm: float, mu: np.ndarray, g_new: np.ndarray, g: np.ndarray, tol: float
+) -> bool:
+    """Whether the Newton step's size ``norm`` and the change of ``g`` are below
+    ``tol`` relative to ``μ`` and ``g``."""
+    return bool(
+        norm < tol * (1 + np.max(np.abs(mu)))
+        and np.max(np.abs(g_new - g)) < tol * (1 + np.max(np.abs(g_new)))
+    )
+
+
 def mean_field_e_step(
     Psi: np.ndarray,
     alpha: np.ndarray,
@@ -233,11 +280,9 @@ def mean_field_e_step(
 ) -> tuple[Posterior, MeanFieldSites]:
     """Mean-field posterior of the weights for probit classification ([QW03] eqs. 16-19).
 
-    Iterates the cavity statistics and damped Newton steps
-    ``μ ← μ + η Σ(Ψᵀg − Aμ)`` with ``Σ = (A + ΨᵀΩΨ)⁻¹`` until ``μ`` and ``g`` settle.
-    ``Ω`` moves the same fraction ``η`` towards its new value (undamped, adaptive TAP's
-    ``V`` and ``Ω`` can alternate between two states for good); ``η`` halves when a step
-    is longer than the last and doubles (up to 1) when shorter.
+    Iterates the cavity statistics and Newton steps ``μ ← μ + η Σ(Ψᵀg − Aμ)``,
+    ``Σ = (A + ΨᵀΩΨ)⁻¹``, until ``μ`` and ``g`` settle; ``Ω`` moves by the same
+    fraction ``η`` (:func:`_next_step_size`; undamped, TAP's ``V``, ``Ω`` can cycle).
 
     Parameters
     ----------
@@ -249,64 +294,38 @@ def mean_field_e_step(
     sigma_in : float
         Input noise of ``Φ(t·y/σ_in)``.
     variant : {"laplace", "naive", "tap"}
-        Cavity variance ``V``: 0 (Laplace, MAP weights); ``[ΨA⁻¹Ψᵀ]_ii`` (naive mean
-        field); ``s_i/(1 − ω_i s_i)`` with ``s_i = ψ_iᵀΣψ_i`` (adaptive TAP = EP).
-    mean : ndarray of shape (r,), optional
-        Warm start for ``μ``.
-    sites : MeanFieldSites, optional
-        Warm start for ``g`` and ``Ω``, from the previous E-step. Warm-start ``μ`` with
-        them: a warm ``μ`` beside ``Ω = 0`` (cavities at the prior variance) is far from
-        consistent, and the damped iteration can stall there.
+        The cavity variances (:func:`_cavity_variance`).
+    mean, sites : ndarray of shape (r,), MeanFieldSites, optional
+        Warm starts for ``μ`` and for ``g, Ω`` (the previous E-step's): pass both, as a
+        warm ``μ`` beside ``Ω = 0`` is far from consistent and can stall.
     max_iter, tol : int, float
-        Newton iterations ([QW03]: "about 20"; warm-started inside Subspace EM) and the
-        relative change of ``μ`` and ``g`` that ends them.
-
-    Returns
-    -------
-    posterior : Posterior
-    sites : MeanFieldSites
+        Newton steps ([QW03]: "about 20"); relative change of ``μ``, ``g`` that ends them.
     """
     likelihood = Probit(0.0, 1.0 / sigma_in)
     n, r = Psi.shape
     mu = np.zeros(r) if mean is None else np.asarray(mean, dtype=float).copy()
-    if sites is None:
-        g, omega = np.zeros(n), np.zeros(n)
-    else:
-        g, omega = sites.g.copy(), sites.omega.copy()
+    g = np.zeros(n) if sites is None else sites.g.copy()
+    omega = np.zeros(n) if sites is None else sites.omega.copy()
     prior_var = (Psi * Psi) @ (1.0 / alpha)
-    chol = cholesky_jitter(np.diag(alpha) + weighted_gram(Psi.T, omega))
+    chol = _precision_cholesky(Psi, alpha, omega)
     step_size, last_norm, settled = 1.0, np.inf, False
     for _ in range(max_iter):
-        if variant == "laplace":
-            V = np.zeros(n)
-        elif variant == "naive":
-            V = prior_var
-        else:
-            W = solve_lower_wide(chol, Psi.T)  # r × n, n ≫ r: trtri + trmm
-            s = np.einsum("ij,ij->j", W, W)
-            V = s / (1.0 - omega * s)
+        V = _cavity_variance(variant, Psi, chol, omega, prior_var)
         moments = _cavity_consistent_g(likelihood, Psi @ mu, V, t, g, tol=tol)
         g_new = moments.g
         omega += step_size * (moments.w / (1.0 - V * moments.w) - omega)
-        chol = cholesky_jitter(
-            np.diag(alpha) + weighted_gram(Psi.T, omega), what="A + ΨᵀΩΨ"
-        )
+        chol = _precision_cholesky(Psi, alpha, omega)
         step = cho_solve_lower(chol, Psi.T @ g_new - alpha * mu)
         norm = np.max(np.abs(step))
         mu += step_size * step
-        settled = norm < tol * (1 + np.max(np.abs(mu))) and np.max(
-            np.abs(g_new - g)
-        ) < tol * (1 + np.max(np.abs(g_new)))
-        if norm > last_norm:  # damp an oscillation
-            step_size = max(step_size / 2, 1 / 64)
-        else:
-            step_size = min(2 * step_size, 1.0)
+        settled = _settled(norm, mu, g_new, g, tol)
+        step_size = _next_step_size(step_size, norm, last_norm)
         g, last_norm = g_new, norm
         if settled:
             break
     inv = solve_lower(chol, np.eye(r))
     posterior = Posterior(mu, chol, np.einsum("ij,ij->j", inv, inv))
-    return posterior, MeanFieldSites(g, omega, bool(settled))
+    return posterior, MeanFieldSites(g, omega, settled)
 
 
 @dataclass
@@ -628,6 +647,40 @@ def _batch_start(
     return basis, alpha, iterations
 
 
+def _entering_rule(trainer: _Trainer, options: dict) -> str:
+    """``options["entering"]``: "threshold" (default), a newcomer enters with α = L, as
+    [QW03]; "tipping_faul", at the α that maximises the evidence with the others fixed,
+    ``s²/(q² − s)``, and not at all when ``q² ≤ s`` (Tipping & Faul 2003, the option
+    algorithms.md §4.3 recommends). Naive mean-field classification keeps
+    "threshold": its cavity variances are prior variances, growing as 1/α, and a
+    newcomer at its evidence-maximising α can overflow them (banana, n = 200)."""
+    if trainer.classification and trainer.mean_field == "naive":
+        return "threshold"
+    return str(options.get("entering", "threshold"))
+
+
+def _offer(
+    trainer: _Trainer,
+    basis: _ActiveBasis,
+    alpha: np.ndarray,
+    j: int,
+    psi: np.ndarray,
+    entering: str,
+) -> np.ndarray:
+    """One step of the Subspace EM sweep: basis function ``j`` (values ``psi``) enters
+    ``R`` by the ``entering`` rule, then one EM step; the new ``α``."""
+    start = trainer.threshold
+    if entering == "tipping_faul" and len(alpha) > 0:
+        start = trainer.entering_alpha(basis, alpha, psi)
+    if start < trainer.threshold or entering == "threshold" or len(alpha) == 0:
+        basis.add(j, psi)
+        alpha = np.append(alpha, start)
+        trainer.mean = np.append(trainer.mean, 0.0)
+        alpha, _ = trainer.em_step(basis, alpha)
+    # else q² ≤ s: the evidence is highest without this function
+    return alpha
+
+
 def subspace_em(
     column: Callable[[int], np.ndarray],
     n_basis: int,
@@ -657,22 +710,15 @@ def subspace_em(
         0: the sweep starts from an empty ``R``, as [QW03]; ``m > 0``: from batch EM on
         the first ``m`` basis functions (:func:`_batch_start`).
     **options
-        ``entering`` ("threshold": a newcomer enters with α = L, as [QW03];
-        "tipping_faul": at the α that maximises the evidence with the others fixed,
-        ``s²/(q² − s)``, and not at all when ``q² ≤ s`` — Tipping & Faul 2003, the
-        option algorithms.md §4.3 recommends; naive mean-field classification keeps
-        "threshold"), ``classification`` (False), ``update`` ("mackay" or "em"),
-        ``threshold`` (L, 1e12), ``noise`` (initial σ², (0.1·std t)² as Tipping's), ``learn_noise``
-        (True: in every M-step, as [QW03]; ``"after_sweep"``: σ² held at ``noise`` while
-        basis functions are added, learnt in the final batch EM), ``sigma_in`` (1.0),
-        ``mean_field`` ("tap", "naive" or "laplace").
+        ``entering`` (:func:`_entering_rule`), ``classification`` (False), ``update``
+        ("mackay" or "em"), ``threshold`` (L, 1e12), ``noise`` (initial σ², (0.1·std
+        t)² as Tipping's), ``learn_noise`` (True: in every M-step, as [QW03];
+        ``"after_sweep"``: σ² held at ``noise`` while basis functions are added, learnt
+        in the final batch EM), ``sigma_in`` (1.0), ``mean_field`` ("tap", "naive" or
+        "laplace").
     """
     trainer = _trainer(t, options)
-    entering = options.get("entering", "threshold")
-    if trainer.classification and trainer.mean_field == "naive":
-        # naive mean field's cavity variances are prior variances, growing as 1/α: a
-        # newcomer at its evidence-maximising α can overflow them (banana, n = 200)
-        entering = "threshold"
+    entering = _entering_rule(trainer, options)
     learn_noise = bool(trainer.learn_noise)
     trainer.learn_noise = trainer.learn_noise is True
     first = min(batch_start, n_basis)
@@ -682,16 +728,7 @@ def subspace_em(
     if first and callback is not None:
         callback(first, len(alpha))
     for j in range(first, n_basis):
-        psi = column(j)
-        start = trainer.threshold
-        if entering == "tipping_faul" and len(alpha) > 0:
-            start = trainer.entering_alpha(basis, alpha, psi)
-        if start < trainer.threshold or entering == "threshold" or len(alpha) == 0:
-            basis.add(j, psi)
-            alpha = np.append(alpha, start)
-            trainer.mean = np.append(trainer.mean, 0.0)
-            alpha, _ = trainer.em_step(basis, alpha)
-        # else q² ≤ s: the evidence is highest without this function
+        alpha = _offer(trainer, basis, alpha, j, column(j), entering)
         if callback is not None:
             callback(j + 1, len(alpha))
     trainer.learn_noise = learn_noise

@@ -15,7 +15,6 @@ import functools
 import logging
 import warnings
 from abc import abstractmethod
-from contextlib import contextmanager
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Protocol
@@ -233,12 +232,6 @@ def accept_sparse_tags(tags):
     return tags
 
 
-def warn_if_ep_did_not_converge(state, estimator):
-    """``ConvergenceWarning`` when the fitted model's EP run hit ``max_sweeps``."""
-    if not state.converged:
-        warn_ep_not_converged(estimator, state.n_sweeps, estimator.tol, stacklevel=4)
-
-
 def warn_ep_not_converged(estimator, n_sweeps, tol, stacklevel=3):
     """The ``ConvergenceWarning`` of a fitted model's EP run stopped after
     ``n_sweeps`` sweeps at tolerance ``tol``."""
@@ -274,20 +267,6 @@ def warn_at_bounds(kernel, estimator):
                     ConvergenceWarning,
                     stacklevel=3,
                 )
-
-
-@contextmanager
-def bound_warnings_silenced():
-    """Silence bound warnings of an inner fit whose kernel the caller checks itself.
-
-    The online GPs learn hyperparameters with scikit-learn's GPR or
-    :class:`EPGPClassifier` on a subsample; their warnings would name the inner
-    estimator (or its bounds in scikit-learn's words) instead of the user's.
-    """
-    with warnings.catch_warnings():
-        for message in ("The optimal value found for dimension", r".*ended on its"):
-            warnings.filterwarnings("ignore", message, ConvergenceWarning)
-        yield
 
 
 def restore_on_failure(fit):

@@ -13,15 +13,10 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._memory import require_memory
-from .._optimize import ParameterSpace, bias_block, kernel_block, maximize
-from ..approximations.ep import (
-    DensePosterior,
-    DensePredictor,
-    WarmStartedEP,
-    cavity_gradient,
-    ep_log_evidence_weights,
-)
-from ..kernels import gram_and_weighted_gradient, is_input_differentiable
+from ..approximations.dense_ep import DenseEP
+from ..approximations.ep import DensePredictor
+from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
+from ..kernels import is_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
@@ -29,7 +24,7 @@ from ._base import (
     default_kernel,
     latent_from_kernel,
     report_progress,
-    warn_if_ep_did_not_converge,
+    warn_ep_not_converged,
 )
 
 
@@ -217,89 +212,95 @@ class EPGPClassifier(GPClassifierMixin):
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
         kernel = default_kernel(X) if self.kernel is None else self.kernel
-        space = ParameterSpace(
-            [kernel_block(kernel), bias_block() if self.learn_bias else None]
+        settings = full_ep_settings(
+            optimize=self.optimizer is not None,
+            max_iter=self.max_iter_optimizer,
+            learn_bias=self.learn_bias,
+            ep_mode=self.ep_mode,
+            damping=self.damping,
+            tol=self.tol,
+            max_sweeps=self.max_sweeps,
+            n_restarts=self.n_restarts_optimizer,
+            random_state=random_state,
+            progress="EPGPClassifier: EP evidence" if self.verbose else None,
+            report=lambda line: report_progress(self, level=2, message=line),
         )
-        ep = WarmStartedEP(
-            y,
-            dict(
-                mode=self.ep_mode,
-                damping=self.damping,
-                tol=self.tol,
-                max_sweeps=self.max_sweeps,
-                random_state=random_state,
-            ),
-        )
-        x = space.pack({"theta": kernel.theta, "bias": self.bias})
-        n_evaluations, optimizer_converged = 0, True
-        if self.optimizer is not None and len(x) > 0:
-            result = self._maximise_evidence(X, y, kernel, space, ep, x, random_state)
-            x, n_evaluations = result.x, result.n_evaluations
-            optimizer_converged = result.converged
-        kernel_, bias_ = self._kernel_and_bias(kernel, space.unpack(x))
-        likelihood = Probit(bias_)
-        K = kernel_(X)
-        state = ep(
-            lambda start: DensePosterior.starting_from(K, start),
-            likelihood,
-            final=True,
-            at=x,
-        )
-        warn_if_ep_did_not_converge(state, self)
+        fit = fit_full_ep(X, y, kernel, self.bias, settings)
+        warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
         report_progress(
             self,
-            message=f"EPGPClassifier: n={len(y)} log Z_EP={state.log_evidence:.3f} "
-            f"kernel={kernel_} bias={bias_:.3f} "
+            message=f"EPGPClassifier: n={len(y)} log Z_EP={fit.log_evidence:.3f} "
+            f"kernel={fit.kernel} bias={fit.likelihood.bias:.3f} "
             f"({time.perf_counter() - start:.1f} s)",
         )
         return EPBinaryModel(
-            kernel=kernel_,
-            likelihood=likelihood,
+            kernel=fit.kernel,
+            likelihood=fit.likelihood,
             X_train=X,
-            predictor=DensePredictor.from_state(state),
-            log_marginal_likelihood=state.log_evidence,
-            n_iterations=n_evaluations,
-            converged=optimizer_converged and state.converged,
+            predictor=fit.predictor,
+            log_marginal_likelihood=fit.log_evidence,
+            n_iterations=fit.n_evaluations,
+            converged=fit.optimizer_converged and fit.ep_converged,
         )
 
-    def _maximise_evidence(self, X, y, kernel, space, ep, x, random_state):
-        """L-BFGS-B on ``log Z_EP`` and its analytic gradient from ``x``."""
 
-        def evidence(x):
-            kernel_x, bias = self._kernel_and_bias(kernel, space.unpack(x))
-            K, weighted_gradient = gram_and_weighted_gradient(kernel_x, X)
-            likelihood = Probit(bias)
-            state = ep(
-                lambda start: DensePosterior.starting_from(K, start),
-                likelihood,
-                at=x,
-            )
-            grad_kernel = weighted_gradient(ep_log_evidence_weights(state))
-            grad_bias = cavity_gradient(state, y, likelihood)
-            report_progress(
-                self,
-                level=2,
-                message=f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)",
-            )
-            gradient = space.pack({"theta": grad_kernel, "bias": grad_bias})
-            return state.log_evidence, gradient
-
-        result = maximize(
-            evidence,
-            x,
-            space.bounds(),
-            n_restarts=self.n_restarts_optimizer,
+def full_ep_settings(
+    *,
+    optimize: bool = True,
+    max_iter: int = 100,
+    learn_bias: bool = True,
+    ep_mode: str = "parallel",
+    damping: float = 1.0,
+    tol: float = 1e-3,
+    max_sweeps: int = 200,
+    n_restarts: int = 0,
+    random_state=None,
+    progress: str | None = None,
+    report=None,
+) -> EvidenceSettings:
+    """How full EP's evidence is maximised, with :class:`EPGPClassifier`'s defaults:
+    ``tol`` is the optimizer's relative accuracy (:class:`WarmStartedEP`), every
+    product float64, the training inputs never moved."""
+    return EvidenceSettings(
+        ep_options=dict(
+            mode=ep_mode,
+            damping=damping,
+            tol=tol,
+            max_sweeps=max_sweeps,
             random_state=random_state,
-            max_iter=self.max_iter_optimizer,
-            ftol=self.tol,
-            progress="EPGPClassifier: EP evidence" if self.verbose else None,
+        ),
+        max_iter=max_iter if optimize else None,
+        learn_bias=learn_bias,
+        learn_inducing=False,
+        sweep_dtype=np.float64,
+        n_restarts=n_restarts,
+        random_state=random_state,
+        ftol=tol,
+        progress=progress,
+        report=report,
+    )
+
+
+def fit_full_ep(X, y, kernel, bias, settings: EvidenceSettings) -> EvidenceFit:
+    """Kernel and probit bias by full EP's evidence from ``kernel`` and ``bias``
+    (algorithms.md §6.1), the posterior at the optimum."""
+    approximation = DenseEP(X, y, differentiable=settings.max_iter is not None)
+    return maximize_evidence(approximation, kernel, X, float(bias), settings)
+
+
+def warn_full_ep_not_converged(
+    estimator, fit: EvidenceFit, settings: EvidenceSettings, advice: str
+):
+    """``ConvergenceWarning`` when :func:`fit_full_ep`'s optimizer stopped on its
+    iteration cap (with ``advice``), or its final EP run on ``max_sweeps``."""
+    if not fit.optimizer_converged:
+        warnings.warn(
+            f"{type(estimator).__name__}: L-BFGS-B stopped at its cap of "
+            f"{settings.max_iter} iterations before the EP evidence converged; "
+            f"{advice}.",
+            ConvergenceWarning,
+            stacklevel=4,
         )
-        if not result.converged:
-            warnings.warn(
-                f"EPGPClassifier: L-BFGS-B stopped at max_iter_optimizer="
-                f"{self.max_iter_optimizer} iterations before the EP evidence "
-                "converged; raise max_iter_optimizer.",
-                ConvergenceWarning,
-                stacklevel=5,
-            )
-        return result
+    if not fit.ep_converged:
+        tol = settings.ep_options["tol"]
+        warn_ep_not_converged(estimator, fit.final_sweeps, tol, stacklevel=4)

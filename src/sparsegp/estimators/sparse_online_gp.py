@@ -3,9 +3,9 @@
 Both learn from a stream in one pass with ``partial_fit`` (or ``fit``), keeping at most
 ``max_basis_vectors`` basis vectors; the mathematics is in
 :mod:`sparsegp.approximations.online`. [Csa02] fixes the hyperparameters; here, by
-default, they are estimated once from a subsample with the exact model
-(``GaussianProcessRegressor``, :class:`EPGPClassifier`) before the pass, or taken as
-given with ``optimizer=None``.
+default, they are estimated once from a subsample by the exact model's evidence
+(exact regression, full EP: algorithms.md §3.6) before the pass, or taken as given
+with ``optimizer=None``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -22,14 +21,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from .._optimize import kernel_block, maximize
 from .._threads import one_blas_thread
+from ..approximations.ivm import subset_log_marginal_likelihood
 from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
-    bound_warnings_silenced,
     default_kernel,
     latent_from_kernel,
     one_vs_rest,
@@ -39,7 +39,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
-from .ep_classifier import EPGPClassifier
+from .ep_classifier import fit_full_ep, full_ep_settings, warn_full_ep_not_converged
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -343,14 +343,19 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         if self.optimizer is None:
             return kernel
         X_sub, y_sub = self._subsample(X, y, rng)
-        gpr = GaussianProcessRegressor(
-            kernel,
-            optimizer=self.optimizer,
-            n_restarts_optimizer=self.n_restarts_optimizer,
+
+        def evidence(theta):
+            K, K_gradient = kernel.clone_with_theta(theta)(X_sub, eval_gradient=True)
+            return subset_log_marginal_likelihood(K, K_gradient, y_sub)
+
+        result = maximize(
+            evidence,
+            kernel.theta,
+            kernel_block(kernel).bounds,
+            n_restarts=self.n_restarts_optimizer,
             random_state=rng,
         )
-        with bound_warnings_silenced():
-            learnt = gpr.fit(X_sub, y_sub).kernel_
+        learnt = kernel.clone_with_theta(result.x)
         warn_at_bounds(learnt, self)
         return learnt
 
@@ -484,16 +489,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 "one class only; pass a first chunk with both classes, a larger "
                 "n_hyperparameter_samples, or optimizer=None with a fixed kernel."
             )
-        with bound_warnings_silenced():  # fit() warns with this estimator's name
-            gpc = EPGPClassifier(
-                kernel,
-                bias=self.bias,
-                optimizer=self.optimizer,
-                n_restarts_optimizer=self.n_restarts_optimizer,
-                random_state=rng,
-                verbose=self.verbose,
-            ).fit(X_sub, y_sub)
-        return gpc.kernel_, Probit(float(gpc.bias_))
+        settings = full_ep_settings(
+            n_restarts=self.n_restarts_optimizer,
+            random_state=rng,
+            progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
+        )
+        fit = fit_full_ep(X_sub, y_sub, kernel, self.bias, settings)
+        warn_full_ep_not_converged(
+            self, fit, settings, "to keep a kernel fixed, pass it with optimizer=None"
+        )
+        return fit.kernel, fit.likelihood
 
     @restore_on_failure
     @one_blas_thread
