@@ -139,7 +139,7 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
     with distributed.get_task_stream(client) as stream:
         on_cluster = fitc_on_given_hyperparameters().fit(X_dask, y)
     monkeypatch.undo()
-    sweeps = on_cluster.estimators_[0].n_sweeps
+    sweeps = on_cluster.estimators_[0].details["n_sweeps"]
     site_tasks = [
         t for t in stream.data if key_split(t["key"]) == "with_anderson_history"
     ]

@@ -81,3 +81,32 @@ def test_no_estimator_module_builds_another_estimator(path):
         assert built, f"{path.name} no longer builds one: drop it from the list"
     else:
         assert not built
+
+
+def test_one_fitted_model_class():
+    classes = {
+        node.name
+        for path in (SOURCE / "estimators").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name.endswith("Model")
+    }
+    assert classes == {"FittedModel"}
+
+
+#: Modules whose functions are linear algebra: the engines' business, not the
+#: estimators' (CONTRIBUTING.md, "Layers").
+LINEAR_ALGEBRA = ("_linalg", "linalg", "scipy.linalg", "numpy.linalg")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((SOURCE / "estimators").glob("*.py")), ids=lambda p: p.name
+)
+def test_no_linear_algebra_in_estimators(path):
+    imported = [m for m in imported_modules(path) if m.split(".")[-1] in LINEAR_ALGEBRA]
+    tree = ast.parse(path.read_text())
+    calls = [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "linalg"
+    ]
+    assert not imported and not calls

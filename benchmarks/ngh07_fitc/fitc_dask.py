@@ -48,7 +48,7 @@ def timed_fit(estimator, X, y):
     estimator.fit(X, y)
     seconds = time.perf_counter() - start
     model = estimator.estimators_[0]
-    return seconds, model.n_sweeps, model.n_evaluations
+    return seconds, model.details["n_sweeps"], model.n_iterations
 
 
 def result(n, name, where, timing, M, rate, rss):

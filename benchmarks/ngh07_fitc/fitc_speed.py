@@ -61,12 +61,14 @@ from sparsegp.datasets import make_xor_clusters
 def floor_seconds(model, N, D, rate, sweep_rate):
     """Seconds the fit's evaluations and sweeps need at ``rate`` (float64) and
     ``sweep_rate`` (the sweeps' precision; module docstring)."""
-    M = len(model.inducing_points)
+    M = len(model.points)
     per_evaluation = N * M * M / rate + 4.0 * N * M * D / rate
     per_evaluation += 3.0 * N * M * M / sweep_rate
     per_sweep = 2.0 * N * M * M / sweep_rate
     per_evaluation += per_sweep  # the refresh at the EP run's starting sites
-    return (model.n_evaluations + 1) * per_evaluation + model.n_sweeps * per_sweep
+    return (model.n_iterations + 1) * per_evaluation + model.details[
+        "n_sweeps"
+    ] * per_sweep
 
 
 def fitc_row(X, y, X_test, y_test, M, name, max_iter_optimizer=None):
@@ -91,8 +93,8 @@ def fitc_row(X, y, X_test, y_test, M, name, max_iter_optimizer=None):
         n_train=len(X),
         n_inducing=M,
         max_iter_optimizer=clf.max_iter_optimizer,
-        n_evaluations=model.n_evaluations,
-        n_sweeps=model.n_sweeps,
+        n_evaluations=model.n_iterations,
+        n_sweeps=model.details["n_sweeps"],
         dgemm_gflops=rate / 1e9,
         sweep_gemm_gflops=sweep_rate / 1e9,
         floor_seconds=floor,
@@ -100,8 +102,8 @@ def fitc_row(X, y, X_test, y_test, M, name, max_iter_optimizer=None):
     )
     print(
         f"{name}: N={len(X)} M={M} {result.error:.2%} / {result.nlp:.4f} nats, "
-        f"fit {result.fit_seconds:.1f} s, {model.n_evaluations} evaluations, "
-        f"{model.n_sweeps} sweeps, floor {floor:.1f} s at {rate / 1e9:.0f} "
+        f"fit {result.fit_seconds:.1f} s, {model.n_iterations} evaluations, "
+        f"{model.details['n_sweeps']} sweeps, floor {floor:.1f} s at {rate / 1e9:.0f} "
         f"({sweep_rate / 1e9:.0f} for sweeps) GFlop/s "
         f"(× {row['time_over_floor']:.2f})",
         flush=True,
@@ -176,8 +178,8 @@ def timed_fit(estimator, X, y, rates):
     floor = floor_seconds(model, *X.shape, rates["float64"], rates[sweeps])
     return dict(
         fit_seconds=seconds,
-        n_evaluations=model.n_evaluations,
-        n_sweeps=model.n_sweeps,
+        n_evaluations=model.n_iterations,
+        n_sweeps=model.details["n_sweeps"],
         log_evidence=estimator.log_marginal_likelihood_value_,
         floor_seconds=floor,
     )

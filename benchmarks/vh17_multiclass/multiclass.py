@@ -119,7 +119,7 @@ def main():
         results.append(result)
         if name.startswith("fitc"):
             extra[name] = {
-                "n_inducing": len(fitted.estimators_[0].inducing_points),
+                "n_inducing": len(fitted.estimators_[0].points),
                 "n_evaluations": int(np.sum(fitted.n_iter_)),
                 "kernel": str(fitted.kernel_),
             }

@@ -51,12 +51,14 @@ def test_regressor_prediction_is_the_weight_posterior(normalize_y):
     y = 5.0 + 3.0 * y  # targets far from zero
     rvm = RVMRegressor(RBF(1.5), normalize_y=normalize_y).fit(X, y)
     shift, scale = (np.mean(y), np.std(y)) if normalize_y else (0.0, 1.0)
-    model = rvm.model_
+    weights = rvm.model_.predictor
     X_test = np.array([[-3.0], [0.5], [7.0]])
-    Psi = model.design(X_test)
-    Sigma = np.linalg.inv(model.chol @ model.chol.T)
+    Psi = rvm.kernel_(X_test, rvm.relevance_vectors_)
+    if weights.has_bias:
+        Psi = np.column_stack([np.ones(len(X_test)), Psi])
+    Sigma = np.linalg.inv(weights.chol @ weights.chol.T)
     mean, std = rvm.predict(X_test, return_std=True)
-    np.testing.assert_allclose(mean, shift + scale * (Psi @ model.mean), rtol=1e-10)
+    np.testing.assert_allclose(mean, shift + scale * (Psi @ weights.mean), rtol=1e-10)
     latent = scale**2 * np.einsum("ij,jk,ik->i", Psi, Sigma, Psi)
     np.testing.assert_allclose(std**2, rvm.noise_ + latent, rtol=1e-8)
 

@@ -6,7 +6,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import EPGPClassifier, SparseOnlineGPClassifier, SparseOnlineGPRegressor
+from sparsegp import SparseOnlineGPClassifier, SparseOnlineGPRegressor
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators import sparse_online_gp
 from sparsegp.estimators.sparse_online_gp import hyperparameter_sample_size

@@ -141,8 +141,9 @@ class EvidenceFit:
 
     Attributes
     ----------
-    kernel, likelihood, inducing_points, predictor
-        At the optimizer's point, the predictor from EP run to the final tolerance.
+    kernel, likelihood, points, predictor
+        At the optimizer's point (``points``: the pseudo-inputs, or full EP's training
+        inputs), the predictor from EP run to the final tolerance.
     log_evidence : float
     n_evaluations, n_sweeps : int
         Evidence evaluations of the optimizer, EP sweeps in all.
@@ -155,7 +156,7 @@ class EvidenceFit:
 
     kernel: Kernel
     likelihood: Any
-    inducing_points: np.ndarray
+    points: np.ndarray
     predictor: Any
     log_evidence: float
     n_evaluations: int
@@ -254,7 +255,7 @@ def maximize_evidence(
     return EvidenceFit(
         kernel=kernel_x,
         likelihood=likelihood,
-        inducing_points=np.array(Z),
+        points=np.array(Z),
         predictor=approximation.predictor(state),
         log_evidence=state.log_evidence,
         n_evaluations=n_evaluations,

@@ -29,6 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._linalg import (
     cho_solve_lower,
     cholesky_jitter,
+    cholesky_permuted,
     log_det_from_cholesky,
     solve_lower,
     solve_lower_wide,
@@ -47,6 +48,7 @@ _E_STEP_ITER, _FINAL_E_STEP_ITER = 30, 300
 __all__ = [
     "MeanFieldSites",
     "RVMFit",
+    "WeightPredictor",
     "batch_em",
     "mean_field_e_step",
     "regression_e_step",
@@ -83,6 +85,52 @@ class Posterior:
         """``Σ`` (r × r)."""
         inv = solve_lower(self.chol, np.eye(len(self.mean)))
         return inv.T @ inv
+
+
+@dataclass(frozen=True)
+class WeightPredictor:
+    """The fitted RVM's prediction from the relevance vectors' kernel columns.
+
+    ``ψ(x) = (1, k(x, x_r)…)`` (the bias first where kept), latent mean ``ψ(x)ᵀμ`` and
+    variance ``ψ(x)ᵀΣψ(x)`` ([QW03] eqs. 9-10, without the noise): O(r²) per point.
+
+    Attributes
+    ----------
+    mean : ndarray of shape (r,)
+    chol : ndarray of shape (r, r)
+        Lower Cholesky factor of ``Σ⁻¹``.
+    has_bias : bool
+        Whether weight 0 is the bias's.
+    """
+
+    mean: np.ndarray
+    chol: np.ndarray
+    has_bias: bool
+
+    @classmethod
+    def in_basis_order(
+        cls, fit: RVMFit, with_bias: bool
+    ) -> tuple[np.ndarray, np.ndarray, WeightPredictor]:
+        """``fit``'s relevant basis functions in index order, their ``α`` and the
+        predictor on them; with ``with_bias``, basis function 0 is the bias."""
+        order = np.argsort(fit.relevant)
+        relevant = fit.relevant[order]
+        predictor = cls(
+            mean=fit.posterior.mean[order],
+            chol=cholesky_permuted(fit.posterior.chol, order),
+            has_bias=bool(with_bias and relevant[0] == 0),
+        )
+        return relevant, fit.alpha[order], predictor
+
+    def latent_mean_and_variance(
+        self, K_cross: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """At test points seen through ``K_cross = k(relevance vectors, X*)``."""
+        Psi_t = K_cross
+        if self.has_bias:
+            Psi_t = np.vstack([np.ones((1, K_cross.shape[1])), K_cross])
+        W = solve_lower(self.chol, Psi_t)
+        return Psi_t.T @ self.mean, np.einsum("ij,ij->j", W, W)
 
 
 def _posterior_from_precision(

@@ -1,7 +1,7 @@
 """Behaviour every GP estimator of the package shares.
 
 A concrete classifier implements one method, ``_fit_binary(X, y, random_state)``, which
-fits a ±1 problem and returns a :class:`BinaryModel`. This base class validates input,
+fits a ±1 problem and returns a :class:`FittedModel`. This base class validates input,
 encodes labels, runs one-vs-rest problems in parallel with joblib, and turns latent
 predictions into ``predict``, ``predict_proba`` and ``decision_function``. Every
 prediction method also takes a ``dask.array.Array`` and returns dask arrays, one task
@@ -15,9 +15,9 @@ import functools
 import logging
 import warnings
 from abc import abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -37,11 +37,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
-from ..approximations.ep import DensePredictor
-from ..approximations.fitc_ep import FITCPredictor
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks
-from ..likelihoods import Probit
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -55,21 +52,6 @@ _BOUND_TOLERANCE = 1e-6
 
 #: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
 _BATCH_ENTRIES = 2**25
-
-
-class BinaryModel(Protocol):
-    """What a fitted ±1 problem exposes to the shared estimator code."""
-
-    kernel: object
-    likelihood: Probit
-    log_marginal_likelihood: float
-    #: The method's outer iterations (optimizer evaluations, EM steps, passes, …).
-    n_iterations: int
-    #: Whether every iterative part stopped on its tolerance, not on its cap.
-    converged: bool
-
-    def latent_mean_and_variance(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Latent predictive mean and variance (without the bias) at ``X``."""
 
 
 def fifth_up_to(n, cap):
@@ -100,27 +82,70 @@ def one_vs_rest(classes, y):
         yield np.where(y == positive, 1.0, -1.0)
 
 
+class Predictor(Protocol):
+    """What every engine's predictor offers: the latent predictive moments of test
+    points it sees through ``k(points, x)`` and ``k(x, x)``."""
+
+    def latent_mean_and_variance(
+        self, K_cross: np.ndarray, k_diag: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance (without the bias) from ``K_cross`` of shape (m, n*)."""
+
+
 @dataclass(frozen=True)
-class ActiveSetModel:
-    """A fitted active-set model (IVM or NLP selection): kernel, likelihood, active
-    inputs, the posterior (eq. 5's, or FITC's over all sites with the active inputs
-    as pseudo-inputs), its evidence and the wall time of the selection."""
+class FittedModel:
+    """A fitted model, whatever the method: the one type every estimator returns.
+
+    Attributes
+    ----------
+    kernel : Kernel
+        The latent kernel (a regressor's noise is in ``likelihood``).
+    likelihood : Probit, MultinomialProbit or Gaussian
+    points : ndarray of shape (m, n_features)
+        The inputs the predictor sees a test point through: the training inputs (full
+        EP), the pseudo-inputs (FITC), the active set (IVM, NLP classifier), the basis
+        vectors (online GP), the relevance vectors (RVM).
+    predictor : Predictor
+    log_marginal_likelihood : float
+        The method's evidence (NaN where it has none).
+    n_iterations : int
+        The method's outer iterations (optimizer evaluations, EM steps, examples
+        absorbed, …).
+    converged : bool
+        Whether every iterative part stopped on its tolerance, not on its cap.
+    details : dict
+        What one method alone reports (the active set's training indices, the
+        selection's seconds, EP sweeps, the RVM's ``α``, …).
+    """
 
     kernel: Kernel
-    likelihood: object
-    active_set: np.ndarray
-    X_active: np.ndarray
-    posterior: DensePredictor | FITCPredictor
-    log_marginal_likelihood: float
-    selection_seconds: float = np.nan
-    selection: str = ""
-    #: Alternations of hyperparameter steps and reselection (outer iterations).
+    likelihood: Any
+    points: np.ndarray
+    predictor: Predictor
+    log_marginal_likelihood: float = np.nan
     n_iterations: int = 0
     converged: bool = True
+    details: dict = field(default_factory=dict)
 
     def latent_mean_and_variance(self, X):
-        """[LSH02] eq. 5 (or FITC's): O(d) mean, O(d²) variance per point."""
-        return latent_from_kernel(self.kernel, self.X_active, self.posterior, X)
+        """Latent predictive mean and variance at ``X``, in row blocks."""
+        return latent_from_kernel(self.kernel, self.points, self.predictor, X)
+
+
+def fitted_model(fit) -> FittedModel:
+    """The :class:`FittedModel` of an
+    :class:`~sparsegp.approximations.evidence.EvidenceFit` (FITC, full EP), its EP
+    sweeps in all in ``details["n_sweeps"]``."""
+    return FittedModel(
+        kernel=fit.kernel,
+        likelihood=fit.likelihood,
+        points=fit.points,
+        predictor=fit.predictor,
+        log_marginal_likelihood=fit.log_evidence,
+        n_iterations=fit.n_evaluations,
+        converged=fit.optimizer_converged and fit.ep_converged,
+        details={"n_sweeps": fit.n_sweeps},
+    )
 
 
 #: The package's logger; a fit's progress goes here when logging is configured.
@@ -443,7 +468,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         return accept_sparse_tags(super().__sklearn_tags__())
 
     @abstractmethod
-    def _fit_binary(self, X, y, random_state) -> BinaryModel:
+    def _fit_binary(self, X, y, random_state) -> FittedModel:
         """Fit labels ``y`` in ``{-1, +1}``; return the fitted model."""
 
     def _fits_jointly(self):
@@ -524,7 +549,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _fit_multiclass_one_blas_thread(self, X, y, random_state):
         return self._fit_multiclass(X, y, random_state)
 
-    def _fit_binary_distributed(self, X, y, random_state) -> BinaryModel:
+    def _fit_binary_distributed(self, X, y, random_state) -> FittedModel:
         """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
         raise in_memory_only(self)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,36 +13,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._memory import require_memory
 from ..approximations.dense_ep import DenseEP
-from ..approximations.ep import DensePredictor
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
 from ..kernels import is_input_differentiable
-from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
     default_kernel,
-    latent_from_kernel,
+    fitted_model,
     report_progress,
     warn_ep_not_converged,
 )
-
-
-@dataclass(frozen=True)
-class EPBinaryModel:
-    """A fitted ±1 EP problem: kernel, likelihood, training inputs and predictor."""
-
-    kernel: Kernel
-    likelihood: Probit
-    X_train: np.ndarray
-    predictor: DensePredictor
-    log_marginal_likelihood: float
-    n_iterations: int = 0
-    converged: bool = True
-
-    def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance ([RW06] Alg. 3.6), in batches."""
-        return latent_from_kernel(self.kernel, self.X_train, self.predictor, X)
-
 
 #: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B and
 #: its Cholesky factor (one array), the factor's inverse, and B⁻¹ (for the gradient)
@@ -127,7 +106,7 @@ class EPGPClassifier(GPClassifierMixin):
         Learnt probit bias.
     log_marginal_likelihood_value_ : float
         EP log evidence at the learnt hyperparameters (mean over one-vs-rest problems).
-    estimators_ : list of EPBinaryModel
+    estimators_ : list of FittedModel
         One fitted model per binary problem.
 
     References
@@ -233,15 +212,7 @@ class EPGPClassifier(GPClassifierMixin):
             f"kernel={fit.kernel} bias={fit.likelihood.bias:.3f} "
             f"({time.perf_counter() - start:.1f} s)",
         )
-        return EPBinaryModel(
-            kernel=fit.kernel,
-            likelihood=fit.likelihood,
-            X_train=X,
-            predictor=fit.predictor,
-            log_marginal_likelihood=fit.log_evidence,
-            n_iterations=fit.n_evaluations,
-            converged=fit.optimizer_converged and fit.ep_converged,
-        )
+        return fitted_model(fit)
 
 
 def full_ep_settings(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,22 +17,21 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._memory import require_memory
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
-from ..approximations.fitc_ep import FITCPredictor, InMemoryFITC
+from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
-    MultiClassFITCPredictor,
 )
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
 from ..kernels import KernelBlocks, check_input_differentiable
-from ..likelihoods import MultinomialProbit, Probit
+from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
     default_kernel,
     default_length_scale,
     fifth_up_to,
-    latent_from_kernel,
+    fitted_model,
     per_problem,
     report_progress,
     warn_ep_not_converged,
@@ -50,47 +49,6 @@ _MN_ARRAYS = 6
 #: M × N float64 arrays per class in a multi-class fit: each class's L_B⁻¹V and the
 #: refresh's scaled V (the shared arrays are counted by ``_MN_ARRAYS``).
 _MN_ARRAYS_PER_CLASS = 2
-
-
-@dataclass(frozen=True)
-class FITCBinaryModel:
-    """A fitted FITC-EP model: kernel, likelihood, pseudo-inputs, predictor — of a ±1
-    problem (:class:`Probit`), or of all classes at once (:class:`MultinomialProbit`,
-    one latent function per class)."""
-
-    kernel: Kernel
-    likelihood: Probit | MultinomialProbit
-    inducing_points: np.ndarray
-    predictor: FITCPredictor | MultiClassFITCPredictor
-    log_marginal_likelihood: float
-    n_evaluations: int = 0
-    n_sweeps: int = 0
-    converged: bool = True
-
-    @property
-    def n_iterations(self):
-        """Evidence evaluations of the optimizer (each an EP run)."""
-        return self.n_evaluations
-
-    def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance ([NGH07] §3.1): O(M) and O(M²) per point
-        (per class)."""
-        return latent_from_kernel(self.kernel, self.inducing_points, self.predictor, X)
-
-
-def fitted_fitc_model(fit):
-    """The :class:`FITCBinaryModel` of an
-    :class:`~sparsegp.approximations.evidence.EvidenceFit`."""
-    return FITCBinaryModel(
-        kernel=fit.kernel,
-        likelihood=fit.likelihood,
-        inducing_points=fit.inducing_points,
-        predictor=fit.predictor,
-        log_marginal_likelihood=fit.log_evidence,
-        n_evaluations=fit.n_evaluations,
-        n_sweeps=fit.n_sweeps,
-        converged=fit.optimizer_converged and fit.ep_converged,
-    )
 
 
 def fitc_approximation(X, y, jitter, differentiable, owner="FITCGPClassifier"):
@@ -245,9 +203,9 @@ default="kmeans"
     bias_ : float or ndarray of shape (n_classes,)
     log_marginal_likelihood_value_ : float
         EP log evidence (mean over one-vs-rest problems).
-    estimators_ : list of FITCBinaryModel
+    estimators_ : list of FittedModel
         One fitted model per binary problem, with the evidence evaluations and EP
-        sweeps its fit took (``n_evaluations``, ``n_sweeps``, all starts).
+        sweeps its fit took (``n_iterations``, ``details["n_sweeps"]``, all starts).
 
     References
     ----------
@@ -330,7 +288,7 @@ default="kmeans"
     @property
     def inducing_points_(self):
         """Learnt pseudo-inputs, one array per binary problem for one-vs-rest."""
-        return per_problem(model.inducing_points for model in self.estimators_)
+        return per_problem(model.points for model in self.estimators_)
 
     def _given_inducing_points(self):
         return None if isinstance(self.inducing_init, str) else self.inducing_init
@@ -493,15 +451,15 @@ default="kmeans"
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
         report_progress(
             self,
-            message=f"FITCGPClassifier: n={len(y)} M={len(best.inducing_points)} "
+            message=f"FITCGPClassifier: n={len(y)} M={len(best.points)} "
             f"log Z_EP={best.log_marginal_likelihood:.3f} kernel={best.kernel} "
             f"bias={np.array2string(np.asarray(best.likelihood.bias), precision=3)} "
             f"({time.perf_counter() - start_time:.1f} s)",
         )
         return replace(
             best,
-            n_evaluations=sum(model.n_evaluations for model in fits),
-            n_sweeps=sum(model.n_sweeps for model in fits),
+            n_iterations=sum(model.n_iterations for model in fits),
+            details={"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
         )
 
     def _fit_start(self, data, kernel, Z0, unit, random_state):
@@ -526,4 +484,4 @@ default="kmeans"
         )
         if not fit.ep_converged:
             warn_ep_not_converged(self, fit.final_sweeps, self.tol, stacklevel=2)
-        return fitted_fitc_model(fit)
+        return fitted_model(fit)

@@ -32,7 +32,7 @@ from ..approximations.partitioned_ivm import (
 from ..kernels import KernelBlocks, is_input_differentiable, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
-    ActiveSetModel,
+    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
     default_kernel,
@@ -151,7 +151,7 @@ class _IVMFitting:
         return state, time.perf_counter() - start
 
     def _fit_active_set(self, X, y, kernel, rng):
-        """``(ActiveSetModel, kernel)`` by ``self.selection``.
+        """``(FittedModel, kernel)`` by ``self.selection``.
 
         ``"auto"`` fits with the randomized greedy selection and with a uniform one and
         keeps the model that predicts (up to ``_N_SCORE``) training points outside both
@@ -167,7 +167,7 @@ class _IVMFitting:
         fits = [self._fit_ivm(X, y, kernel, rng, s) for s in ("randomized", "random")]
         outside = np.ones(len(y), dtype=bool)
         for model, _ in fits:
-            outside[model.active_set] = False
+            outside[model.details["active_set"]] = False
         points = np.flatnonzero(outside)
         if len(points) == 0:
             return fits[0]
@@ -240,19 +240,19 @@ class _IVMFitting:
         return replace(best[0], n_iterations=rounds), best[1]
 
     def _freeze(self, X, y, kernel, state, seconds, strategy):
-        """``(ActiveSetModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
+        """``(FittedModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
         active = np.asarray(state.active)
         X_active = rows_of(X, active)
         value = active_set_log_evidence(state.L, state.c, state.p[active])
-        model = ActiveSetModel(
+        model = FittedModel(
             kernel=self._likelihood(kernel, y)[0],
             likelihood=state.likelihood,
-            active_set=active,
-            X_active=X_active,
-            posterior=state.predictor(),
+            points=X_active,
+            predictor=state.predictor(),
             log_marginal_likelihood=value,
-            selection_seconds=seconds,
-            selection=strategy,
+            details=dict(
+                active_set=active, selection_seconds=seconds, selection=strategy
+            ),
         )
         return model, kernel
 
@@ -470,7 +470,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         model = self._fit_active_set(X, y, kernel, check_random_state(random_state))[0]
         if self.posterior == "fitc":
             model = self._fitc_posterior(X, y, model, random_state, self.optimizer)
-        elif self.posterior == "auto" and model.selection == "random":
+        elif self.posterior == "auto" and model.details["selection"] == "random":
             if self.selection == "auto":  # greedy lost on held-out points: noise
                 model = self._every_site_if_it_fits(X, y, model, random_state)
         return model
@@ -481,7 +481,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         workers, row block by row block)."""
         try:
             if not is_dask_array(X):
-                require_fitc_memory(len(model.active_set), len(y))
+                require_fitc_memory(len(model.points), len(y))
         except MemoryError as error:
             warnings.warn(
                 f"IVMClassifier: kept eq. 5's posterior on the uniform active set; the "
@@ -508,7 +508,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         fit = maximize_evidence(
             fitc_approximation(X, y, _FITC_JITTER, learn, type(self).__name__),
             model.kernel,
-            model.X_active,
+            model.points,
             model.likelihood.bias,
             EvidenceSettings(
                 ep_options=dict(
@@ -536,16 +536,18 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             model,
             kernel=fit.kernel,
             likelihood=fit.likelihood,
-            posterior=fit.predictor,
+            predictor=fit.predictor,
             log_marginal_likelihood=fit.log_evidence,
         )
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
         models = self.estimators_
-        self.active_set_ = per_problem(m.active_set for m in models)
-        self.selection_time_ = per_problem(m.selection_seconds for m in models)
-        self.selection_used_ = per_problem(m.selection for m in models)
+        self.active_set_ = per_problem(m.details["active_set"] for m in models)
+        self.selection_time_ = per_problem(
+            m.details["selection_seconds"] for m in models
+        )
+        self.selection_used_ = per_problem(m.details["selection"] for m in models)
 
 
 class IVMRegressor(_IVMFitting, GPRegressorMixin):
@@ -665,9 +667,9 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         )
         if self.optimizer is not None:
             warn_at_bounds(self.kernel_, self)
-        self.active_set_ = self.model_.active_set
-        self.selection_time_ = self.model_.selection_seconds
-        self.selection_used_ = self.model_.selection
+        self.active_set_ = self.model_.details["active_set"]
+        self.selection_time_ = self.model_.details["selection_seconds"]
+        self.selection_used_ = self.model_.details["selection"]
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
         return self

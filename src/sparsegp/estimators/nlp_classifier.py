@@ -37,7 +37,7 @@ from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
-    ActiveSetModel,
+    FittedModel,
     GPClassifierMixin,
     fifth_up_to,
     per_problem,
@@ -79,13 +79,6 @@ def median_heuristic_kernel(X, rng):
     )
 
 
-@dataclass(frozen=True)
-class NLPModel(ActiveSetModel):
-    """An :class:`ActiveSetModel` with the loss it reached and the iterations it took."""
-
-    training_nlp: float = np.nan
-
-
 @dataclass(frozen=True, eq=False)  # compared by identity: it holds arrays
 class _OuterIteration:
     """What an outer iteration leaves: its hyperparameters, basis, sites and loss (O(d))."""
@@ -109,14 +102,13 @@ class _OuterIteration:
         rebuilt from one O(d³) factorisation)."""
         X_active = X[self.active]
         L, c = factor_from_sites(self.kernel(X_active), self.p, self.m)
-        return NLPModel(
+        return FittedModel(
             kernel=self.kernel,
             likelihood=self.likelihood,
-            active_set=self.active,
-            X_active=X_active,
-            posterior=active_set_predictor(L, c, self.p),
+            points=X_active,
+            predictor=active_set_predictor(L, c, self.p),
             log_marginal_likelihood=active_set_log_evidence(L, c, self.p),
-            training_nlp=self.loss.value,
+            details=dict(active_set=self.active, training_nlp=self.loss.value),
         )
 
 
@@ -491,8 +483,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
         models = self.estimators_
-        self.active_set_ = per_problem(m.active_set for m in models)
-        self.training_nlp_ = per_problem((m.training_nlp for m in models), stack=True)
+        self.active_set_ = per_problem(m.details["active_set"] for m in models)
+        self.training_nlp_ = per_problem(
+            (m.details["training_nlp"] for m in models), stack=True
+        )
         self.n_outer_iterations_ = per_problem(
             (m.n_iterations for m in models), stack=True
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,17 +11,16 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._linalg import cholesky_permuted, solve_lower
 from .._memory import require_memory
 from .._threads import one_blas_thread
-from ..approximations.rvm_ssem import batch_em, subspace_em
+from ..approximations.rvm_ssem import WeightPredictor, batch_em, subspace_em
 from ..kernels import KernelBlocks
-from ..likelihoods import Probit
+from ..likelihoods import Gaussian, Probit
 from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
+    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
-    batched_latent,
     default_rbf,
     per_problem,
     report_progress,
@@ -47,39 +46,6 @@ _SHARED_CONSTRAINTS: dict = {
 }
 
 
-@dataclass(frozen=True)
-class RVMModel:
-    """A fitted RVM: relevance vectors, bias flag, weight posterior ``N(μ, Σ)``."""
-
-    kernel: Kernel
-    relevance_vectors: np.ndarray
-    has_bias: bool
-    mean: np.ndarray
-    chol: np.ndarray  # lower Cholesky factor of Σ⁻¹
-    alpha: np.ndarray
-    likelihood: object = None
-    log_marginal_likelihood: float = np.nan
-    n_iterations: int = 0
-    converged: bool = True
-
-    def design(self, X):
-        """``Ψ(X)`` over the relevant basis functions (bias first if kept)."""
-        columns = self.kernel(X, self.relevance_vectors)
-        if self.has_bias:
-            columns = np.column_stack([np.ones(len(X)), columns])
-        return columns
-
-    def latent_mean_and_variance(self, X):
-        """``ψ(x)ᵀμ`` and ``ψ(x)ᵀΣψ(x)`` ([QW03] eqs. 9-10, without the noise)."""
-
-        def predict(X_batch):
-            Psi = self.design(X_batch)
-            W = solve_lower(self.chol, Psi.T)
-            return Psi @ self.mean, np.einsum("ij,ij->j", W, W)
-
-        return batched_latent(predict, X, len(self.mean))
-
-
 class _RVMFitting:
     """Basis dictionary, SSEM or batch EM, and the fitted model, for both tasks."""
 
@@ -89,7 +55,7 @@ class _RVMFitting:
         return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
 
     def _fit_rvm(self, X, t, rng, **options):
-        """Train on targets/labels ``t``; returns the :class:`RVMModel` and the fit."""
+        """Train on targets/labels ``t``; returns the :class:`FittedModel` and the fit."""
         start = time.perf_counter()
         kernel = default_rbf(X) if self.kernel is None else self.kernel
         centres = self._centres(X, rng)
@@ -97,7 +63,7 @@ class _RVMFitting:
         model = self._model_from_fit(X, kernel, centres, fit)
         report_progress(
             self,
-            message=f"{type(self).__name__}: {len(model.relevance_vectors)} relevance "
+            message=f"{type(self).__name__}: {len(model.points)} relevance "
             f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
             f"({time.perf_counter() - start:.1f} s)",
         )
@@ -149,18 +115,17 @@ class _RVMFitting:
     def _model_from_fit(self, X, kernel, centres, fit):
         """The fitted model with the bias (basis index 0), if kept, first."""
         offset = 1 if self.bias else 0
-        order = np.argsort(fit.relevant)
-        relevant = fit.relevant[order]
+        relevant, alpha, predictor = WeightPredictor.in_basis_order(fit, self.bias)
         vectors = centres[relevant[relevant >= offset] - offset]
-        return RVMModel(
+        return FittedModel(
             kernel=kernel,
-            relevance_vectors=X[vectors],
-            has_bias=bool(self.bias and relevant[0] == 0),
-            mean=fit.posterior.mean[order],
-            chol=cholesky_permuted(fit.posterior.chol, order),
-            alpha=fit.alpha[order],
+            likelihood=None,
+            points=X[vectors],
+            predictor=predictor,
+            log_marginal_likelihood=float(fit.posterior.log_evidence),
             n_iterations=fit.n_iterations,
             converged=fit.converged,
+            details={"alpha": alpha},
         )
 
 
@@ -332,9 +297,10 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
             noise=max(noise, 1e-12),
             learn_noise=self.learn_noise,
         )
+        self.model_ = replace(self.model_, likelihood=Gaussian(float(fit.noise)))
         self.kernel_ = self.model_.kernel
-        self.relevance_vectors_ = self.model_.relevance_vectors
-        self.alpha_ = self.model_.alpha
+        self.relevance_vectors_ = self.model_.points
+        self.alpha_ = self.model_.details["alpha"]
         self.noise_ = float(fit.noise) * self.y_std_**2
         self.log_marginal_likelihood_value_ = float(fit.posterior.log_evidence)
         self.n_iter_ = fit.n_iterations
@@ -461,6 +427,4 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        self.relevance_vectors_ = per_problem(
-            m.relevance_vectors for m in self.estimators_
-        )
+        self.relevance_vectors_ = per_problem(m.points for m in self.estimators_)

@@ -28,10 +28,10 @@ from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
+    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
     default_kernel,
-    latent_from_kernel,
     one_vs_rest,
     per_problem,
     report_progress,
@@ -142,32 +142,17 @@ class _OnlineFitting:
         )
 
 
-class OnlineBinaryModel:
-    """A sparse online GP on a ±1 problem, with the model interface of the classifiers."""
-
-    def __init__(self, state: SparseOnlineGP):
-        self.state = state
-
-    @property
-    def kernel(self):
-        return self.state.kernel
-
-    @property
-    def likelihood(self):
-        return self.state.likelihood
-
-    @property
-    def n_iterations(self):
-        """Examples absorbed (one online update each)."""
-        return self.state.n_seen
-
-    #: A single pass has nothing to converge.
-    converged = True
-
-    def latent_mean_and_variance(self, X):
-        """O(t) mean and O(t²) variance per point ([Csa02] §3.6), in batches."""
-        state = self.state
-        return latent_from_kernel(state.kernel, state.basis_vectors, state, X)
+def online_model(state: SparseOnlineGP) -> FittedModel:
+    """The fitted model of an online state as it stands: its predictor is the state
+    itself ([Csa02] §3.6), its iterations the examples absorbed; a single pass has
+    nothing to converge. Rebuilt after each ``partial_fit``."""
+    return FittedModel(
+        kernel=state.kernel,
+        likelihood=state.likelihood,
+        points=state.basis_vectors,
+        predictor=state,
+        n_iterations=state.n_seen,
+    )
 
 
 class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
@@ -365,7 +350,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         return self.state_.basis_vectors
 
     def _latent_and_noise(self, X):
-        mean, var = OnlineBinaryModel(self.state_).latent_mean_and_variance(X)
+        mean, var = online_model(self.state_).latent_mean_and_variance(X)
         return mean, var, self.state_.likelihood.noise
 
 
@@ -409,7 +394,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     basis_vectors_ : ndarray of shape (t, n_features), or a list (one per class
         beyond two)
     kernel_, bias_, classes_, estimators_
-        As for :class:`EPGPClassifier`; ``estimators_[c].state`` is the online state.
+        As for :class:`EPGPClassifier`; ``estimators_[c].predictor`` is the online state.
 
     References
     ----------
@@ -472,7 +457,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         kernel, likelihood = self._hyperparameters(X, y, rng)
         state = self._run_passes(X, y, kernel, likelihood, rng)
         self._report(state, start)
-        return OnlineBinaryModel(state)
+        return online_model(state)
 
     def _hyperparameters(self, X, y, rng):
         kernel = self.kernel
@@ -541,25 +526,22 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             )
         if first:
             rng = check_random_state(self.random_state)
-            self.estimators_ = [
-                OnlineBinaryModel(
-                    self._new_state(*self._hyperparameters(X, labels, rng))
-                )
+            states = [
+                self._new_state(*self._hyperparameters(X, labels, rng))
                 for labels in one_vs_rest(self.classes_, y)
             ]
-        for labels, model in zip(
-            one_vs_rest(self.classes_, y), self.estimators_, strict=True
-        ):
-            model.state.update(X, labels)
-            self._report(model.state, start)
+        else:
+            states = [model.predictor for model in self.estimators_]
+        for labels, state in zip(one_vs_rest(self.classes_, y), states, strict=True):
+            state.update(X, labels)
+            self._report(state, start)
+        self.estimators_ = [online_model(state) for state in states]
         self._set_fitted_summaries()
         return self
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        self.basis_vectors_ = per_problem(
-            m.state.basis_vectors for m in self.estimators_
-        )
+        self.basis_vectors_ = per_problem(m.points for m in self.estimators_)
 
 
 def _split_noise(kernel):
