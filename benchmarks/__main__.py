@@ -1,9 +1,10 @@
-"""``python -m benchmarks list | run SCRIPT [ARGS...] | table KEY [--dry-run]``.
+"""``python -m benchmarks list | run SCRIPT [ARGS...] | table KEY [--dry-run] | markdown``.
 
 Run from the repository root. ``run`` executes one script of the paper folders as
 ``__main__`` with ``ARGS`` (its results record the command); ``table`` runs the commands
 of one paper table of BENCHMARKS.md (``benchmarks/_lib/tables.py``), each in a fresh
-interpreter, stopping at the first failure.
+interpreter, stopping at the first failure. ``markdown`` writes BENCHMARKS.md from the
+saved runs (``benchmarks/_lib/claims.py``); ``--check`` only says whether it is current.
 """
 
 import argparse
@@ -14,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks._lib.claims import document
 from benchmarks._lib.tables import TABLES
 
 PACKAGE = Path(__file__).parent
@@ -75,6 +77,20 @@ def table(key, dry_run=False):
             )
 
 
+def markdown(check=False):
+    """Write BENCHMARKS.md from the saved runs, or (``check``) fail if it differs."""
+    text = document()
+    path = PACKAGE.parent / "BENCHMARKS.md"
+    if check:
+        if path.read_text() != text:
+            raise SystemExit(
+                "BENCHMARKS.md is not current: python -m benchmarks markdown"
+            )
+        return
+    path.write_text(text)
+    print(f"{path}: {len(text.splitlines())} lines")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -89,11 +105,19 @@ def main(argv=None):
     tables.add_argument(
         "--dry-run", action="store_true", help="print the commands only"
     )
+    writer = commands.add_parser(
+        "markdown", help="write BENCHMARKS.md from the saved runs"
+    )
+    writer.add_argument(
+        "--check", action="store_true", help="fail if BENCHMARKS.md is not current"
+    )
     args = parser.parse_args(argv)
     if args.command == "list":
         list_scripts()
     elif args.command == "run":
         run(args.script, args.arguments)
+    elif args.command == "markdown":
+        markdown(args.check)
     else:
         table(args.key, args.dry_run)
 

@@ -70,3 +70,8 @@ def test_run_executes_a_script_as_main_with_its_arguments(capsys):
 def test_run_of_an_unknown_script_names_the_list_command():
     with pytest.raises(SystemExit, match="benchmarks list"):
         main(["run", "no_such_script"])
+
+
+def test_benchmarks_md_is_made_from_the_saved_runs_and_stays_short():
+    main(["markdown", "--check"])  # raises SystemExit when the file is not current
+    assert len((ROOT / "BENCHMARKS.md").read_text().splitlines()) <= 500

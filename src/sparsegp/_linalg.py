@@ -169,8 +169,7 @@ def inverse_lower(L: np.ndarray) -> np.ndarray:
     Recursive on halves, ``[[A, 0], [C, D]]⁻¹ = [[A⁻¹, 0], [−D⁻¹ C A⁻¹, D⁻¹]]``, the
     off-diagonal block by two BLAS ``trmm``, LAPACK ``trtri`` below
     ``_TRTRI_ORDER``: OpenBLAS's ``trtri`` runs at about half its GEMM rate, the
-    ``trmm`` near it — 0.65–0.90× ``trtri``'s time for n = 500–2 000 on this machine
-    (BENCHMARKS.md, "Full EP: the triangular inverse by halves").
+    ``trmm`` near it.
     """
     n = len(L)
     if n <= _TRTRI_ORDER:

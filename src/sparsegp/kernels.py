@@ -217,9 +217,8 @@ class KernelBlocks:
 
 def _augmented(Z, first, second, dtype):
     """``[Z, first, second]`` (two columns appended) written straight into ``dtype``:
-    no float64 copy of ``Z`` on the way to a float32 one — at n = 59 000 those
-    temporaries were 240 MB of fresh pages, 0.3 s of an IVM fit in a process that had
-    freed its memory (BENCHMARKS.md, "Where FITC's and the IVM's speed targets stand")."""
+    no float64 copy of ``Z`` on the way to a float32 one (at large n those temporaries
+    are hundreds of MB of fresh pages)."""
     D = Z.shape[1]
     out = np.empty((len(Z), D + 2), dtype)
     out[:, :D] = Z

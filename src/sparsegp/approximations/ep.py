@@ -771,9 +771,8 @@ class WarmStartedEP:
     evaluates (``at``, the optimizer's point) starts from the kept run nearest to it
     (Euclidean distance; the last :data:`_KEPT_RUNS` are kept): after a line search's
     far trial point the next trial lies back towards the incumbent, whose sites are
-    the closer start — from the far point's, such runs took 10–12 sweeps where their
-    neighbours took 4–6; on fixed optimizer paths this saves 0–6 % of a fit's sweeps
-    (BENCHMARKS.md, "EP warm starts from the nearest evaluation"). Without ``at``
+    the closer start (from the far point's, such runs take twice their neighbours'
+    sweeps). Without ``at``
     (or for a posterior whose checkpoints are not values) a run starts from the last.
     A warm-started run gets a quarter of ``max_sweeps`` (at least 10), and if it has
     not converged by then EP starts again from zero sites.

@@ -395,8 +395,8 @@ def cross_sensitivity(
     §5.6).
 
     Two triangular products, 2·n·M² flops, in the precision of ``E`` and ``V`` (float32
-    inside the optimizer: on the MNIST task their rounding moved the gradient by 10⁻⁴
-    of the error the evaluation's EP tolerance leaves in it, BENCHMARKS.md).
+    inside the optimizer, whose rounding is far below the error the evaluation's EP
+    tolerance leaves in the gradient).
     """
     inner = solve_lower_wide(chol_B, parts.E, trans=True)
     inner *= parts.G.astype(inner.dtype)

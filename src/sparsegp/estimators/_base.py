@@ -358,8 +358,8 @@ def warn_if_few_features_count(variances):
     inputs, 86 of MNIST's 169 pixels, 4.1 of MAGIC's 10 raw features. Below a fifth of
     ``D`` (raw breast cancer: 1.7 of 30; scikit-learn's wine: 1.0 of 13), or where one
     feature holds 99 % of the variance, the widest features decide alone — features
-    in different units, whose fit can fall to chance (BENCHMARKS.md, "Inputs in
-    different units"). Constant features are left out of ``D``.
+    in different units, whose fit can fall to chance. Constant features are left out
+    of ``D``.
     """
     variances = np.asarray(variances, dtype=float)
     variances = variances[variances != 0.0]  # constant features are not in question

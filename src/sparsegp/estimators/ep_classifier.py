@@ -68,18 +68,16 @@ class EPGPClassifier(GPClassifierMixin):
         Fraction of each moment-matched site change applied at first; halved when
         the sites stop changing less from sweep to sweep (parallel EP oscillates
         without damping on some problems). Parallel sweeps are Anderson-accelerated.
-        Starting undamped takes 20-40 % fewer sweeps than 0.5 to the same fixed point
-        on the IDA sets (BENCHMARKS.md, "EP at real sizes").
+        Starting undamped takes fewer sweeps than 0.5 to the same fixed point.
     tol : float, default=1e-3
         The optimizer stops when an iteration improves the evidence by less than
         this fraction. Each evaluation's EP run settles the log evidence to
         ``tol / 100`` (relative) and the sites to ``√tol``, or the sites alone to
         ``tol / 100``; the fitted model's final EP run settles both to ``tol / 100``.
-        ``FITCGPClassifier``'s default too. Against ``1e-4`` (0.1.0's default):
-        1.2–2× faster on the IDA sets, test error and NLP within one standard
-        deviation on all 13 and on other data, the log evidence up to 0.9 nats (0.4 %)
-        lower where the optimizer stops earlier (BENCHMARKS.md, "Full EP's
-        tolerance"); pass ``1e-4`` to compare models by their evidence more finely.
+        ``FITCGPClassifier``'s default too. Against ``1e-4``: faster, with test error
+        and NLP within one standard deviation on the IDA sets, the log evidence
+        slightly lower where the optimizer stops earlier; pass ``1e-4`` to compare
+        models by their evidence more finely.
     max_sweeps : int, default=200
         Maximum EP sweeps per evidence evaluation.
     n_jobs : int, default=None

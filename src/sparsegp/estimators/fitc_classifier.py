@@ -62,11 +62,8 @@ def fitc_approximation(X, y, jitter, differentiable, owner="FITCGPClassifier"):
 
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs
-#: O(N·M²) per EP sweep and per evidence evaluation: with the defaults, M = 10 / 100 /
-#: 200 / 400 took 1.4 / 7.5 / 19.9 / 68.6 s at 14.9 / 8.7 / 8.1 / 8.0 % test error on
-#: 48 000 points of ``make_classification`` (22 features, 10 % flipped labels), and
-#: 0.4 / 1.8 / 5.1 / 16.6 s at 14.1 / 12.9 / 12.7 / 12.7 % on MAGIC (BENCHMARKS.md,
-#: "FITC's default M").
+#: O(N·M²) per EP sweep and per evidence evaluation; beyond 200 the test error of
+#: data sets of 10⁴–10⁵ points barely moves while the time grows as M².
 DEFAULT_MAX_INDUCING = 200
 
 
@@ -111,8 +108,7 @@ class FITCGPClassifier(GPClassifierMixin):
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): up to 200 the error
-        fell with M on every set of 10³-10⁵ points measured, and M = 200 fits 48 000
-        points in about 20 s (BENCHMARKS.md, "FITC's default M"). [NGH07]'s IDA
+        fell with M on every set of 10³-10⁵ points measured. [NGH07]'s IDA
         tables use M = 2-200, set per data set. Ignored when ``inducing_init`` is an
         array.
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
@@ -142,7 +138,7 @@ default="kmeans"
         posterior by two O(N·M²) matrix products (BLAS-3, near the machine's peak);
         sequential is [NGH07]'s EP, one O(M²) update of the structured posterior per
         site in random order. Both reach the same fixed point; parallel takes more
-        sweeps but each is 10-20× cheaper (BENCHMARKS.md, FITC cost).
+        sweeps but each is an order of magnitude cheaper.
     damping : float in (0, 1] or "auto", default="auto"
         Fraction of each moment-matched site change applied; ``"auto"`` is 1 for
         sequential and 0.8 for parallel EP.
@@ -159,8 +155,7 @@ default="kmeans"
         Precision of the n × M products of the parallel EP sweeps inside the
         optimizer (``V diag(G) Vᵀ`` and ``L_B⁻¹ V``); float32 halves their time.
         The factor ``L_B``, the sites, the marginals and the evidence gradient stay
-        float64, and the fitted model's final EP run is float64 throughout
-        (BENCHMARKS.md, "FITC on MNIST 13×13, 4 against the rest"). Without an
+        float64, and the fitted model's final EP run is float64 throughout. Without an
         optimizer the sweeps first converge in this precision, as an evaluation's
         would, and the final float64 run starts from there. float32 needs ``tol``
         ≥ 1.2e-5 (an evidence tolerance ``tol / 100`` above float32's machine
@@ -174,8 +169,7 @@ default="kmeans"
         O(C·M²) per prediction, probabilities from the classes' joint predictive.
         One-vs-rest stays the default: at the same M the multinomial model measured
         0.4-1.4 points higher in error, within 2 % in NLP, and slower (its EP
-        converges in more sweeps) on every set tried (BENCHMARKS.md, "Multi-class as
-        one model").
+        converges in more sweeps) on every set tried.
     n_jobs : int, default=None
         Threads for the classes of a multinomial fit (each class's products on one
         of them, one BLAS thread each; the result does not depend on it), or

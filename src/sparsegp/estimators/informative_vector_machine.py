@@ -48,18 +48,16 @@ from .fitc_classifier import fitc_approximation, require_fitc_memory
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
 _SINGLE_PRECISION_BYTES = 80 * 2**20
 
-#: The largest active set ``active_set_size=None`` picks (N/5 below it). On 48 000
-#: points of ``make_classification`` (22 features, 10 % flipped labels) the defaults
-#: fit in 50 s at 8.4 % test error with d = 1 000; with d = N/5 = 9 600 they had not
-#: finished after 10 minutes and held 9 GB (BENCHMARKS.md, "Default sizes").
+#: The largest active set ``active_set_size=None`` picks (N/5 below it): selection
+#: costs O(n·d²) time and O(n·d) memory, and N/5 of tens of thousands of points
+#: takes hours and gigabytes.
 DEFAULT_MAX_ACTIVE_SET = 1000
 
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
 
-#: L-BFGS-B iterations of ``posterior="fitc"``'s kernel and bias. On MNIST 13×13
-#: 4-vs-rest (7 291 images, d = 400) 5 iterations reach 0.88 % / 0.032 nats in 11 s,
-#: 20 reach 0.94 % / 0.031 in 33 s (BENCHMARKS.md): the IVM's kernel is a good start.
+#: L-BFGS-B iterations of ``posterior="fitc"``'s kernel and bias: the IVM's kernel is
+#: a good start, and more iterations cost time without improving the test NLP.
 _FITC_ITERATIONS = 5
 
 #: The FITC pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
@@ -283,13 +281,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         variance of a random offset (the paper fixes it at 0.1). Without
         it, greedy selection on ringnorm picks mostly points of the broad class and the
         model predicts one class; started at 0.1, the first L_IVM step collapses the
-        length-scale there (42 % error), started at 1.0 it reaches 1.9 %
-        (BENCHMARKS.md).
+        length-scale there, started at 1.0 it does not.
     active_set_size : int, float in (0, 1] or None, default=None
         ``d``, or a fraction of the training set. ``None``: N/5 (the size of [SSK09]'s
         IVM columns), at most ``DEFAULT_MAX_ACTIVE_SET`` (1 000) — selection costs
-        O(n·d²) time and O(n·d) memory, and N/5 of 48 000 points did not fit in 10
-        minutes where 1 000 took 50 s (BENCHMARKS.md).
+        O(n·d²) time and O(n·d) memory.
     selection : {"auto", "randomized", "greedy", "random"}, default="auto"
         ``"randomized"``: the paper's randomized greedy schedule (``n_random_start``
         random, then ``n_full_greedy`` full greedy, then a selection index of
@@ -299,19 +295,16 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         the model with the lower error on training points outside both active sets
         (then the lower NLP; greedy on a tie). The entropy score favours points on
         the wrong side of the boundary, so on noisy labels greedy selection fills the
-        active set with label noise: at d = 1 000 on MAGIC gamma it gets 20.1 % test
-        error against uniform selection's 14.6 %, on MNIST 4-against-the-rest with 10 %
-        of the labels flipped 52 % (the majority class: 9.8 %) against 3.7 %
-        (BENCHMARKS.md); on clean digits it is five times more accurate than uniform.
+        active set with label noise (on noisy data far worse than uniform selection);
+        on clean digits it is several times more accurate than uniform.
         Costs the (cheaper) uniform fit on top.
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
         The randomized greedy schedule of [LSH02] §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
         Precision of the selection's O(n·d) store ``V`` (and of its kernel blocks).
         ``float32`` halves its memory and runs the selection about 1.8× faster; the
-        marginals, sites and the fitted posterior stay in float64. On MNIST
-        (n = 59 000, d = 2 400) both precisions give the same test error with about
-        90 % of the active set shared (BENCHMARKS.md).
+        marginals, sites and the fitted posterior stay in float64; both precisions
+        give the same test error and most of the same active set.
         ``"auto"``: float32 when the store exceeds ``_SINGLE_PRECISION_BYTES`` (80 MB)
         in float64, else float64.
     posterior : {"auto", "active_set", "fitc"}, default="auto"
@@ -319,9 +312,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         ``selection="auto"`` — label noise, where eq. 5 predicts from the d active
         points alone and ignores the other n − d labels; then one EP run over all n
         sites on the FITC prior whose pseudo-inputs are the active set, with the
-        IVM's kernel and bias: on MAGIC gamma (d = 1 000) 14.7 % / 0.359 nats become
-        13.6 % / 0.333 for 10 s more (full EP on 2 000 points: 13.8 % / 0.338;
-        BENCHMARKS.md). Where that pass would not fit in memory, eq. 5 is kept, with a
+        IVM's kernel and bias, which lowers the error and NLP on noisy data. Where
+        that pass would not fit in memory, eq. 5 is kept, with a
         warning.
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
         ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
@@ -330,10 +322,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         L-BFGS-B steps on the FITC EP evidence (kept fixed with ``optimizer=None``).
         Every training point then informs the posterior, which mends the IVM's
         under-confident probabilities (eq. 5 keeps large variances away from the
-        active set, pulling them toward ½): on MNIST 4-vs-rest (7 291 images, d = 400)
-        0.86 % / 0.205 nats becomes 0.88 % / 0.032 (BENCHMARKS.md). Costs
-        O(n·d²) per EP sweep and evidence gradient on top of the selection (11 s
-        there, the IVM's own fit 5 s). Other kernels than sums and products of
+        active set, pulling them toward ½). Costs O(n·d²) per EP sweep and evidence
+        gradient on top of the selection. Other kernels than sums and products of
         ``ConstantKernel`` and ``RBF`` keep the IVM's kernel and bias in this pass.
     bias : "class_ratio" or float, default="class_ratio"
         Probit bias ``b``; ``"class_ratio"`` is the paper's ``Φ⁻¹(r)`` with ``r`` the

@@ -51,11 +51,8 @@ _N_MEDIAN = 1000
 _LOG_SLOPE_BOUNDS = (np.log(1e-3), np.log(1e3))
 
 #: The largest basis ``max_basis_vectors=None`` picks (N/5 below it). A selection pass
-#: costs O(κ·s·d²) and the outer loop makes 6-20 of them: on 48 000 points of
-#: ``make_classification`` (22 features, 10 % flipped labels) d = 200, 500 and 1 000
-#: fit in 13, 66 and 119 s at 13.5, 10.5 and 10.3 % test error (BENCHMARKS.md,
-#: "Default sizes"; d = 500 in 20 s since the slope is learnt and the selection runs in
-#: float32); N/5 = 9 600 would take hours.
+#: costs O(κ·s·d²) and the outer loop makes 6-20 of them: N/5 of tens of thousands of
+#: points would take hours.
 DEFAULT_MAX_BASIS_VECTORS = 500
 
 
@@ -180,8 +177,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting, N ≤ 1 300 in its tables), at most
-        ``DEFAULT_MAX_BASIS_VECTORS`` (500): the cost grows as d², and 500 basis
-        vectors take 20 s on 48 000 points (BENCHMARKS.md). Must leave at
+        ``DEFAULT_MAX_BASIS_VECTORS`` (500): the cost grows as d². Must leave at
         least one training point outside.
     working_set_size : int or None, default=59
         ``κ``: candidates scored per inclusion (Smola & Bartlett's 59). ``None`` scores
@@ -192,29 +188,26 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         hyperparameter steps average over (drawn once per step): unbiased estimates of
         eqs. 2.8 and 2.14. ``None`` uses all of them, as the paper does (and as 2000
         does on every set of its tables, N ≤ 1 300).
-        Scoring costs O(κ·s·k) per inclusion instead of O(κ·n·k): on 7 291 digits
-        3-4× faster at the same test error (BENCHMARKS.md).
+        Scoring costs O(κ·s·k) per inclusion instead of O(κ·n·k).
     bias, slope : float, default=0.0, 1.0
         Initial probit bias ``b`` and slope ``λ`` of ``Φ(λ y (f + b))``.
     store_dtype : {"float32", "float64"}, default="float32"
         Precision of the selection's O(n·d) store ``V`` and of its kernel blocks (the
         validation sample's kernel, the candidates' rows): their products run about
         twice as fast in float32, and the marginals ``a``, ``h``, the sites, the loss,
-        the hyperparameter step and the fitted model stay in float64. On 7 291 digits
-        the same model on nine of ten seeds, 1.3× faster (BENCHMARKS.md).
+        the hyperparameter step and the fitted model stay in float64.
     learn_slope : bool, default=True
         Learn ``λ`` with the kernel and the bias, as [SSK09] does. At the method's fixed
         point only ``λ²v`` and ``λb`` matter (algorithms.md §2.5), but the
         hyperparameter step holds the sites, and there ``λ`` sharpens the predictions
-        where the amplitude cannot: on 7 291 digits 8-12 outer iterations instead of
-        11-19 and a lower test NLP (0.067 against 0.075, ten seeds; BENCHMARKS.md).
+        where the amplitude cannot, in fewer outer iterations and to a lower test NLP.
         ``False`` fixes ``λ`` at ``slope``.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None``: one basis at the given kernel, bias and slope.
     max_iter_optimizer : int, default=5
         L-BFGS-B iterations per outer iteration. [SSK09] takes "one or two line searches"
         of CG; L-BFGS-B forgets its curvature between outer iterations, and 5 steps
-        reach as low a loss in fewer outer iterations (BENCHMARKS.md).
+        reach as low a loss in fewer outer iterations.
     max_outer_iterations : int, default=20
         Cap on outer iterations ([SSK09]: about 10 are typical).
     patience : int, default=5
@@ -226,9 +219,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         The outer iteration whose model is returned. ``"lowest"``: the lowest training
         NLP. ``"one_se"``: the earliest within one standard error of it (the
         one-standard-error rule; the loss is measured on the points that chose the
-        basis, and on small sets its last decreases fit their noise: IDA heart,
-        realizations 1-3, test NLP 0.54 with ``"lowest"`` and 0.46 with ``"one_se"``,
-        BENCHMARKS.md).
+        basis, and on small sets its last decreases fit their noise).
     n_jobs, random_state, verbose
         One-vs-rest parallelism, reproducibility (first point, working sets), progress.
 

@@ -157,9 +157,8 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         evidence with the others fixed, ``s²/(q² − s)``, and are skipped when
         ``q² ≤ s`` (Tipping & Faul 2003; algorithms.md §4.3 recommends it). From
         α = L a newcomer that the early, too-large noise estimate makes look useless is
-        pruned for good: on Mackey-Glass (n = 1 000) ``"threshold"`` ends 4-6× above
-        batch EM's test error, ``"tipping_faul"`` below it; on IDA image 9.3 % against
-        3.9 % error (BENCHMARKS.md).
+        pruned for good, so ``"threshold"`` ends several times above batch EM's test
+        error on Mackey-Glass, ``"tipping_faul"`` near it.
     bias : bool, default=True
         Include the constant basis function.
     n_basis : int or None, default=None
@@ -183,7 +182,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         of a tiny model: on nearly noise-free targets the sweep then prunes (or, with
         Tipping & Faul's newcomers, never admits) the functions the final model needs —
         with centred targets and wide basis functions (Mackey-Glass, ``normalize_y``)
-        ``True`` keeps no relevance vector at all (BENCHMARKS.md, RVM).
+        ``True`` keeps no relevance vector at all.
     tol : float, default=1e-6
         Final batch EM stops when the log evidence rises by less than this (relative).
     max_iter : int, default=500

@@ -60,9 +60,8 @@ _SHARED_CONSTRAINTS: dict = {
 _PROGRESS_CHUNK = 10_000
 #: Examples of the rarer class the classifier's hyperparameter subsample should hold
 #: (in expectation). With fewer, full EP's evidence can prefer a kernel under which
-#: the examples are independent and the base rate explains the labels (BENCHMARKS.md,
-#: "Inputs in different units, and other data as it comes": two of three seeds at
-#: 2.5 % positives with 300 examples, about 8 of them positive).
+#: the examples are independent and the base rate explains the labels (at 2.5 %
+#: positives, 300 examples hold about 8 positive ones).
 MIN_RARER_CLASS_EXAMPLES = 30
 #: The subsample grows to at most this multiple of ``n_hyperparameter_samples``.
 _MAX_SUBSAMPLE_GROWTH = 4
