@@ -93,6 +93,10 @@ GRADIENT_KERNELS = [
     ConstantKernel(0.5) + RBF(1.2, "fixed"),
     RBF(0.8) * RBF([1.1, 0.7]),
     ConstantKernel(1.3) * (RBF(0.9) + ConstantKernel(0.4)) * ConstantKernel(0.6),
+    ConstantKernel(1.7) * Matern(0.8, nu=1.5),
+    ConstantKernel(1.7) * Matern([0.8, 1.6], nu=2.5) + ConstantKernel(0.3),
+    Matern([0.9, 0.5], nu=1.5) * RBF(1.3),
+    Matern(1.1, nu=2.5) + Matern(0.4, nu=1.5, length_scale_bounds="fixed"),
 ]
 
 
@@ -157,9 +161,20 @@ def test_cross_gradients_match_finite_differences(kernel, rng):
 
 
 def test_unsupported_kernel_is_named_in_the_error():
-    with pytest.raises(ValueError, match="Matern"):
-        check_input_differentiable(ConstantKernel() * Matern())
+    with pytest.raises(ValueError, match="Matern.*nu=0.5"):
+        check_input_differentiable(ConstantKernel() * Matern(nu=0.5))
     check_input_differentiable(GRADIENT_KERNELS[1])
+    check_input_differentiable(ConstantKernel() * Matern(nu=2.5))
+
+
+@pytest.mark.parametrize("nu", [1.5, 2.5])
+def test_matern_value_holds_at_zero_and_far_distances(nu):
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [40.0, 0.0], [1e-9, 0.0]])
+    kernel = Matern([1.0, 2.0], nu=nu)
+    block = CrossCovariance(kernel, X)
+    np.testing.assert_allclose(block.value, kernel(X), rtol=1e-12, atol=1e-300)
+    grad_theta, grad_A = block.gradients(np.ones((4, 4)))
+    assert np.all(np.isfinite(grad_theta)) and np.all(np.isfinite(grad_A))
 
 
 @pytest.mark.parametrize("kernel", GRADIENT_KERNELS)

@@ -10,10 +10,26 @@ import numpy as np
 from sklearn.gaussian_process.kernels import (
     RBF,
     ConstantKernel,
+    Matern,
     Product,
     Sum,
     WhiteKernel,
 )
+
+#: The smoothness ``ν`` of the Matérn kernels whose input and hyperparameter
+#: gradients are implemented (``ν = ∞`` is the RBF).
+DIFFERENTIABLE_MATERN_NU = (1.5, 2.5)
+
+
+def _stationary_leaf(node):
+    """``(ν, length_scale)`` of an RBF (``ν = inf``) or a differentiable Matérn leaf,
+    else None: the one place that decides which distance-based kernels every path
+    (blocks, cross-covariances, gradients) treats as its own."""
+    if type(node) is RBF:
+        return np.inf, np.asarray(node.length_scale, dtype=float)
+    if type(node) is Matern and float(node.nu) in DIFFERENTIABLE_MATERN_NU:
+        return float(node.nu), np.asarray(node.length_scale, dtype=float)
+    return None
 
 
 def split_white_noise(kernel):
@@ -265,9 +281,10 @@ def _expand(kernel):
         return [(value, None)] if value >= 0 else None
     if isinstance(kernel, WhiteKernel):
         return []
-    if type(kernel) is RBF:
-        return [(1.0, 1.0 / np.asarray(kernel.length_scale, dtype=float) ** 2)]
-    return None
+    leaf = _stationary_leaf(kernel)
+    if leaf is not None and leaf[0] == np.inf:
+        return [(1.0, 1.0 / leaf[1] ** 2)]
+    return None  # Matérn kernels are evaluated by their own ``__call__``
 
 
 def is_input_differentiable(kernel) -> bool:
@@ -282,26 +299,29 @@ def is_input_differentiable(kernel) -> bool:
 def check_input_differentiable(kernel):
     """Raise ``ValueError`` unless ``kernel`` is built from what FITC can differentiate.
 
-    Supported: sums and products of ``ConstantKernel`` and ``RBF`` (isotropic or ARD).
-    These are stationary, so ``k(x, x)`` does not depend on ``x``.
+    Supported: sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` with
+    ``ν`` = 1.5 or 2.5 (isotropic or ARD). These are stationary, so ``k(x, x)`` does
+    not depend on ``x``.
     """
     if isinstance(kernel, Sum | Product):
         check_input_differentiable(kernel.k1)
         check_input_differentiable(kernel.k2)
-    elif not (isinstance(kernel, ConstantKernel) or type(kernel) is RBF):
+    elif not (isinstance(kernel, ConstantKernel) or _stationary_leaf(kernel)):
+        nu = f" (nu={kernel.nu})" if isinstance(kernel, Matern) else ""
         raise ValueError(
             f"Learning pseudo-inputs or hyperparameters of a sparse GP needs gradients "
             f"of k(x, z) in x and theta; they are implemented for sums and products of "
-            f"ConstantKernel and RBF only, not {type(kernel).__name__}. Pass such a "
-            f"kernel, or optimizer=None to keep the hyperparameters fixed."
+            f"ConstantKernel, RBF and Matern with nu=1.5 or 2.5, not "
+            f"{type(kernel).__name__}{nu}. Pass such a kernel, or optimizer=None to "
+            f"keep the hyperparameters fixed."
         )
 
 
 def gram_and_weighted_gradient(kernel, X):
     """``K(X, X)`` and the map ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` (θ in log-space).
 
-    Sums and products of ``ConstantKernel`` and ``RBF`` go through
-    :class:`CrossCovariance` on centred inputs (the kernel is stationary): no
+    Sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` (ν = 3/2, 5/2) go
+    through :class:`CrossCovariance` on centred inputs (the kernel is stationary): no
     ``(n, n, len(θ))`` array of derivatives — ``D + 1`` matrices of n × n for an ARD RBF.
     Any other kernel contracts scikit-learn's ``eval_gradient`` array.
     """
@@ -324,15 +344,19 @@ def _constant_gradient(node, scale, weights, factor=None):
 
 
 class CrossCovariance:
-    """``K(A, B)`` of a sum or product of ``ConstantKernel`` and ``RBF``, and its gradients.
+    """``K(A, B)`` of a sum or product of constants, RBFs and Matérns, and its gradients.
 
-    Every node of the kernel expression is evaluated once and kept: RBF distances by
-    one matrix product (``‖a‖² + ‖b‖² − 2 a·b``), constants as scalars. The weighted
-    gradients of :meth:`gradients` reuse those values, and each RBF leaf's
-    ``(W ⊙ K) B`` product serves both the length-scale and the input gradient, so a
-    value and both gradients cost a few O(|A|·|B|·D) matrix products and no
-    ``(|A|, |B|, D)`` array. Pseudo-input methods (FITC) and the NLP method's
-    validation loss need exactly these.
+    Every node of the kernel expression is evaluated once and kept: distances by one
+    matrix product (``‖a‖² + ‖b‖² − 2 a·b``), constants as scalars. A leaf
+    ``k(r)`` of the scaled distance ``r`` keeps ``g = k′(r)/r`` too (``−k`` for the
+    RBF; ``−3e^{−√3 r}`` and ``−5/3 (1 + √5 r) e^{−√5 r}`` for Matérn 3/2 and 5/2,
+    [RW06] eq. 4.17), since ``∂k/∂a_d = g (a_d − b_d)/ℓ_d²`` and
+    ``∂k/∂ log ℓ_d = −g (a_d − b_d)²/ℓ_d²``. The weighted gradients of
+    :meth:`gradients` reuse those values, and each leaf's ``(W ⊙ g) B`` product serves
+    both the length-scale and the input gradient, so a value and both gradients cost
+    a few O(|A|·|B|·D) matrix products and no ``(|A|, |B|, D)`` array. Pseudo-input
+    methods (FITC), full EP's evidence gradient and the NLP method's validation loss
+    need exactly these.
 
     Parameters
     ----------
@@ -349,6 +373,7 @@ class CrossCovariance:
         self.A = np.asarray(A, dtype=float)
         self.B = self.A if B is None else np.asarray(B, dtype=float)
         self._values = {}
+        self._slopes = {}  # g = k′(r)/r of each Matérn leaf (an RBF's is −k)
         value = self._evaluate(kernel)
         shape = (len(self.A), len(self.B))
         if np.shape(value) != shape:  # a constant, or a sum with one
@@ -365,15 +390,24 @@ class CrossCovariance:
         elif isinstance(node, ConstantKernel):
             value = float(node.constant_value)
         else:
-            value = self._rbf(np.asarray(node.length_scale, dtype=float))
+            nu, length_scale = _stationary_leaf(node)
+            if nu == np.inf:
+                value = self._rbf(length_scale)
+            else:
+                value, self._slopes[id(node)] = self._matern(length_scale, nu)
         self._values[id(node)] = value
         return value
 
     def _rbf(self, length_scale):
-        """``exp(−½ Σ_d (a_d − b_d)²/ℓ_d²)`` by one product and three in-place passes
-        over its result. The weights ``1/ℓ²`` go into the smaller input set and into the
-        norms (``einsum``), so no scaled copy of the larger set is made (fresh
-        |A| × |B| or n × D temporaries cost page faults at every evaluation)."""
+        """``exp(−½ Σ_d (a_d − b_d)²/ℓ_d²)``, in place over :meth:`_exponent`."""
+        exponent = self._exponent(length_scale)
+        return np.exp(exponent, out=exponent)
+
+    def _exponent(self, length_scale):
+        """``−½ r²`` with ``r² = Σ_d (a_d − b_d)²/ℓ_d²``, by one product and two
+        in-place passes over its result. The weights ``1/ℓ²`` go into the smaller input
+        set and into the norms (``einsum``), so no scaled copy of the larger set is made
+        (fresh |A| × |B| or n × D temporaries cost page faults at every evaluation)."""
         A, B = self.A, self.B
         inverse_squares = np.broadcast_to(1.0 / length_scale**2, A.shape[1])
         if len(A) <= len(B):
@@ -383,8 +417,17 @@ class CrossCovariance:
         # the exponent a·b − ½‖a‖² − ½‖b‖² (weighted), at most 0
         value -= 0.5 * np.einsum("ij,ij,j->i", A, A, inverse_squares)[:, None]
         value -= 0.5 * np.einsum("ij,ij,j->i", B, B, inverse_squares)[None, :]
-        np.minimum(value, 0.0, out=value)
-        return np.exp(value, out=value)
+        return np.minimum(value, 0.0, out=value)
+
+    def _matern(self, length_scale, nu):
+        """Matérn ``ν`` = 3/2 or 5/2 at the scaled distances ([RW06] eq. 4.17), and
+        ``g = k′(r)/r`` (finite at ``r = 0``)."""
+        exponent = self._exponent(length_scale)
+        s = np.sqrt(-2.0 * exponent * (2.0 * nu), out=exponent)  # √(2ν) r
+        decay = np.exp(-s)
+        if nu == 1.5:
+            return (1.0 + s) * decay, -3.0 * decay
+        return (1.0 + s + s * s / 3.0) * decay, (-5.0 / 3.0) * (1.0 + s) * decay
 
     def gradients(self, weights):
         """``Σ_ij W_ij ∂k(a_i, b_j)/∂θ`` and ``G_id = Σ_j W_ij ∂k(a_i, b_j)/∂a_id``.
@@ -428,7 +471,9 @@ class CrossCovariance:
             return np.concatenate(parts)
         if isinstance(node, ConstantKernel):
             return _constant_gradient(node, scale, weights)
-        WK = weights * self._values[id(node)]
+        # −g of the leaf times the weights: K for the RBF, −k′(r)/r for a Matérn
+        slope = self._slopes.get(id(node))
+        WK = weights * (self._values[id(node)] if slope is None else -slope)
         if scale != 1.0:
             WK *= scale
         WK_B = WK @ self.B

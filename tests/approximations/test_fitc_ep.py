@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 
 from sparsegp.approximations.ep import run_ep
 from sparsegp.approximations.fitc_ep import (
@@ -115,8 +115,16 @@ def test_prediction_equals_the_dense_joint_fitc_prior():
     np.testing.assert_allclose(var, expected_var, atol=1e-12)
 
 
-def test_evidence_gradient_matches_finite_differences():
-    kernel = ConstantKernel(2.0) * RBF([0.9, 1.3]) + ConstantKernel(0.5)
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ConstantKernel(2.0) * RBF([0.9, 1.3]) + ConstantKernel(0.5),
+        ConstantKernel(2.0) * Matern([0.9, 1.3], nu=1.5) + ConstantKernel(0.5),
+        ConstantKernel(2.0) * Matern(1.1, nu=2.5),
+    ],
+    ids=["rbf", "matern32", "matern52"],
+)
+def test_evidence_gradient_matches_finite_differences(kernel):
     X, y, Z, _, _ = fitc_problem(kernel=kernel)
     bias = 0.2
 

@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pytest
 from scipy.special import log_ndtr
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 
 from sparsegp.approximations.adf_active_set import ADFActiveSet
 from sparsegp.approximations.nlp_selection import (
@@ -192,6 +192,7 @@ def test_fixed_site_marginals_reproduce_the_selection_state():
     [
         ConstantKernel(2.0) * RBF(0.9),
         ConstantKernel(1.5) * RBF([0.7, 1.3]) + ConstantKernel(0.4),
+        ConstantKernel(1.5) * Matern([0.7, 1.3], nu=2.5),
     ],
 )
 def test_validation_loss_gradient_matches_finite_differences(kernel):

@@ -240,7 +240,7 @@ def test_fitc_posterior_keeps_the_active_set_and_mends_the_probabilities():
 
 def test_fitc_posterior_with_a_kernel_fitc_cannot_differentiate_keeps_it():
     X, y = make_xor_clusters(200, random_state=0)
-    kernel = ConstantKernel(1.0) * Matern(nu=1.5)
+    kernel = ConstantKernel(1.0) * Matern(nu=0.5)
     ivm = IVMClassifier(kernel, active_set_size=30, random_state=0).fit(X, y)
     fitc = IVMClassifier(
         kernel, active_set_size=30, posterior="fitc", random_state=0

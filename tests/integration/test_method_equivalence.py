@@ -9,7 +9,7 @@ the online GP without deletion is exact GP regression after every example.
 import numpy as np
 import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
 
 from sparsegp import EPGPClassifier, FITCGPClassifier, IVMClassifier, IVMRegressor
 from sparsegp.approximations.fitc_ep import FITCPrior
@@ -123,3 +123,17 @@ def test_regression_without_deletion_is_exact_gp_after_every_example():
     gpr_mean, gpr_std = gpr.fit(X, y).predict(X[:3], return_std=True)
     np.testing.assert_allclose(mean, gpr_mean, atol=1e-9)
     np.testing.assert_allclose(var + NOISE, gpr_std**2, atol=1e-9)
+
+
+def test_a_matern_kernel_learnt_by_fitc_at_the_training_inputs_is_full_eps():
+    """Both maximise one evidence with their own analytic Matérn gradients."""
+    X, y = make_xor_clusters(40, random_state=3)
+    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
+    options = dict(kernel=kernel, tol=1e-6, random_state=0)
+    sparse = FITCGPClassifier(
+        inducing_init=X, optimize_inducing=False, jitter=1e-9, **options
+    ).fit(X, y)
+    dense = EPGPClassifier(**options).fit(X, y)
+    np.testing.assert_allclose(sparse.kernel_.theta, dense.kernel_.theta, atol=1e-3)
+    np.testing.assert_allclose(sparse.bias_, dense.bias_, atol=1e-3)
+    assert_latent_close(sparse, dense, X[:8], rtol=0, atol=1e-3)

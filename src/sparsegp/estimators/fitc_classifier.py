@@ -103,8 +103,8 @@ class FITCGPClassifier(GPClassifierMixin):
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)``, the isotropic kernel of
         [NGH07], with ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised inputs).
         Learning hyperparameters or pseudo-inputs needs sums and products of
-        ``ConstantKernel`` and ``RBF`` (scalar or ARD length-scales); with
-        ``optimizer=None`` any kernel works.
+        ``ConstantKernel``, ``RBF`` and ``Matern`` with ``nu`` 1.5 or 2.5 (scalar or
+        ARD length-scales); with ``optimizer=None`` any kernel works.
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): up to 200 the error

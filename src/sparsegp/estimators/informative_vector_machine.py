@@ -324,7 +324,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         under-confident probabilities (eq. 5 keeps large variances away from the
         active set, pulling them toward ½). Costs O(n·d²) per EP sweep and evidence
         gradient on top of the selection. Other kernels than sums and products of
-        ``ConstantKernel`` and ``RBF`` keep the IVM's kernel and bias in this pass.
+        ``ConstantKernel``, ``RBF`` and ``Matern`` (``nu`` 1.5, 2.5) keep the IVM's
+        kernel and bias in this pass.
     bias : "class_ratio" or float, default="class_ratio"
         Probit bias ``b``; ``"class_ratio"`` is the paper's ``Φ⁻¹(r)`` with ``r`` the
         fraction of positive training points.

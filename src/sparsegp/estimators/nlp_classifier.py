@@ -173,7 +173,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     kernel : sklearn kernel, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(σ)`` with σ² the median squared
         distance between training points (algorithms.md §2.4). Hyperparameter learning
-        needs sums and products of ``ConstantKernel`` and ``RBF``.
+        needs sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` (``nu``
+        1.5 or 2.5).
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting, N ≤ 1 300 in its tables), at most

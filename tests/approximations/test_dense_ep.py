@@ -1,0 +1,80 @@
+"""Full EP as an evidence approximation: its gradient, its fit through the protocol."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, Matern
+
+from sparsegp.approximations.dense_ep import DenseEP
+from sparsegp.approximations.ep import DensePosterior, run_ep
+from sparsegp.approximations.evidence import EvidenceSettings, maximize_evidence
+from sparsegp.testing import assert_gradient_matches
+
+TIGHT = dict(tol=1e-12, max_sweeps=2000)
+
+
+def problem(n=25):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ConstantKernel(2.0) * RBF([0.9, 1.4]),
+        ConstantKernel(2.0) * Matern([0.9, 1.4], nu=1.5),
+        ConstantKernel(1.5) * Matern(1.2, nu=2.5) + ConstantKernel(0.3),
+        ConstantKernel(1.0) * RBF(1.0) + DotProduct(0.5),  # scikit-learn's gradient
+    ],
+    ids=["rbf", "matern32", "matern52", "other"],
+)
+def test_gradient_matches_finite_differences(kernel):
+    X, y = problem()
+    engine = DenseEP(X, y, differentiable=True)
+    bias = 0.2
+
+    def evidence(x):
+        likelihood = engine.likelihood(x[-1])
+        posterior = engine.posterior(kernel.clone_with_theta(x[:-1]), X, None)
+        return run_ep(posterior, y, likelihood, **TIGHT), likelihood
+
+    x = np.append(kernel.theta, bias)
+    state, likelihood = evidence(x)
+    grad_kernel, grad_bias, grad_inputs = engine.gradient(state, likelihood)
+    assert not np.any(grad_inputs)
+    assert_gradient_matches(
+        lambda x: evidence(x)[0].log_evidence, np.append(grad_kernel, grad_bias), x
+    )
+
+
+def test_without_gradients_the_posterior_is_on_the_kernels_own_matrix():
+    X, y = problem()
+    kernel = ConstantKernel(2.0) * RBF(0.8)
+    posterior = DenseEP(X, y, differentiable=False).posterior(kernel, X, None)
+    reference = DensePosterior.starting_from(kernel(X), None)
+    np.testing.assert_array_equal(posterior.K, reference.K)
+
+
+def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
+    X, y = problem()
+    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
+    settings = EvidenceSettings(
+        ep_options=dict(tol=1e-8, max_sweeps=500),
+        max_iter=20,
+        learn_inducing=False,
+        sweep_dtype=np.float64,
+    )
+    fixed = maximize_evidence(
+        DenseEP(X, y, False),
+        kernel,
+        X,
+        0.0,
+        replace(settings, max_iter=None),
+    )
+    learnt = maximize_evidence(DenseEP(X, y, True), kernel, X, 0.0, settings)
+    assert learnt.log_evidence > fixed.log_evidence + 0.1
+    np.testing.assert_array_equal(learnt.points, X)
+    assert learnt.optimizer_converged and learnt.ep_converged
