@@ -86,7 +86,7 @@ def rows_of(X, rows):
 class DaskBlocks:
     """Row blocks on a dask.distributed cluster, each a future on its worker.
 
-    :class:`~sparsegp.approximations.partitioned_fitc.Blocks` for the client
+    :class:`~sparsegp.approximations.blocks.Blocks` for the client
     ``client``: :meth:`update` submits one task per block, which runs where the
     block lives and leaves its result there; :meth:`map` does the same and gathers
     the (small) results; :meth:`update_and_map` does both in one round. Array

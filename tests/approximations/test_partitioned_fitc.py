@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
+from sparsegp.approximations.blocks import LocalBlocks
 from sparsegp.approximations.ep import AndersonMixing, WarmStart, carried_sites, run_ep
 from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
@@ -12,11 +13,7 @@ from sparsegp.approximations.fitc_ep import (
     FITCPrior,
     InMemoryFITC,
 )
-from sparsegp.approximations.partitioned_fitc import (
-    LocalBlocks,
-    PartitionedFITC,
-    new_block,
-)
+from sparsegp.approximations.partitioned_fitc import PartitionedFITC, new_block
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
 

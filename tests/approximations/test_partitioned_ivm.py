@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from sparsegp.approximations.blocks import LocalBlocks
 from sparsegp.approximations.ivm import select_active_set
-from sparsegp.approximations.partitioned_fitc import LocalBlocks
 from sparsegp.approximations.partitioned_ivm import (
     PartitionedActiveSet,
     new_adf_block,

@@ -7,9 +7,9 @@ training points of fixed small size (algorithms.md §5.3, §5.5):
 ``B = I + Σ_c V_c diag(G_c) V_cᵀ`` (M × M), ``Σ_c V_c (t_c ⊙ ν̃_c)`` (M) and the
 evidence's site terms. Each block of rows keeps its inputs, labels, ``V_c = L_u⁻¹ K_uc``,
 ``d₀``, sites and marginals; a sweep moves O(M²) numbers per block each way and the
-client factors the M × M matrix. :class:`Blocks` runs the per-block work: in this
-process (:class:`LocalBlocks`) or on a dask.distributed cluster
-(:class:`sparsegp._dask.DaskBlocks`, each block staying on its worker).
+client factors the M × M matrix. A :class:`~sparsegp.approximations.blocks.Blocks`
+runs the per-block work: in this thread, on a thread pool, or on a dask.distributed
+cluster (:mod:`sparsegp.approximations.blocks`).
 
 The arithmetic is :class:`~sparsegp.approximations.fitc_ep.FITCPosterior`'s and
 :func:`~sparsegp.approximations.fitc_ep.fitc_ep_sensitivities`'s, summed by blocks;
@@ -23,9 +23,7 @@ evidence terms with the site changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +40,7 @@ from .._linalg import (
 from .._memory import held_bytes
 from ..kernels import CrossCovariance
 from ..likelihoods import Likelihood
+from .blocks import Blocks
 from .ep import (
     AndersonMixing,
     EPState,
@@ -66,44 +65,11 @@ from .fitc_ep import (
 )
 
 __all__ = [
-    "Blocks",
     "FITCBlock",
-    "LocalBlocks",
     "PartitionedFITC",
     "PartitionedFITCPosterior",
     "new_block",
 ]
-
-
-class Blocks(Protocol):
-    """Row blocks held where they live, and the per-block work done there."""
-
-    def map(self, function: Callable[..., Any], *arguments: object) -> list:
-        """``[function(block, *arguments) for block]``, gathered (small results)."""
-
-    def update(self, function: Callable[..., Any], *arguments: object) -> None:
-        """Replace every block by ``function(block, *arguments)`` where it lives."""
-
-    def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
-        """``function(block, *arguments) -> (new block, result)``: both in one round."""
-
-
-class LocalBlocks:
-    """:class:`Blocks` in this process: a list of blocks."""
-
-    def __init__(self, blocks: list) -> None:
-        self.blocks = blocks
-
-    def map(self, function: Callable[..., Any], *arguments: object) -> list:
-        return [function(block, *arguments) for block in self.blocks]
-
-    def update(self, function: Callable[..., Any], *arguments: object) -> None:
-        self.blocks = self.map(function, *arguments)
-
-    def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
-        pairs = self.map(function, *arguments)
-        self.blocks = [block for block, _ in pairs]
-        return [result for _, result in pairs]
 
 
 def _unset() -> np.ndarray:

@@ -27,9 +27,9 @@ from .._linalg import solve_lower
 from .._memory import held_bytes
 from ..likelihoods import Likelihood
 from .adf_active_set import active_set_predictor
+from .blocks import Blocks
 from .ep import DensePredictor
 from .ivm import Progress, advance
-from .partitioned_fitc import Blocks
 
 __all__ = [
     "ADFBlock",

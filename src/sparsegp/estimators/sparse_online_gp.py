@@ -473,9 +473,10 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 "one class only; pass a first chunk with both classes, a larger "
                 "n_hyperparameter_samples, or optimizer=None with a fixed kernel."
             )
+        # the fit's own seed, drawn as a fitted EPGPClassifier draws its problem's
         settings = full_ep_settings(
             n_restarts=self.n_restarts_optimizer,
-            random_state=rng,
+            random_state=int(rng.randint(np.iinfo(np.int32).max, size=1)[0]),
             progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
         )
         fit = fit_full_ep(X_sub, y_sub, kernel, self.bias, settings)
