@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -116,11 +119,75 @@ def solve_lower_wide(
         out = B.copy()
     else:
         np.copyto(out, B)
-    inverse = inverse_lower(L).astype(B.dtype, copy=False)
-    (trmm,) = get_blas_funcs(("trmm",), (B,))
+    inverse = np.asfortranarray(inverse_lower(L), dtype=B.dtype)
     # C-contiguous B is Fortran Bᵀ: (L⁻¹B)ᵀ = Bᵀ L⁻ᵀ and (L⁻ᵀB)ᵀ = Bᵀ L⁻¹.
-    trmm(1.0, inverse, out.T, side=1, lower=1, trans_a=0 if trans else 1, overwrite_b=1)
+    _trmm_right_lower(inverse, out.T, transpose=not trans)
     return out
+
+
+@functools.cache
+def _blas_function(name: str) -> Callable[..., None]:
+    """scipy's ``cython_blas`` routine ``name`` as a ctypes function (Fortran calling
+    convention: every argument by pointer). A ctypes call releases the GIL, so row
+    blocks on threads run it at once, where scipy's f2py wrappers hold the GIL for
+    the whole product."""
+    import scipy.linalg.cython_blas as cython_blas
+
+    capsule = cython_blas.__pyx_capi__[name]
+    get_name, get_pointer = (
+        ctypes.pythonapi.PyCapsule_GetName,
+        ctypes.pythonapi.PyCapsule_GetPointer,
+    )
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    char, integer, pointer = (
+        ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_void_p,
+    )
+    prototype = ctypes.CFUNCTYPE(
+        None,
+        char,
+        char,
+        char,
+        char,
+        integer,
+        integer,
+        pointer,
+        pointer,
+        integer,
+        pointer,
+        integer,
+    )
+    return prototype(get_pointer(capsule, get_name(capsule)))
+
+
+_TRMM = {np.dtype(np.float32): "strmm", np.dtype(np.float64): "dtrmm"}
+
+
+def _trmm_right_lower(A: np.ndarray, B: np.ndarray, transpose: bool) -> None:
+    """``B ← B A`` (``B Aᵀ`` with ``transpose``) in place: BLAS ``trmm`` with a lower
+    triangular, Fortran-ordered ``A`` of ``B``'s dtype and a Fortran-ordered ``B``,
+    called without the GIL (:func:`_blas_function`)."""
+    assert A.flags.f_contiguous and B.flags.f_contiguous and A.dtype == B.dtype
+    trmm = _blas_function(_TRMM[B.dtype])
+    rows, columns = ctypes.c_int(B.shape[0]), ctypes.c_int(B.shape[1])
+    lda, ldb = ctypes.c_int(max(A.shape[0], 1)), ctypes.c_int(max(B.shape[0], 1))
+    alpha = np.ones((), dtype=B.dtype)
+    trmm(
+        b"R",
+        b"L",
+        b"T" if transpose else b"N",
+        b"N",
+        ctypes.byref(rows),
+        ctypes.byref(columns),
+        alpha.ctypes.data,
+        A.ctypes.data,
+        ctypes.byref(lda),
+        B.ctypes.data,
+        ctypes.byref(ldb),
+    )
 
 
 def solve_lower_transpose(L: np.ndarray, B: np.ndarray) -> np.ndarray:

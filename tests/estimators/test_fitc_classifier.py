@@ -184,7 +184,7 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match=r"shape \(M, 2\)"):
         FITCGPClassifier(inducing_init=np.zeros((3, 5))).fit(X, y)
     with pytest.raises(ValueError, match="Matern"):
-        FITCGPClassifier(Matern(), n_inducing=3).fit(X, y)
+        FITCGPClassifier(Matern(nu=0.5), n_inducing=3).fit(X, y)
     with pytest.raises(ValueError, match="one class"):
         FITCGPClassifier(n_inducing=3).fit(X, np.ones(20))
     X_nan = X.copy()
@@ -195,7 +195,7 @@ def test_bad_input_gets_clear_errors():
 
 def test_any_kernel_works_with_fixed_hyperparameters():
     X, y, _ = small_problem(n=30)
-    clf = FITCGPClassifier(Matern(nu=1.5), n_inducing=5, optimizer=None, random_state=0)
+    clf = FITCGPClassifier(Matern(nu=0.5), n_inducing=5, optimizer=None, random_state=0)
     assert clf.fit(X, y).score(X, y) > 0.7
 
 

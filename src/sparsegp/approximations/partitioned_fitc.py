@@ -38,7 +38,7 @@ from .._linalg import (
     weighted_gram,
 )
 from .._memory import held_bytes
-from ..kernels import CrossCovariance
+from ..kernels import CrossCovariance, is_input_differentiable
 from ..likelihoods import Likelihood
 from .blocks import Blocks
 from .ep import (
@@ -84,8 +84,9 @@ class FITCBlock:
     the sites and marginals are set (empty until then) by the block functions below;
     a block is never changed in place (dask keeps results immutable).
     ``sensitivities`` holds the block's gradient factors between the two
-    rounds of :meth:`PartitionedFITC.gradient`; ``updates`` and ``residuals`` its
-    share of the Anderson mixing's history (:func:`_with_anderson_history`).
+    rounds of :meth:`PartitionedFITC.gradient`, ``cross`` its kernel block ``K_uc``
+    with what its gradients reuse; ``updates`` and ``residuals`` its share of the
+    Anderson mixing's history (:func:`_with_anderson_history`).
     """
 
     X: np.ndarray
@@ -107,6 +108,7 @@ class FITCBlock:
     updates: tuple[np.ndarray, ...] = ()
     residuals: tuple[np.ndarray, ...] = ()
     sensitivities: PointSensitivities | None = None
+    cross: CrossCovariance | None = None
 
     def __sizeof__(self) -> int:
         return object.__sizeof__(self) + held_bytes(self)  # what dask moves
@@ -126,14 +128,22 @@ def _with_prior(
 ) -> tuple[FITCBlock, tuple[float, int]]:
     """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3) and zero sites; the sweeps use
     ``V_c`` in ``store_dtype``. Also the block's sum of prior variances ``Σ k(x, x)``
-    and its number of rows."""
-    V = solve_lower_wide(chol_uu, kernel(Z, block.X))
+    and its number of rows. A kernel FITC can differentiate is evaluated by
+    :class:`~sparsegp.kernels.CrossCovariance`, kept for the gradient's second round
+    (:func:`_cross_gradient`), as in memory."""
+    cross = None
+    if is_input_differentiable(kernel):
+        cross = CrossCovariance(kernel, Z, block.X)
+        V = solve_lower_wide(chol_uu, cross.value)
+    else:
+        V = solve_lower_wide(chol_uu, kernel(Z, block.X))
     k_diag = kernel.diag(block.X)
     d0 = np.maximum(k_diag - np.einsum("ij,ij->j", V, V), 0.0)
     V_sweep = V.astype(store_dtype, copy=False)
     zeros = np.zeros(len(block.y))
     block = replace(
         block,
+        cross=cross,
         V=V,
         V_sweep=V_sweep,
         d0=d0,
@@ -419,8 +429,10 @@ def _cross_gradient(
     sensitivity = cross_sensitivity(
         block.V, block.sensitivities, chol_B, chol_uu, w_omega
     )
-    gradients = CrossCovariance(kernel, Z, block.X).gradients(sensitivity)
-    return replace(block, sensitivities=None), gradients
+    cross = (
+        block.cross if block.cross is not None else CrossCovariance(kernel, Z, block.X)
+    )
+    return replace(block, sensitivities=None), cross.gradients(sensitivity)
 
 
 class PartitionedFITC:

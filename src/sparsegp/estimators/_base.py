@@ -20,7 +20,7 @@ from numbers import Integral
 from typing import Any, Protocol
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import issparse
 from scipy.special import log_ndtr, ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -531,15 +531,29 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 for labels, seed in problems
             ]
         else:
-            self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-                delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
-                for labels, seed in problems
-            )
+            self.estimators_ = self._fit_problems(X, list(problems))
         self._set_fitted_summaries()
         if getattr(self, "optimizer", None) is not None:
             for model in self.estimators_:
                 warn_at_bounds(model.kernel, self)
         return self
+
+    def _fit_problems(self, X, problems):
+        """The one-vs-rest problems ``[(labels, seed)]``: up to ``n_jobs`` processes
+        over the problems, and ``n_jobs // len(problems)`` threads in each problem's
+        fit for the estimators whose fit runs on row blocks (``_n_row_threads``; a
+        binary problem gets all ``n_jobs``, in this process)."""
+        n_jobs = effective_n_jobs(self.n_jobs)
+        self._n_row_threads = max(1, n_jobs // len(problems))
+        if len(problems) > 1 and n_jobs > 1:
+            return Parallel(n_jobs=min(n_jobs, len(problems)))(
+                delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
+                for labels, seed in problems
+            )
+        return [
+            self._fit_binary_one_blas_thread(X, labels, seed)
+            for labels, seed in problems
+        ]
 
     @one_blas_thread
     def _fit_binary_one_blas_thread(self, X, y, random_state):

@@ -497,7 +497,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         """
         learn = optimizer is not None and is_input_differentiable(model.kernel)
         fit = maximize_evidence(
-            fitc_approximation(X, y, _FITC_JITTER, learn, type(self).__name__),
+            fitc_approximation(X, y, _FITC_JITTER, type(self).__name__),
             model.kernel,
             model.points,
             model.likelihood.bias,
