@@ -225,3 +225,17 @@ def test_verbose_reports_the_final_ep_run(caplog):
             X, y
         )
     assert any("final EP: log Z_EP" in r.message for r in caplog.records)
+
+
+def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
+    """Row blocks are fixed by the data; n_jobs only runs them on threads."""
+    from sparsegp.estimators import fitc_classifier
+
+    monkeypatch.setattr(fitc_classifier, "BLOCK_ROWS", 40)
+    X, y = make_xor_clusters(150, random_state=2)
+    options = dict(n_inducing=8, max_iter_optimizer=5, random_state=0)
+    one = FITCGPClassifier(n_jobs=1, **options).fit(X, y)
+    two = FITCGPClassifier(n_jobs=2, **options).fit(X, y)
+    assert len(fitc_classifier.fitc_approximation(X, y, 1e-6).blocks.blocks) == 4
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    assert one.estimators_[0].details == two.estimators_[0].details
