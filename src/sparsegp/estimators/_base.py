@@ -538,6 +538,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 warn_at_bounds(model.kernel, self)
         return self
 
+    #: Threads a binary problem's fit may run its row blocks on (:meth:`_fit_problems`).
+    _n_row_threads = 1
+
     def _fit_problems(self, X, problems):
         """The one-vs-rest problems ``[(labels, seed)]``: up to ``n_jobs`` processes
         over the problems, and ``n_jobs // len(problems)`` threads in each problem's

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -496,8 +497,31 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         bias.
         """
         learn = optimizer is not None and is_input_differentiable(model.kernel)
-        fit = maximize_evidence(
-            fitc_approximation(X, y, _FITC_JITTER, type(self).__name__),
+        threads = self._n_row_threads
+        with ThreadPoolExecutor(threads) as pool:
+            fit = self._fitc_evidence(
+                X, y, model, random_state, learn, pool if threads > 1 else None
+            )
+        if not fit.ep_converged:
+            warn_ep_not_converged(self, fit.final_sweeps, _FITC_TOL, stacklevel=4)
+        report_progress(
+            self,
+            message=f"IVMClassifier: FITC posterior over {len(y)} points, "
+            f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
+            f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
+        )
+        return replace(
+            model,
+            kernel=fit.kernel,
+            likelihood=fit.likelihood,
+            predictor=fit.predictor,
+            log_marginal_likelihood=fit.log_evidence,
+        )
+
+    def _fitc_evidence(self, X, y, model, random_state, learn, pool):
+        """:func:`_fitc_posterior`'s evidence fit, its row blocks on ``pool``."""
+        return maximize_evidence(
+            fitc_approximation(X, y, _FITC_JITTER, type(self).__name__, pool),
             model.kernel,
             model.points,
             model.likelihood.bias,
@@ -514,21 +538,6 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
                 progress="IVMClassifier: FITC evidence" if self.verbose else None,
                 report=lambda line: report_progress(self, level=2, message=line),
             ),
-        )
-        if not fit.ep_converged:
-            warn_ep_not_converged(self, fit.final_sweeps, _FITC_TOL, stacklevel=4)
-        report_progress(
-            self,
-            message=f"IVMClassifier: FITC posterior over {len(y)} points, "
-            f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
-            f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
-        )
-        return replace(
-            model,
-            kernel=fit.kernel,
-            likelihood=fit.likelihood,
-            predictor=fit.predictor,
-            log_marginal_likelihood=fit.log_evidence,
         )
 
     def _set_fitted_summaries(self):

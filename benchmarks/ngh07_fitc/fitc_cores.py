@@ -1,0 +1,131 @@
+"""One FITC fit on every core: ``n_jobs`` threads over row blocks against one thread.
+
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_cores --workers 1 2 \
+        --out benchmarks/results/fitc_cores.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_cores --workers 1 2 \
+        --busy --out benchmarks/results/fitc_cores_busy.json
+
+``FITCGPClassifier(n_inducing=M, n_jobs=w)`` with its defaults on MNIST 13×13, 4
+against the rest (``--n-train`` images, 60 000 by default; 10 000 test images), for
+each ``w`` of ``--workers``: fit time, evaluations and sweeps, test error and NLP, the
+speed-up over ``w = 1`` and the parallel efficiency (speed-up / w), the largest
+difference of a test probability from the ``w = 1`` model (the blocks do not depend on
+``n_jobs``: 0), and the floor of the fit's sweeps and evaluations (its n·M² products
+at the measured single-thread float32/float64 GEMM rates, spread over ``w`` cores).
+``--busy`` runs a process that keeps one core busy (a numpy loop) through the timed
+fits: on a 2-core machine ``n_jobs=2`` then has one core and a half, and must not be
+much slower than ``n_jobs=1`` on the idle machine. ``--task noisy``: the
+``make_classification`` task with 10 % flipped labels instead. Runs unchanged on a
+many-core machine (``--workers 1 2 4 8 16``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from benchmarks._lib.tasks import mnist_task, noisy_classification_task
+from sparsegp import FITCGPClassifier
+from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
+
+
+def _burn(stop):
+    """Keep one core busy until ``stop`` is set: numpy work on a small array."""
+    a = np.random.default_rng(0).standard_normal((300, 300))
+    with threadpool_limits(1):
+        while not stop.is_set():
+            a = np.tanh(a @ a.T / 300.0)
+
+
+def floor_seconds(model, n, M, rates, workers):
+    """The fit's n·M² products at the single-thread GEMM rates, over ``workers``:
+    per evaluation K_uc and its gradients (≈ 4·n·M² float64), per sweep a ``syrk``
+    and a ``trmm`` (2·n·M² in the sweeps' float32)."""
+    evaluations, sweeps = model.n_iterations + 1, model.details["n_sweeps"]
+    seconds = evaluations * 4.0 * n * M * M / rates["float64"]
+    seconds += sweeps * 2.0 * n * M * M / rates["float32"]
+    return seconds / workers
+
+
+def run(args):
+    task = mnist_task if args.task == "mnist" else noisy_classification_task
+    X, y, X_test, y_test = task(args.n_train)
+    with threadpool_limits(1):
+        rates = {
+            name: dgemm_rate(args.n_inducing, 8192, args.n_inducing, 3, dtype)
+            for name, dtype in (("float64", np.float64), ("float32", np.float32))
+        }
+    stop = multiprocessing.Event()
+    burner = multiprocessing.Process(target=_burn, args=(stop,)) if args.busy else None
+    if burner is not None:
+        burner.start()
+    rows, reference, base = [], None, None
+    try:
+        for workers in args.workers:
+            estimator = FITCGPClassifier(
+                n_inducing=args.n_inducing, n_jobs=workers, random_state=0
+            )
+            result, fitted = evaluate(
+                estimator,
+                X,
+                y,
+                X_test,
+                y_test,
+                name=f"fitc_{args.n_inducing}_jobs_{workers}",
+                dataset=f"{args.task}_{len(y)}",
+            )
+            proba = fitted.predict_proba(X_test)
+            reference = proba if reference is None else reference
+            base = result.fit_seconds if base is None else base
+            model = fitted.estimators_[0]
+            rows.append(
+                dict(
+                    result.__dict__,
+                    workers=workers,
+                    busy=args.busy,
+                    evaluations=model.n_iterations,
+                    sweeps=model.details["n_sweeps"],
+                    speedup=base / result.fit_seconds,
+                    efficiency=base / result.fit_seconds / workers,
+                    largest_probability_difference=float(
+                        np.max(np.abs(proba - reference))
+                    ),
+                    floor_seconds=floor_seconds(
+                        model, len(y), args.n_inducing, rates, workers
+                    ),
+                )
+            )
+            print(
+                f"n_jobs={workers}: {result.fit_seconds:.1f} s ({rows[-1]['speedup']:.2f}×, "
+                f"efficiency {rows[-1]['efficiency']:.2f}), {result.error:.2%} / "
+                f"{result.nlp:.4f}, {model.n_iterations} evaluations, "
+                f"{model.details['n_sweeps']} sweeps, floor {rows[-1]['floor_seconds']:.1f} s, "
+                f"largest Δp {rows[-1]['largest_probability_difference']:.1e}",
+                flush=True,
+            )
+    finally:
+        stop.set()
+        if burner is not None:
+            burner.join()
+    return rows, rates
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--task", choices=["mnist", "noisy"], default="mnist")
+    parser.add_argument("--n-train", type=int, default=60_000)
+    parser.add_argument("--n-inducing", type=int, default=200)
+    parser.add_argument("--busy", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    rows, rates = run(args)
+    if args.out:
+        save_run(args.out, rows, gemm_gflops={k: v / 1e9 for k, v in rates.items()})
+
+
+if __name__ == "__main__":
+    main()
