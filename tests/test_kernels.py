@@ -202,3 +202,16 @@ def test_single_precision_blocks_of_offset_inputs_match(rng):
     block = blocks(rows, cols)
     assert block.dtype == np.float32
     np.testing.assert_allclose(block, kernel(X[rows], X), rtol=1e-5, atol=1e-6)
+
+
+def test_a_cross_covariance_differentiates_after_a_trip_to_a_worker(rng):
+    """Blocks on a dask cluster are pickled with their kept kernel values."""
+    import pickle
+
+    kernel = ConstantKernel(1.3) * (RBF(0.9) + Matern(0.7, nu=2.5)) * RBF([1.0, 2.0])
+    X, Y = rng.standard_normal((5, 2)), rng.standard_normal((4, 2))
+    weights = rng.standard_normal((5, 4))
+    here = CrossCovariance(kernel, X, Y)
+    there = pickle.loads(pickle.dumps(here))
+    for a, b in zip(here.gradients(weights), there.gradients(weights), strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -382,11 +382,17 @@ class CrossCovariance:
         value.flags.writeable = False
         self.value = value
 
-    def _evaluate(self, node):
+    def _evaluate(self, node, path=()):
+        """``node``'s value, kept under its ``path`` in the expression (the positions
+        of its ancestors' operands: unlike ``id``, it survives pickling to a worker)."""
         if isinstance(node, Sum):
-            value = self._evaluate(node.k1) + self._evaluate(node.k2)
+            value = self._evaluate(node.k1, (*path, 1)) + self._evaluate(
+                node.k2, (*path, 2)
+            )
         elif isinstance(node, Product):
-            value = self._evaluate(node.k1) * self._evaluate(node.k2)
+            value = self._evaluate(node.k1, (*path, 1)) * self._evaluate(
+                node.k2, (*path, 2)
+            )
         elif isinstance(node, ConstantKernel):
             value = float(node.constant_value)
         else:
@@ -394,8 +400,8 @@ class CrossCovariance:
             if nu == np.inf:
                 value = self._rbf(length_scale)
             else:
-                value, self._slopes[id(node)] = self._matern(length_scale, nu)
-        self._values[id(node)] = value
+                value, self._slopes[path] = self._matern(length_scale, nu)
+        self._values[path] = value
         return value
 
     def _rbf(self, length_scale):
@@ -447,33 +453,42 @@ class CrossCovariance:
         grad_theta = self._gradients(self.kernel, np.asarray(weights, float), grad_A)
         return grad_theta, grad_A
 
-    def _gradients(self, node, weights, grad_A, scale=1.0):
-        """The gradients of ``node`` for the weights ``scale · weights``: a constant
-        factor of a product is carried in ``scale`` rather than multiplied into an
-        |A| × |B| array, and a constant factor's own gradient is one inner product."""
+    def _gradients(self, node, weights, grad_A, scale=1.0, path=()):
+        """The gradients of ``node`` (at ``path``) for the weights ``scale · weights``:
+        a constant factor of a product is carried in ``scale`` rather than multiplied
+        into an |A| × |B| array, and a constant factor's own gradient is one inner
+        product."""
+        first, second = (*path, 1), (*path, 2)
         if isinstance(node, Sum):
             return np.concatenate(
                 [
-                    self._gradients(node.k1, weights, grad_A, scale),
-                    self._gradients(node.k2, weights, grad_A, scale),
+                    self._gradients(node.k1, weights, grad_A, scale, first),
+                    self._gradients(node.k2, weights, grad_A, scale, second),
                 ]
             )
         if isinstance(node, Product):
             parts = []
-            for child, sibling in ((node.k1, node.k2), (node.k2, node.k1)):
-                other = self._values[id(sibling)]
+            for child, at, other_at in (
+                (node.k1, first, second),
+                (node.k2, second, first),
+            ):
+                other = self._values[other_at]
                 if np.ndim(other) == 0:
-                    parts.append(self._gradients(child, weights, grad_A, scale * other))
+                    parts.append(
+                        self._gradients(child, weights, grad_A, scale * other, at)
+                    )
                 elif isinstance(child, ConstantKernel):
                     parts.append(_constant_gradient(child, scale, weights, other))
                 else:
-                    parts.append(self._gradients(child, weights * other, grad_A, scale))
+                    parts.append(
+                        self._gradients(child, weights * other, grad_A, scale, at)
+                    )
             return np.concatenate(parts)
         if isinstance(node, ConstantKernel):
             return _constant_gradient(node, scale, weights)
         # −g of the leaf times the weights: K for the RBF, −k′(r)/r for a Matérn
-        slope = self._slopes.get(id(node))
-        WK = weights * (self._values[id(node)] if slope is None else -slope)
+        slope = self._slopes.get(path)
+        WK = weights * (self._values[path] if slope is None else -slope)
         if scale != 1.0:
             WK *= scale
         WK_B = WK @ self.B
