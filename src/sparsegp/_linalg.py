@@ -98,7 +98,11 @@ def solve_lower_in_place(L: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 def solve_lower_wide(
-    L: np.ndarray, B: np.ndarray, trans: bool = False, out: np.ndarray | None = None
+    L: np.ndarray,
+    B: np.ndarray,
+    trans: bool = False,
+    out: np.ndarray | None = None,
+    inverse: np.ndarray | None = None,
 ) -> np.ndarray:
     """``L⁻¹ B`` (``L⁻ᵀ B`` if ``trans``) for a wide ``B`` of shape (M, n), n ≫ M.
 
@@ -110,7 +114,8 @@ def solve_lower_wide(
     dtype) receives it without a new allocation — large fresh arrays cost page faults
     at every call. The triangular inverse's product is as accurate as forward
     substitution for the well-conditioned factors used here (``I + V G Vᵀ`` has
-    eigenvalues ≥ 1; ``K_uu`` carries a jitter).
+    eigenvalues ≥ 1; ``K_uu`` carries a jitter). ``inverse``, ``L⁻¹`` already
+    computed (:func:`inverse_lower`), spares its ``trtri``: row blocks share one.
     """
     B = np.ascontiguousarray(B)
     if B.dtype != np.float32:
@@ -119,7 +124,9 @@ def solve_lower_wide(
         out = B.copy()
     else:
         np.copyto(out, B)
-    inverse = np.asfortranarray(inverse_lower(L), dtype=B.dtype)
+    inverse = np.asfortranarray(
+        inverse_lower(L) if inverse is None else inverse, dtype=B.dtype
+    )
     # C-contiguous B is Fortran Bᵀ: (L⁻¹B)ᵀ = Bᵀ L⁻ᵀ and (L⁻ᵀB)ᵀ = Bᵀ L⁻¹.
     _trmm_right_lower(inverse, out.T, transpose=not trans)
     return out

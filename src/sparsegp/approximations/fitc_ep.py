@@ -134,6 +134,7 @@ def fitc_marginals(
     chol_B: np.ndarray,
     u: np.ndarray,
     out: np.ndarray | None = None,
+    inverse_B: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``E = L_B⁻¹ V`` (``trmm``, n·M² flops, ``V``'s precision; into ``out`` if
     given) and the posterior means and variances of the points of ``V``
@@ -144,7 +145,7 @@ def fitc_marginals(
     cancellation amplifies float32 rounding.
     """
     t = 1.0 / (1.0 + tau * d0)
-    E = solve_lower_wide(chol_B, V, out=out)
+    E = solve_lower_wide(chol_B, V, out=out, inverse=inverse_B)
     var = d0 * t + t**2 * np.einsum("ij,ij->j", E, E).astype(float)
     mean = t * (d0 * nu + (E.T @ u.astype(E.dtype)).astype(float))
     return E, mean, var
@@ -389,6 +390,7 @@ def cross_sensitivity(
     chol_B: np.ndarray,
     chol_uu: np.ndarray,
     w_omega: np.ndarray,
+    inverses: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The sensitivity ``F′ = w_ω ωᵀ − L_u⁻ᵀ (L_B⁻ᵀ E diag(G) + 2 V diag(c))`` to
     ``K_uf`` of the points of ``V`` and ``parts`` (M × points, float64; algorithms.md
@@ -396,12 +398,16 @@ def cross_sensitivity(
 
     Two triangular products, 2·n·M² flops, in the precision of ``E`` and ``V`` (float32
     inside the optimizer, whose rounding is far below the error the evaluation's EP
-    tolerance leaves in the gradient).
+    tolerance leaves in the gradient); ``inverses``, ``(L_B⁻¹, L_u⁻¹)`` if already
+    computed (row blocks share them).
     """
-    inner = solve_lower_wide(chol_B, parts.E, trans=True)
+    inverse_B, inverse_uu = (None, None) if inverses is None else inverses
+    inner = solve_lower_wide(chol_B, parts.E, trans=True, inverse=inverse_B)
     inner *= parts.G.astype(inner.dtype)
     inner += V * (2.0 * parts.c).astype(V.dtype)
-    product = solve_lower_wide(chol_uu, inner, trans=True, out=inner)
+    product = solve_lower_wide(
+        chol_uu, inner, trans=True, out=inner, inverse=inverse_uu
+    )
     kernel_uf = np.outer(w_omega, parts.omega)
     kernel_uf -= product
     return kernel_uf

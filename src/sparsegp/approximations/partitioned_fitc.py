@@ -31,6 +31,7 @@ from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import (
     cholesky_jitter,
+    inverse_lower,
     log_det_from_cholesky,
     solve_lower,
     solve_lower_transpose,
@@ -80,7 +81,9 @@ def _unset() -> np.ndarray:
 class FITCBlock:
     """One block of training rows and its share of the FITC-EP state.
 
-    ``V`` (M × rows), ``V_sweep`` (``V`` in the precision of the EP sweeps), ``d0``,
+    ``V`` (M × rows), ``V_sweep`` (``V`` in the precision of the EP sweeps), ``E_sweep``
+    (a workspace of its shape for each refresh's ``L_B⁻¹ V``: fresh arrays of that size
+    cost page faults at every sweep), ``d0``,
     the sites and marginals are set (empty until then) by the block functions below;
     a block is never changed in place (dask keeps results immutable).
     ``sensitivities`` holds the block's gradient factors between the two
@@ -94,6 +97,7 @@ class FITCBlock:
     first: int = 0
     V: np.ndarray = field(default_factory=_unset)
     V_sweep: np.ndarray = field(default_factory=_unset)
+    E_sweep: np.ndarray = field(default_factory=_unset)
     d0: np.ndarray = field(default_factory=_unset)
     tau: np.ndarray = field(default_factory=_unset)
     nu: np.ndarray = field(default_factory=_unset)
@@ -125,6 +129,7 @@ def _with_prior(
     Z: np.ndarray,
     chol_uu: np.ndarray,
     store_dtype: npt.DTypeLike,
+    inverse_uu: np.ndarray | None = None,
 ) -> tuple[FITCBlock, tuple[float, int]]:
     """The block's ``V_c``, ``d₀`` ([NGH07] eqs. 1-3) and zero sites; the sweeps use
     ``V_c`` in ``store_dtype``. Also the block's sum of prior variances ``Σ k(x, x)``
@@ -134,9 +139,9 @@ def _with_prior(
     cross = None
     if is_input_differentiable(kernel):
         cross = CrossCovariance(kernel, Z, block.X)
-        V = solve_lower_wide(chol_uu, cross.value)
+        V = solve_lower_wide(chol_uu, cross.value, inverse=inverse_uu)
     else:
-        V = solve_lower_wide(chol_uu, kernel(Z, block.X))
+        V = solve_lower_wide(chol_uu, kernel(Z, block.X), inverse=inverse_uu)
     k_diag = kernel.diag(block.X)
     d0 = np.maximum(k_diag - np.einsum("ij,ij->j", V, V), 0.0)
     V_sweep = V.astype(store_dtype, copy=False)
@@ -146,6 +151,7 @@ def _with_prior(
         cross=cross,
         V=V,
         V_sweep=V_sweep,
+        E_sweep=np.empty_like(V_sweep),
         d0=d0,
         tau=zeros,
         nu=zeros,
@@ -188,10 +194,20 @@ def _refresh_statistics(block: FITCBlock) -> tuple[np.ndarray, np.ndarray, float
     return VGVt, V_t_nu, float(np.sum(np.log1p(block.tau * block.d0)))
 
 
-def _with_marginals(block: FITCBlock, chol_B: np.ndarray, u: np.ndarray) -> FITCBlock:
-    """Marginals from ``L_B`` and ``u = L_B⁻¹ V (t ⊙ ν̃)`` (algorithms.md §5.3)."""
+def _with_marginals(
+    block: FITCBlock, chol_B: np.ndarray, u: np.ndarray, inverse_B: np.ndarray
+) -> FITCBlock:
+    """Marginals from ``L_B`` (and its inverse) and ``u = L_B⁻¹ V (t ⊙ ν̃)``
+    (algorithms.md §5.3)."""
     _, mean, var = fitc_marginals(
-        block.V_sweep, block.d0, block.tau, block.nu, chol_B, u
+        block.V_sweep,
+        block.d0,
+        block.tau,
+        block.nu,
+        chol_B,
+        u,
+        out=block.E_sweep,
+        inverse_B=inverse_B,
     )
     return replace(block, mean=mean, var=var)
 
@@ -311,7 +327,8 @@ class PartitionedFITCPosterior:
         self._log_det = sum(s[2] for s in statistics) + log_det_from_cholesky(
             self.chol_B
         )
-        self.blocks.update(_with_marginals, self.chol_B, self.u)
+        self.inverse_B = inverse_lower(self.chol_B)  # shared by the blocks' products
+        self.blocks.update(_with_marginals, self.chol_B, self.u, self.inverse_B)
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         """All blocks' marginals, gathered (O(n) numbers: once, at the end of EP)."""
@@ -392,12 +409,15 @@ class PartitionedFITCPosterior:
 
 
 def _gradient_sums(
-    block: FITCBlock, chol_B: np.ndarray, likelihood: Likelihood
+    block: FITCBlock,
+    chol_B: np.ndarray,
+    likelihood: Likelihood,
+    inverse_B: np.ndarray | None = None,
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray, float, float]]:
     """The block's gradient factors (kept in the block for :func:`_cross_gradient`),
     and its ``V ω``, ``V diag(c) Vᵀ``, ``Σ c`` and bias gradient."""
     parts = point_sensitivities(
-        solve_lower_wide(chol_B, block.V),
+        solve_lower_wide(chol_B, block.V, inverse=inverse_B),
         block.d0,
         block.tau,
         block.nu,
@@ -422,12 +442,13 @@ def _cross_gradient(
     chol_B: np.ndarray,
     chol_uu: np.ndarray,
     w_omega: np.ndarray,
+    inverses: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
     """The block's ``∂ log Z`` through ``K_uc``, in θ and in the pseudo-inputs; the
     block's gradient factors are released."""
     assert block.sensitivities is not None, "_gradient_sums first"
     sensitivity = cross_sensitivity(
-        block.V, block.sensitivities, chol_B, chol_uu, w_omega
+        block.V, block.sensitivities, chol_B, chol_uu, w_omega, inverses
     )
     cross = (
         block.cross if block.cross is not None else CrossCovariance(kernel, Z, block.X)
@@ -470,7 +491,7 @@ class PartitionedFITC:
             K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
         variance_sums = self.blocks.update_and_map(
-            _with_prior, kernel, Z, chol_uu, store_dtype
+            _with_prior, kernel, Z, chol_uu, store_dtype, inverse_lower(chol_uu)
         )
         prior_variance = sum(total for total, _ in variance_sums) / sum(
             rows for _, rows in variance_sums
@@ -490,7 +511,8 @@ class PartitionedFITC:
         kernel, Z = self._at
         posterior = posterior_of(state, PartitionedFITCPosterior)
         L_B, L_u = posterior.chol_B, posterior.chol_uu
-        sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood)
+        inverse_B, inverse_uu = posterior.inverse_B, inverse_lower(L_u)
+        sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood, inverse_B)
         w_omega = solve_lower_transpose(L_u, sum(s[0] for s in sums))
         kernel_uu = inducing_sensitivities(L_B, L_u, w_omega, sum(s[1] for s in sums))
         theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(kernel_uu)
@@ -498,7 +520,7 @@ class PartitionedFITC:
             np.array([[sum(s[2] for s in sums)]])
         )
         cross = self.blocks.update_and_map(
-            _cross_gradient, kernel, Z, L_B, L_u, w_omega
+            _cross_gradient, kernel, Z, L_B, L_u, w_omega, (inverse_B, inverse_uu)
         )
         return (
             sum(g[0] for g in cross) - theta_uu + theta_diag,
