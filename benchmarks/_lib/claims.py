@@ -164,7 +164,7 @@ def _evaluated(name, **more):
     return rows(_results(name), _EVALUATED | more)
 
 
-def _floor_rows(name, fields):
+def _floor_rows(name, fields, keep=lambda r: True):
     formats = {
         "seconds": ".1f",
         "selection_seconds": ".1f",
@@ -177,7 +177,9 @@ def _floor_rows(name, fields):
         "time_over_floor": ".2f",
     }
     return rows(
-        _results(name), fields, {k: v for k, v in formats.items() if k in fields}
+        [r for r in _results(name) if keep(r)],
+        fields,
+        {k: v for k, v in formats.items() if k in fields},
     )
 
 
@@ -286,6 +288,32 @@ def _rvm_mnist():
     )
 
 
+def _cores():
+    results = _results("fitc_cores", "fitc_cores_busy")
+    return rows(
+        results,
+        {
+            "workers": "n_jobs",
+            "busy": "other core busy",
+            "fit_seconds": "fit s",
+            "speedup": "speed-up",
+            "efficiency": "efficiency",
+            "sweeps": "sweeps",
+            "floor_seconds": "floor s",
+            "error": "error %",
+            "nlp": "NLP",
+            "largest_probability_difference": "largest Δp",
+        },
+        {
+            "speedup": ".2f",
+            "efficiency": ".2f",
+            "floor_seconds": ".1f",
+            "largest_probability_difference": ".0e",
+            "busy": lambda r: "yes" if r["busy"] else "no",
+        },
+    )
+
+
 def _multiclass():
     labels = {
         "fitc_multinomial": "FITC multinomial, M = 200 shared",
@@ -306,7 +334,11 @@ def _multiclass():
 
 
 def _scale():
-    results = [r for r in _results("scale_invariance") if r["task"] == "classification"]
+    results = [
+        r
+        for r in _results("scale_invariance")
+        if r["task"] == "classification" and r["dataset"] == "breast_cancer"
+    ]
     for r in results:
         r["where"] = f"{r['estimator']} {r['dataset']}"
     columns = {0.001: "X × 10⁻³", 1.0: "X", 1000.0: "X × 10³"}
@@ -493,9 +525,9 @@ CLAIMS = [
         "[LSH02] IVM",
         "IVM selection on a dask cluster",
         "Selection over row blocks on a cluster, memory per worker bounded.",
-        "The selection of the in-memory fit (tested); on two local workers 1.2–3.5× "
-        "slower than one process (a round trip per inclusion), at half its peak memory "
-        "per process at n = 10⁶ (issue 47).",
+        "The selection of the in-memory fit (tested); at n = 10⁶ on two local workers "
+        "1.2× slower than one process (a round trip per inclusion), at half its peak "
+        "memory per process (issue 47).",
         ("ivm_dask",),
         lambda: _floor_rows(
             "ivm_dask",
@@ -508,6 +540,7 @@ CLAIMS = [
                 "floor_seconds": "floor s",
                 "peak_rss_mb": "peak MB",
             },
+            keep=lambda r: r["n"] == 1_000_000,
         ),
     ),
     Claim(
@@ -553,9 +586,9 @@ CLAIMS = [
         "[NGH07] FITC-EP",
         "FITC-EP on a dask cluster",
         "EP sweeps over row blocks on a cluster, the M × M reduction once per sweep.",
-        "The in-memory fit (tested) at a third to a half of the peak memory per process "
-        "at n = 10⁶; on two local workers from 1.2× faster to 2.7× slower than one "
-        "process (issue 47).",
+        "The in-memory fit (tested) at a third to a half of the peak memory per process; "
+        "at n = 10⁶ on two local workers 1.2× faster than one process at a fixed kernel, "
+        "1.3× slower learning it (issue 47).",
         ("fitc_dask_carried",),
         lambda: _floor_rows(
             "fitc_dask_carried",
@@ -569,7 +602,32 @@ CLAIMS = [
                 "floor_seconds_per_sweep": "floor s / sweep",
                 "peak_rss_mb": "peak MB",
             },
+            keep=lambda r: r["n"] == 1_000_000,
         ),
+    ),
+    Claim(
+        "NGH07-cores",
+        "[NGH07] FITC-EP",
+        "One FITC fit on both cores",
+        "`n_jobs` threads run a binary fit's row blocks at once (issue 47); the model "
+        "does not depend on `n_jobs`. MNIST 13×13 4 against the rest, 60 000 images, "
+        "M = 200; then with another process keeping one core busy.",
+        "1.74× on two cores, short of the 1.8× asked; the same model bit for bit; with "
+        "the other core busy, n_jobs = 2 takes 0.92× the time of n_jobs = 1 on the idle "
+        "machine.",
+        ("fitc_cores", "fitc_cores_busy"),
+        _cores,
+    ),
+    Claim(
+        "NGH07-m500",
+        "[NGH07] FITC-EP",
+        "FITC with M = 500 on two cores beside libsvm",
+        "The model size that beats libsvm + Platt, fitted on both cores, the peer in "
+        "the same run (MNIST 13×13 4 against the rest, 60 000 images).",
+        "M = 500 on two cores fits in 70 s, 2.2× faster than libsvm + Platt, at 1.4× "
+        "its error and 1.5× its NLP: on these digits libsvm stays ahead in accuracy.",
+        ("fitc_cores_500",),
+        lambda: _evaluated("fitc_cores_500", workers="n_jobs"),
     ),
     Claim(
         "NGH07-figure-1",
@@ -631,8 +689,9 @@ CLAIMS = [
         "d = 500 within 18 % of exact regression's MSE, 12.5× faster at N = 20 000.",
         ("online_friedman_buffers",),
         lambda: rows(
-            _results("online_friedman_buffers"),
+            [r for r in _results("online_friedman_buffers") if r["n"] in (5000, 20000)],
             {"n": "N", "model": "model", "fit_seconds": "fit s", "mse": "test MSE"},
+            {"mse": ".3f"},
         ),
     ),
     Claim(
@@ -694,7 +753,8 @@ CLAIMS = [
         "every method",
         "Scale invariance: inputs in other units",
         "A model fitted on X × 10⁻³ or X × 10³ is the model on X.",
-        "Every classifier's error and NLP unchanged across three decades either way.",
+        "Every classifier's error and NLP unchanged across three decades either way "
+        "(raw breast-cancer features here; banana and Friedman #1 in the run too).",
         ("scale_invariance",),
         _scale,
     ),
