@@ -24,9 +24,11 @@ from scipy.sparse import csr_matrix
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process.kernels import RBF
 
 import sparsegp
 from sparsegp import _memory
+from sparsegp.datasets import make_xor_clusters
 from sparsegp.testing import check_fitted_outputs
 from sparsegp.testing import prediction_outputs as outputs
 
@@ -360,10 +362,60 @@ def test_constant_targets_are_predicted(regressor, level):
 
 
 @pytest.mark.parametrize("regressor", REGRESSORS, ids=lambda e: e.__name__)
-def test_targets_too_large_to_normalise_are_refused_by_name(regressor):
+def test_targets_whose_variance_overflows_are_refused_by_name(regressor):
     X = np.random.default_rng(0).standard_normal((20, 2))
-    with pytest.raises(ValueError, match="spread of y overflows float64"):
-        regressor().fit(X, np.full(20, 1e300))
+    spread = np.linspace(-1.0, 1.0, 20)
+    for y in (1e300 * spread, 1e-300 * spread):
+        with pytest.raises(ValueError, match="variance .*over- or underflows float64"):
+            regressor().fit(X, y)
+    for scale in (1e100, 1e-100):  # near the edges of what is accepted: fitted
+        model = quietly_fitted(
+            regressor(random_state=0), X, scale * np.sin(3 * X[:, 0])
+        )
+        assert np.all(np.isfinite(model.predict(X)))
+
+
+@pytest.mark.parametrize("regressor", REGRESSORS, ids=lambda e: e.__name__)
+def test_constant_targets_of_any_size_are_predicted(regressor):
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    model = quietly_fitted(regressor(random_state=0), X, np.full(20, 1e300))
+    np.testing.assert_allclose(model.predict(X), 1e300)
+
+
+CLASSIFIER_TYPES = [
+    sparsegp.EPGPClassifier,
+    sparsegp.FITCGPClassifier,
+    sparsegp.IVMClassifier,
+    sparsegp.NLPSparseGPClassifier,
+    sparsegp.SparseOnlineGPClassifier,
+    sparsegp.RVMClassifier,
+]
+
+
+@pytest.mark.parametrize("scale", [1e150, 1e-150, 2.0**600, 1e-300])
+@pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)
+def test_inputs_of_extreme_magnitude_give_the_model_at_scale_one(classifier, scale):
+    """X is rescaled by a power of two (exact) before any kernel sees it: the model is
+    the one at scale 1 as far as the method is scale-invariant (FITC's optimizer path
+    moves its probabilities by a few hundredths between X and 1000·X already)."""
+    X, y = make_xor_clusters(60, random_state=1)
+    at_one = quietly_fitted(classifier(random_state=0), X, y)
+    scaled = quietly_fitted(classifier(random_state=0), scale * X, y)
+    assert scaled.score(scale * X, y) == at_one.score(X, y)
+    tolerance = 0.1 if classifier is sparsegp.FITCGPClassifier else 1e-9
+    np.testing.assert_allclose(
+        scaled.predict_proba(scale * X), at_one.predict_proba(X), atol=tolerance
+    )
+
+
+@pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)
+def test_an_input_no_kernel_can_see_past_is_refused_by_name(classifier):
+    X, y = make_xor_clusters(60, random_state=1)
+    X[0, 0] = 1e300
+    with pytest.raises(ValueError, match="Remove or clip the outlying values"):
+        classifier().fit(X, y)
+    with pytest.raises(ValueError, match="Pass kernel=None"):
+        classifier(kernel=RBF(1.0)).fit(1e200 * make_xor_clusters(60)[0], y)
 
 
 @pytest.mark.parametrize(

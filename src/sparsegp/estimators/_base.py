@@ -206,17 +206,65 @@ def validate_dense(estimator, X, y="no_validation", **options):
     """
     if is_dask_array(X):
         raise in_memory_only(estimator)
+    reset = options.get("reset", True)
     if isinstance(y, str) and y == "no_validation":
         X = validate_data(
             estimator, X, dtype=np.float64, accept_sparse="csr", **options
         )
-        return X.toarray() if issparse(X) else X
+        return _rescaled_inputs(estimator, X.toarray() if issparse(X) else X, reset)
     if options.get("y_numeric"):
         y = _numeric_targets(estimator, y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
     )
-    return (X.toarray() if issparse(X) else X), y
+    return _rescaled_inputs(estimator, X.toarray() if issparse(X) else X, reset), y
+
+
+#: Inputs whose largest magnitude lies outside this range are rescaled by a power of
+#: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
+_INPUT_RANGE = (2.0**-40, 2.0**40)
+#: Below this share of the largest magnitude, the typical input's square underflows
+#: once the largest is brought near 1: the kernel could tell those points apart no more.
+_SMALLEST_SHARE = 1e-150
+
+
+def _rescaled_inputs(estimator, X, reset):
+    """``X / input_scale_``: at fit (``reset``) ``input_scale_`` is set to a power of two
+    that brings inputs of extreme magnitude near 1 (1 otherwise, so ordinary inputs are
+    untouched); predictions divide by the same. A power of two scales exactly."""
+    if reset:
+        estimator.input_scale_ = _input_scale(estimator, X)
+    scale = getattr(estimator, "input_scale_", 1.0)  # models saved before it existed
+    return X if scale == 1.0 else X / scale
+
+
+def _input_scale(estimator, X):
+    """The power of two ``fit`` divides ``X`` by, or a ``ValueError`` for inputs no
+    scale can make a kernel see (a value beside others 10¹⁵⁰ times smaller), or for a
+    kernel given in units that overflow."""
+    magnitudes = np.abs(X[X != 0])
+    if magnitudes.size == 0:
+        return 1.0
+    largest = float(magnitudes.max())
+    if _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
+        return 1.0
+    name = type(estimator).__name__
+    typical = float(np.median(magnitudes))
+    if typical < _SMALLEST_SHARE * largest:
+        raise ValueError(
+            f"{name}: X holds values up to {largest:.3g} beside typical ones near "
+            f"{typical:.3g}; no kernel on these inputs can tell the typical points "
+            "apart. Remove or clip the outlying values, or transform the feature "
+            "(e.g. a logarithm), then fit again."
+        )
+    if getattr(estimator, "kernel", None) is not None:
+        raise ValueError(
+            f"{name}: X's values reach {largest:.3g}, where a kernel's squared "
+            "distances over- or underflow float64. Pass kernel=None (the default "
+            "kernel follows X's scale, and X is then rescaled by a power of two "
+            "internally) or standardise X."
+        )
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
 
 
 def in_memory_only(estimator):
@@ -420,16 +468,20 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
     def _normalize_targets(self, y):
         """Record the targets' mean and scale (identity without ``normalize_y``)."""
         self.y_mean_, self.y_std_ = 0.0, 1.0
-        if self.normalize_y:
-            self.y_mean_ = float(np.mean(y))
-            with np.errstate(over="ignore"):
-                self.y_std_ = float(np.std(y)) or 1.0
-            if not np.isfinite(self.y_std_):
-                raise ValueError(
-                    f"{type(self).__name__}: the spread of y overflows float64 "
-                    f"(|y| up to {np.max(np.abs(y)):.3g}); rescale the targets."
-                )
-        return (y - self.y_mean_) / self.y_std_
+        largest = float(np.max(np.abs(y))) if len(y) else 0.0
+        if not self.normalize_y:
+            _check_target_scale(self, largest, largest)
+            return y
+        # moments of y / 2^k, scaled back (exact): targets near float64's largest
+        # values have a mean and spread that overflow when summed directly
+        scale = float(np.ldexp(1.0, int(np.frexp(largest)[1]))) if largest else 1.0
+        shrunk = y / scale
+        mean, spread = float(np.mean(shrunk)), float(np.std(shrunk))
+        if spread <= 16 * np.finfo(float).eps * np.max(np.abs(shrunk), initial=0.0):
+            spread = 0.0  # constant targets: their spread is the mean's rounding
+        self.y_mean_, self.y_std_ = scale * mean, (scale * spread) or 1.0
+        _check_target_scale(self, largest, self.y_std_)
+        return (shrunk - mean) / (spread or 1.0 / scale)
 
     def predict(self, X, return_std=False):
         """Predictive mean, and with ``return_std`` the standard deviation of ``y``.
@@ -456,6 +508,19 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
         if return_std:
             return mean, self.y_std_ * np.sqrt(var + noise)
         return mean
+
+
+def _check_target_scale(estimator, largest, spread):
+    """``ValueError`` for targets whose variance (``spread``², the noise's units)
+    over- or underflows float64: ``|y|`` or its spread beyond about 10^±150."""
+    if spread == 0.0 or 1e-150 <= spread <= 1e150:
+        return
+    raise ValueError(
+        f"{type(estimator).__name__}: the targets reach {largest:.3g} and spread over "
+        f"{spread:.3g}; their variance (the noise's units) over- or underflows float64. "
+        "Rescale y (divide it by a power of ten near its spread, with normalize_y=True) "
+        "and multiply the predictions back."
+    )
 
 
 class GPClassifierMixin(ClassifierMixin, BaseEstimator):

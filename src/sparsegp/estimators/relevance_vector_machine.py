@@ -286,9 +286,9 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
             raise ValueError(
                 f"RVMRegressor needs at least two samples; got n_samples = {len(y)}."
             )
+        normalized = self._normalize_targets(y)  # refuses targets float64 cannot hold
         noise = self.noise if self.noise is not None else 0.01 * np.var(y)
-        y = self._normalize_targets(y)
-        noise = noise / self.y_std_**2
+        y, noise = normalized, noise / self.y_std_**2
         self.model_, fit = self._fit_rvm(
             X,
             y,
