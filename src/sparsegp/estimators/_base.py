@@ -651,6 +651,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if not bool(np.isfinite(X).all().compute()):
             raise ValueError("Input X contains NaN or infinity.")
         self.n_features_in_ = X.shape[1]
+        self.input_scale_ = 1.0  # the rows stay on the cluster as they are
         return X, y
 
     def _kernel_and_bias(self, kernel, values):
