@@ -265,3 +265,14 @@ def test_default_active_set_is_a_fifth_of_the_data_up_to_a_thousand(estimator):
     assert estimator._active_set_size(5_002) == 1_000
     assert estimator._active_set_size(48_000) == 1_000
     assert estimator.set_params(active_set_size=0.5)._active_set_size(48_000) == 24_000
+
+
+def test_the_fitc_posterior_does_not_depend_on_n_jobs(monkeypatch):
+    from sparsegp.estimators import fitc_classifier
+
+    monkeypatch.setattr(fitc_classifier, "BLOCK_ROWS", 50)
+    X, y = make_xor_clusters(200, random_state=0)
+    options = dict(active_set_size=20, posterior="fitc", random_state=0)
+    one = IVMClassifier(n_jobs=1, **options).fit(X, y)
+    two = IVMClassifier(n_jobs=2, **options).fit(X, y)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
