@@ -342,7 +342,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     max_iter_optimizer : int, default=20
         L-BFGS-B iterations per alternation.
     n_jobs, random_state, verbose
-        One-vs-rest parallelism, reproducibility (selection and restarts), progress.
+        One-vs-rest processes (and a binary problem's FITC posterior on ``n_jobs``
+        threads over row blocks; the model does not depend on it), reproducibility
+        (selection and restarts), progress.
 
     Attributes
     ----------
