@@ -297,3 +297,72 @@ def test_benchmark_of_an_unknown_table_fails_with_the_known_keys(capfd):
         main(["benchmark", "no-such-table", "--repository", str(repository)])
     assert stopped.value.code == 2
     assert "NGH07-table-1" in capfd.readouterr().err
+
+
+def test_missing_values_and_labels_are_named_by_line_and_column(tmp_path, capsys):
+    rows = [[0.1, 1.2, "a"], [0.3, "", "b"], [0.5, 0.7, "a"], ["NA", 0.2, "b"]]
+    _write_csv(tmp_path / "features.csv", ["x", "z", "label"], rows)
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "fit",
+                str(tmp_path / "features.csv"),
+                "--model",
+                "fitc",
+                "--output",
+                str(tmp_path / "m.joblib"),
+            ]
+        )
+    assert exit_info.value.code == 2
+    message = capsys.readouterr().err
+    assert "column 'x' has a missing value on line(s) 5" in message
+    rows = [[0.1, 1.2, "a"], [0.3, 0.4, ""], [0.5, 0.7, "b"]]
+    _write_csv(tmp_path / "labels.csv", ["x", "z", "label"], rows)
+    with pytest.raises(ValueError, match="column 'label' has a missing label on line"):
+        load_file(tmp_path / "labels.csv")
+
+
+def test_evaluate_without_the_label_column_says_so(labelled_csv, capsys):
+    folder, X, _ = labelled_csv
+    model = folder / "m.joblib"
+    main(
+        [
+            "fit",
+            str(folder / "train.csv"),
+            "--model",
+            "fitc",
+            "--target",
+            "outcome",
+            "--output",
+            str(model),
+        ]
+    )
+    _write_csv(folder / "unlabelled.csv", ["a", "b"], X[200:].tolist())
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", str(model), str(folder / "unlabelled.csv")])
+    assert exit_info.value.code == 2
+    assert "no label column to evaluate against" in capsys.readouterr().err
+
+
+def test_predict_into_a_closed_pipe_is_quiet(labelled_csv):
+    folder, _, _ = labelled_csv
+    model = folder / "m.joblib"
+    main(
+        [
+            "fit",
+            str(folder / "train.csv"),
+            "--model",
+            "fitc",
+            "--target",
+            "outcome",
+            "--output",
+            str(model),
+        ]
+    )
+    many = folder / "many.csv"
+    rows = list(csv.reader(open(folder / "test.csv")))
+    _write_csv(many, rows[0], rows[1:] * 200)
+    command = f"{sys.executable} -m sparsegp predict {model} {many} --target outcome | head -1"
+    result = subprocess.run(command, shell=True, capture_output=True, text=True)
+    assert len(result.stdout.splitlines()) == 1  # the header, then the pipe closed
+    assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import os
 import subprocess
 import sys
 import time
@@ -294,9 +295,17 @@ def scores(model, X, y):
 
 def run_evaluate(args):
     model = load_model(args.model)
-    data = load_file(args.data, args.target)
+    data = load_file(args.data, args.target, n_features=model.n_features_in_)
     if data.y is None:
-        raise ValueError(f"{args.data} has no target column to evaluate against.")
+        raise ValueError(
+            f"{args.data} has the model's {model.n_features_in_} feature columns and "
+            "no label column to evaluate against; add it (or name it with --target)."
+        )
+    if data.X.shape[1] != model.n_features_in_:
+        raise ValueError(
+            f"{args.data} has {data.X.shape[1]} feature columns besides the label "
+            f"{data.target_name!r}; the model was fitted on {model.n_features_in_}."
+        )
     final = model[-1] if isinstance(model, Pipeline) else model
     print(f"{type(final).__name__} on {data.X.shape[0]} samples of {args.data}")
     print("| metric | value |\n|---|---:|")
@@ -452,5 +461,10 @@ def main(argv=None):
         status = command[args.command](args)
     except (ValueError, FileNotFoundError, ImportError) as error:
         parser.exit(2, f"sparsegp {args.command}: error: {error}\n")
+    except (
+        BrokenPipeError
+    ):  # the reader stopped early (``| head``): quiet, as Unix tools
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     if status:
         parser.exit(status)

@@ -107,6 +107,7 @@ def _load_csv(path, target, n_features):
     features = [j for j in range(len(header)) if j != target_index]
     X = np.empty((len(body), len(features)))
     for k, j in enumerate(features):
+        _refuse_missing(path, header[j], columns[j], "value")
         try:
             X[:, k] = [float(cell) for cell in columns[j]]
         except ValueError as error:
@@ -117,6 +118,7 @@ def _load_csv(path, target, n_features):
             ) from None
     y = None
     if target_index is not None:
+        _refuse_missing(path, header[target_index], columns[target_index], "label")
         labels = np.array([cell.strip() for cell in columns[target_index]])
         y = _as_numbers_or_strings(labels)
     return DataFile(
@@ -125,6 +127,25 @@ def _load_csv(path, target, n_features):
         [header[j] for j in features],
         header[target_index] if target_index is not None else None,
     )
+
+
+#: Cells read as a missing value (compared in lower case, stripped).
+MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "?"})
+
+
+def _refuse_missing(path, name, cells, what):
+    """``ValueError`` naming the first lines of column ``name`` whose cell is missing
+    (line 1 is the header); nothing is imputed behind the user's back."""
+    lines = [
+        n for n, cell in enumerate(cells, start=2) if cell.strip().lower() in MISSING
+    ]
+    if lines:
+        shown = ", ".join(map(str, lines[:5])) + (", …" if len(lines) > 5 else "")
+        raise ValueError(
+            f"{path.name}: column {name!r} has a missing {what} on line(s) {shown} "
+            f"({len(lines)} in all). Fill or drop those rows first; sparsegp does not "
+            "impute."
+        )
 
 
 def _as_numbers_or_strings(values):
