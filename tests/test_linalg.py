@@ -64,6 +64,22 @@ def test_wide_solve_equals_the_triangular_solve(trans, order, dtype, rtol):
     out = np.empty(B.shape, dtype)
     assert solve_lower_wide(L, B.astype(dtype), trans=trans, out=out) is out
     np.testing.assert_allclose(out, expected, rtol=rtol)
+    shared = solve_lower_wide(L, B.astype(dtype), trans=trans, inverse=inverse_lower(L))
+    np.testing.assert_array_equal(shared, result)  # a precomputed inverse: same bits
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_wide_solve_of_a_large_factor_equals_the_triangular_solve(trans):
+    """Past ``_TRTRI_ORDER`` the inverse is built by halves; BLAS ``trmm`` is called
+    through ctypes either way."""
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((200, 200))
+    L = np.linalg.cholesky(A @ A.T + 200 * np.eye(200))
+    B = rng.standard_normal((200, 300))
+    expected = solve_triangular(L, B, lower=True, trans="T" if trans else "N")
+    np.testing.assert_allclose(
+        solve_lower_wide(L, B, trans=trans), expected, rtol=1e-10, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
