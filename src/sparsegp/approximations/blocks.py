@@ -12,13 +12,14 @@ staying on its worker).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import Executor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["Blocks", "LocalBlocks", "ThreadBlocks", "row_ranges"]
+__all__ = ["Blocks", "LocalBlocks", "ThreadBlocks", "row_ranges", "thread_pool"]
 
 
 class Blocks(Protocol):
@@ -69,6 +70,17 @@ class ThreadBlocks(LocalBlocks):
         return list(
             self.pool.map(lambda block: function(block, *arguments), self.blocks)
         )
+
+
+@contextmanager
+def thread_pool(n_threads: int) -> Iterator[Executor | None]:
+    """A pool of ``n_threads`` threads for :class:`ThreadBlocks`, shut down on exit;
+    None for one thread (the blocks are then worked on in the caller's thread)."""
+    if n_threads <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        yield pool
 
 
 def row_ranges(n: int, n_blocks: int) -> list[tuple[int, int]]:

@@ -299,16 +299,23 @@ class PartitionedFITCPosterior:
         ``L_u``, the Cholesky factor of ``K_uu + ε_u I``.
     prior_variance : float
         The mean of ``k(x, x)`` over the blocks' rows.
+    inverse_uu : ndarray of shape (M, M), optional
+        ``L_u⁻¹`` if already computed (the blocks' priors used it).
     """
 
     #: :meth:`checkpoint` saves the sites in the blocks: only the latest is kept.
     checkpoint_is_value = False
 
     def __init__(
-        self, blocks: Blocks, chol_uu: np.ndarray, prior_variance: float
+        self,
+        blocks: Blocks,
+        chol_uu: np.ndarray,
+        prior_variance: float,
+        inverse_uu: np.ndarray | None = None,
     ) -> None:
         self.blocks = blocks
         self.chol_uu = chol_uu
+        self.inverse_uu = inverse_lower(chol_uu) if inverse_uu is None else inverse_uu
         self.prior_variance = prior_variance
         self._mixing: AndersonMixing | None = None
         # Refresh statistics at the current sites, where the mixed step's round
@@ -490,8 +497,9 @@ class PartitionedFITC:
         chol_uu = cholesky_jitter(
             K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
+        inverse_uu = inverse_lower(chol_uu)
         variance_sums = self.blocks.update_and_map(
-            _with_prior, kernel, Z, chol_uu, store_dtype, inverse_lower(chol_uu)
+            _with_prior, kernel, Z, chol_uu, store_dtype, inverse_uu
         )
         prior_variance = sum(total for total, _ in variance_sums) / sum(
             rows for _, rows in variance_sums
@@ -501,7 +509,9 @@ class PartitionedFITC:
                 _with_carried_sites, start.likelihood, start.scale_to(prior_variance)
             )
         self._at = (kernel, Z)
-        return PartitionedFITCPosterior(self.blocks, chol_uu, prior_variance)
+        return PartitionedFITCPosterior(
+            self.blocks, chol_uu, prior_variance, inverse_uu
+        )
 
     def gradient(
         self, state: EPState, likelihood: Likelihood
@@ -511,7 +521,7 @@ class PartitionedFITC:
         kernel, Z = self._at
         posterior = posterior_of(state, PartitionedFITCPosterior)
         L_B, L_u = posterior.chol_B, posterior.chol_uu
-        inverse_B, inverse_uu = posterior.inverse_B, inverse_lower(L_u)
+        inverse_B, inverse_uu = posterior.inverse_B, posterior.inverse_uu
         sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood, inverse_B)
         w_omega = solve_lower_transpose(L_u, sum(s[0] for s in sums))
         kernel_uu = inducing_sensitivities(L_B, L_u, w_omega, sum(s[1] for s in sums))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -17,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._memory import require_memory
-from ..approximations.blocks import LocalBlocks, ThreadBlocks, row_ranges
+from ..approximations.blocks import LocalBlocks, ThreadBlocks, row_ranges, thread_pool
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
@@ -413,11 +412,7 @@ default="kmeans"
         if self.ep_mode != "parallel":  # site by site, on the whole posterior
             data = InMemoryFITC(X, y, self.jitter, self.optimizer is not None)
             return self._fit_on(data, X, y, random_state)
-        if self._n_row_threads == 1:
-            return self._fit_on(
-                fitc_approximation(X, y, self.jitter), X, y, random_state
-            )
-        with ThreadPoolExecutor(self._n_row_threads) as pool:
+        with thread_pool(self._n_row_threads) as pool:
             data = fitc_approximation(X, y, self.jitter, pool=pool)
             return self._fit_on(data, X, y, random_state)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -19,6 +18,7 @@ from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.adf_active_set import active_set_log_evidence
+from ..approximations.blocks import thread_pool
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.ivm import (
     ivm_log_marginal_likelihood,
@@ -499,11 +499,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         bias.
         """
         learn = optimizer is not None and is_input_differentiable(model.kernel)
-        threads = self._n_row_threads
-        with ThreadPoolExecutor(threads) as pool:
-            fit = self._fitc_evidence(
-                X, y, model, random_state, learn, pool if threads > 1 else None
-            )
+        with thread_pool(self._n_row_threads) as pool:
+            fit = self._fitc_evidence(X, y, model, random_state, learn, pool)
         if not fit.ep_converged:
             warn_ep_not_converged(self, fit.final_sweeps, _FITC_TOL, stacklevel=4)
         report_progress(
