@@ -57,21 +57,28 @@ def require_memory(n_bytes: float, what: str, advice: str):
         )
 
 
-def held_bytes(value: object) -> int:
-    """Bytes of the numpy arrays ``value`` is or holds in its tuples, lists and
-    dataclass fields.
+def held_bytes(value: object, seen: set[int] | None = None) -> int:
+    """Bytes of the numpy arrays ``value`` is or holds in its tuples, lists, dicts,
+    dataclass fields and attributes, each array counted once.
 
     The row blocks kept on a dask cluster report this as their ``__sizeof__``: dask's
     scheduler weighs moving a task's inputs by their ``sizeof``, which for an object is
     ``sys.getsizeof`` — a few dozen bytes for a block of hundreds of megabytes — so it
     moved blocks between workers to run a task beside a small scattered argument.
     """
+    seen = set() if seen is None else seen
+    if id(value) in seen or isinstance(value, type):
+        return 0
+    seen.add(id(value))
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, tuple | list):
-        return sum(held_bytes(item) for item in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return sum(
-            held_bytes(getattr(value, f.name)) for f in dataclasses.fields(value)
-        )
+        return sum(held_bytes(item, seen) for item in value)
+    if isinstance(value, dict):
+        return sum(held_bytes(item, seen) for item in value.values())
+    if dataclasses.is_dataclass(value):
+        fields = dataclasses.fields(value)
+        return sum(held_bytes(getattr(value, f.name), seen) for f in fields)
+    if hasattr(value, "__dict__"):  # e.g. a block's kept CrossCovariance
+        return sum(held_bytes(item, seen) for item in vars(value).values())
     return 0

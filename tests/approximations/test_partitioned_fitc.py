@@ -218,3 +218,22 @@ def test_the_block_gradient_matches_finite_differences():
     x = np.concatenate([kernel.theta, [bias0], Z0.ravel()])
     analytic = np.concatenate([grad_theta, [grad_bias], grad_Z.ravel()])
     assert_gradient_matches(log_z, analytic, x, rtol=1e-5, atol=1e-7)
+
+
+def test_a_block_reports_the_arrays_it_holds_to_dask_once_each():
+    """dask weighs moving a block by its ``sizeof``: the kept K_uc counts, X once."""
+    from sklearn.gaussian_process.kernels import RBF
+
+    from sparsegp._linalg import cholesky_jitter
+    from sparsegp.approximations.partitioned_fitc import _with_prior
+
+    rng = np.random.default_rng(0)
+    X, Z = rng.standard_normal((300, 3)), rng.standard_normal((20, 3))
+    kernel = RBF(1.0)
+    chol_uu = cholesky_jitter(kernel(Z) + 1e-6 * np.eye(20))
+    block, _ = _with_prior(new_block(X, np.ones(300)), kernel, Z, chol_uu, np.float32)
+    assert block.cross is not None and block.cross.B is block.X
+    arrays = [block.X, block.y, block.V, block.V_sweep, block.E_sweep, block.d0]
+    arrays += [block.tau, block.cross.A, block.cross.value]
+    expected = sum(a.nbytes for a in {id(a): a for a in arrays}.values())
+    assert expected <= block.__sizeof__() - object.__sizeof__(block) < 1.2 * expected
