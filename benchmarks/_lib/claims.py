@@ -801,16 +801,16 @@ def _anchor(title):
     return kept.replace(" ", "-")
 
 
-def command(claim):
-    """The command that re-runs ``claim``'s table: its paper table's where that writes
-    the run the table reads, else the command the run recorded."""
+def command(claim, run_name):
+    """The command that re-runs ``run_name`` of ``claim``: its paper table's where that
+    writes the run, else the command the run recorded."""
     from benchmarks._lib.tables import TABLES
 
     _, commands = TABLES.get(claim.key, ("", []))
     written = {a[a.index("--out") + 1] for a in commands if "--out" in a}
-    if f"benchmarks/results/{claim.runs[0]}.json" in written:
+    if f"benchmarks/results/{run_name}.json" in written:
         return f"python -m benchmarks table {claim.key}"
-    recorded = load_run(claim.runs[0])["command"]
+    recorded = load_run(run_name)["command"]
     if recorded.startswith("python"):
         return recorded
     script, *arguments = recorded.split(" ", 1)  # recorded before the package layout
@@ -819,11 +819,15 @@ def command(claim):
 
 
 def section(claim):
-    run = load_run(claim.runs[0])
-    date = str(run.get("date", "undated"))[:16]
+    """A claim's section: the claim, the finding, the table, and the command and date
+    of every run the table reads (a paper table's command once)."""
     lines = [f"## {claim.title}", "", f"*{claim.paper}.* {claim.claim}", ""]
     lines += [claim.finding, "", *claim.render(), ""]
-    lines += [f"`{command(claim)}` — run {date}", ""]
+    sources = {}
+    for name in claim.runs:
+        date = str(load_run(name).get("date", "undated"))[:16]
+        sources.setdefault(command(claim, name), date)
+    lines += ["; ".join(f"`{c}` — run {d}" for c, d in sources.items()), ""]
     return lines
 
 
