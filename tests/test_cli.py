@@ -322,7 +322,9 @@ def test_missing_values_and_labels_are_named_by_line_and_column(tmp_path, capsys
         load_file(tmp_path / "labels.csv")
 
 
-def test_evaluate_without_the_label_column_says_so(labelled_csv, capsys):
+@pytest.fixture
+def fitted_on_csv(labelled_csv):
+    """``sparsegp fit`` run on the moons CSV: the folder, the inputs, the model file."""
     folder, X, _ = labelled_csv
     model = folder / "m.joblib"
     main(
@@ -337,6 +339,11 @@ def test_evaluate_without_the_label_column_says_so(labelled_csv, capsys):
             str(model),
         ]
     )
+    return folder, X, model
+
+
+def test_evaluate_without_the_label_column_says_so(fitted_on_csv, capsys):
+    folder, X, model = fitted_on_csv
     _write_csv(folder / "unlabelled.csv", ["a", "b"], X[200:].tolist())
     with pytest.raises(SystemExit) as exit_info:
         main(["evaluate", str(model), str(folder / "unlabelled.csv")])
@@ -344,21 +351,8 @@ def test_evaluate_without_the_label_column_says_so(labelled_csv, capsys):
     assert "no label column to evaluate against" in capsys.readouterr().err
 
 
-def test_predict_into_a_closed_pipe_is_quiet(labelled_csv):
-    folder, _, _ = labelled_csv
-    model = folder / "m.joblib"
-    main(
-        [
-            "fit",
-            str(folder / "train.csv"),
-            "--model",
-            "fitc",
-            "--target",
-            "outcome",
-            "--output",
-            str(model),
-        ]
-    )
+def test_predict_into_a_closed_pipe_is_quiet(fitted_on_csv):
+    folder, _, model = fitted_on_csv
     many = folder / "many.csv"
     rows = list(csv.reader(open(folder / "test.csv")))
     _write_csv(many, rows[0], rows[1:] * 200)
