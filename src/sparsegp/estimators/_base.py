@@ -242,14 +242,11 @@ def _input_scale(estimator, X):
     """The power of two ``fit`` divides ``X`` by, or a ``ValueError`` for inputs no
     scale can make a kernel see (a value beside others 10¹⁵⁰ times smaller), or for a
     kernel given in units that overflow."""
-    magnitudes = np.abs(X[X != 0])
-    if magnitudes.size == 0:
-        return 1.0
-    largest = float(magnitudes.max())
-    if _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
-        return 1.0
+    largest = float(np.max(np.abs(X), initial=0.0))
+    if largest == 0.0 or _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
+        return 1.0  # ordinary inputs: no copy of X beyond |X|'s maximum
     name = type(estimator).__name__
-    typical = float(np.median(magnitudes))
+    typical = float(np.median(np.abs(X[X != 0])))
     if typical < _SMALLEST_SHARE * largest:
         raise ValueError(
             f"{name}: X holds values up to {largest:.3g} beside typical ones near "
