@@ -74,6 +74,14 @@ def noisy_classification_task(n_train):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
+def flipped_classification_task(n_train):
+    """``make_classification(n_samples=n_train + 10_000, flip_y=0.05, random_state=0)``
+    (20 features, scikit-learn's defaults otherwise): the first ``n_train`` points to
+    train on, the last 10 000 to test."""
+    X, y = make_classification(n_samples=n_train + 10_000, flip_y=0.05, random_state=0)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
 def peak_rss_mb():
     """Peak resident memory of this process (a worker's, when run by ``client.run``)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

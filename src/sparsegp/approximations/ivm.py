@@ -16,8 +16,8 @@ import numpy.typing as npt
 from .._linalg import (
     cho_solve_lower,
     cholesky_jitter,
+    inverse_lower,
     log_det_from_cholesky,
-    solve_lower,
     solve_lower_transpose,
 )
 from ..kernels import KernelBlocks
@@ -159,8 +159,8 @@ def ivm_log_marginal_likelihood(
     L, c = factor_from_sites(K_I, p, m)
     value = active_set_log_evidence(L, c, p)
     beta = sqrt_p * solve_lower_transpose(L, c)
-    C = solve_lower(L, np.diag(sqrt_p))
-    T = C.T @ C
+    inverse = inverse_lower(L)
+    T = sqrt_p[:, None] * (inverse.T @ inverse) * sqrt_p  # Π½ (L Lᵀ)⁻¹ Π½
     data_fit = np.einsum("i,ijk,j->k", beta, K_I_gradient, beta)
     return value, 0.5 * (
         data_fit - np.tensordot(T, K_I_gradient, axes=([0, 1], [0, 1]))

@@ -93,6 +93,9 @@ class _IVMFitting:
     likelihood) and ``_evidence(kernel, X_I, y_I, state_sites)``.
     """
 
+    #: Threads the fit may use (set per problem by ``_fit_problems``).
+    _n_row_threads = 1
+
     def _active_set_size(self, n):
         d = self.active_set_size
         if d is None:
@@ -159,11 +162,20 @@ class _IVMFitting:
         entropy score favours the points on the wrong side of the boundary, whose sites
         then pull the posterior the wrong way; held-out predictions detect it. (The NLP
         alone would not do: on clean digits the uniform set predicts with a lower NLP
-        and four times the error.)
+        and four times the error.) The two fits draw from streams of their own and
+        run at once when the fit has two row threads (``n_jobs``): the model is the
+        same either way.
         """
         if self.selection != "auto":
             return self._fit_ivm(X, y, kernel, rng, self.selection)
-        fits = [self._fit_ivm(X, y, kernel, rng, s) for s in ("randomized", "random")]
+        strategies, seeds = ("randomized", "random"), rng.randint(2**31 - 1, size=2)
+
+        def fit(strategy, seed):
+            return self._fit_ivm(X, y, kernel, np.random.RandomState(seed), strategy)
+
+        with thread_pool(min(2, self._n_row_threads)) as pool:
+            runner = map if pool is None else pool.map
+            fits = list(runner(fit, strategies, seeds))
         outside = np.ones(len(y), dtype=bool)
         for model, _ in fits:
             outside[model.details["active_set"]] = False
@@ -515,6 +527,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             likelihood=fit.likelihood,
             predictor=fit.predictor,
             log_marginal_likelihood=fit.log_evidence,
+            details=dict(
+                model.details, n_sweeps=fit.n_sweeps, fitc_evaluations=fit.n_evaluations
+            ),
         )
 
     def _fitc_evidence(self, X, y, model, random_state, learn, pool):
