@@ -12,7 +12,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file, load_iris, make_friedman1, make_moons
 
 from sparsegp import IVMClassifier, __version__
-from sparsegp.cli import main
+from sparsegp.cli import build_parser, main
 from sparsegp.datasets import load_file
 from sparsegp.persistence import load_model
 
@@ -360,3 +360,16 @@ def test_predict_into_a_closed_pipe_is_quiet(fitted_on_csv):
     result = subprocess.run(command, shell=True, capture_output=True, text=True)
     assert len(result.stdout.splitlines()) == 1  # the header, then the pipe closed
     assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr
+
+
+def test_every_argument_of_every_command_says_what_it_is():
+    parser = build_parser()
+    commands = next(
+        action for action in parser._actions if action.dest == "command"
+    ).choices
+    for name, command in commands.items():
+        for action in command._actions:
+            assert action.help, f"sparsegp {name} {action.dest}"
+    text = parser.format_help()
+    assert "``" not in text and "\\" not in text
+    assert "--model ivm --target label --output model.skops\n" in text

@@ -313,6 +313,15 @@ def run_evaluate(args):
         print(f"| {name} | {value:.4f} |")
 
 
+_EXAMPLES = """examples:
+  sparsegp demo
+  sparsegp fit train.csv --model ivm --target label --output model.skops
+  sparsegp predict model.skops test.csv --output predictions.csv
+  sparsegp evaluate model.skops test.csv --target label
+  sparsegp benchmark NGH07-table-1        # from a clone of the repository"""
+
+_MODEL_FILE_HELP = "a model saved by `sparsegp fit` (.skops or .joblib)"
+
 _DATA_HELP = (
     "a .csv file with a header row, a LIBSVM file (.svm, .libsvm, .svmlight, "
     ".txt) or a .npz file with arrays X and y"
@@ -323,7 +332,13 @@ _TARGET_HELP = "CSV only: the label column (default: the last column)"
 def _add_fit_parser(commands):
     fit = commands.add_parser("fit", help="fit a model on a data file and save it")
     fit.add_argument("data", type=Path, help=_DATA_HELP)
-    fit.add_argument("--model", required=True, choices=sorted(MODELS))
+    fit.add_argument(
+        "--model",
+        required=True,
+        choices=sorted(MODELS),
+        help="ep: full EP; fitc: FITC-EP; ivm: Informative Vector Machine; nlp: the "
+        "NLP-loss classifier; online: sparse online GP; rvm: RVM by Subspace EM",
+    )
     fit.add_argument(
         "--task",
         default="auto",
@@ -355,14 +370,14 @@ def _add_predict_and_evaluate_parsers(commands):
     predict = commands.add_parser(
         "predict", help="predictions, probabilities and error bars as CSV"
     )
-    predict.add_argument("model", type=Path)
+    predict.add_argument("model", type=Path, help=_MODEL_FILE_HELP)
     predict.add_argument("data", type=Path, help=_DATA_HELP + " (targets optional)")
     predict.add_argument("--target", help=_TARGET_HELP)
     predict.add_argument("--output", type=Path, help="CSV file (default: stdout)")
     evaluate = commands.add_parser(
         "evaluate", help="error, NLP, Brier score and AUC on a labelled file"
     )
-    evaluate.add_argument("model", type=Path)
+    evaluate.add_argument("model", type=Path, help=_MODEL_FILE_HELP)
     evaluate.add_argument("data", type=Path, help=_DATA_HELP)
     evaluate.add_argument("--target", help=_TARGET_HELP)
 
@@ -429,9 +444,10 @@ def build_parser():
     """The ``sparsegp`` argument parser with its five commands."""
     parser = argparse.ArgumentParser(
         prog="sparsegp",
-        description=__doc__.splitlines()[0],
+        description="Sparse Gaussian-process classifiers and regressors: a demo,\n"
+        "and fit / predict / evaluate on your own data file.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="\n".join(__doc__.splitlines()[1:]),
+        epilog=_EXAMPLES,
     )
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__}"
