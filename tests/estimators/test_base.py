@@ -1,8 +1,20 @@
 """The one-vs-rest helpers shared by the classifiers (``sparsegp.estimators._base``)."""
 
-import numpy as np
+import warnings
 
-from sparsegp.estimators._base import one_vs_rest, per_problem, positive_classes
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+from sparsegp import FITCGPClassifier, IVMRegressor
+from sparsegp.estimators._base import (
+    offset_names,
+    one_vs_rest,
+    per_problem,
+    positive_classes,
+    warn_at_bounds,
+)
 
 
 def test_two_classes_are_one_problem_with_the_second_class_positive():
@@ -28,3 +40,28 @@ def test_per_problem_unwraps_one_value_and_lists_or_stacks_several():
     stacked = per_problem([1.5, 2.5], stack=True)
     assert isinstance(stacked, np.ndarray)
     np.testing.assert_array_equal(stacked, [1.5, 2.5])
+
+
+def test_offsets_are_the_constant_terms_of_the_top_level_sum():
+    kernel = ConstantKernel() * RBF() + ConstantKernel() + WhiteKernel()
+    assert offset_names(kernel) == {"k1__k2__constant_value"}
+    assert offset_names(ConstantKernel() * RBF()) == set()
+
+
+def test_an_offset_the_data_do_not_need_is_no_warning_but_a_separable_amplitude_is():
+    kernel = ConstantKernel(1e5, (1e-5, 1e5)) * RBF(1.0) + ConstantKernel(
+        1e-5, (1e-5, 1e5)
+    )
+    with pytest.warns(ConvergenceWarning) as caught:
+        warn_at_bounds(kernel, FITCGPClassifier())
+    (warning,) = caught  # the amplitude's, not the offset's
+    assert "k1__k1__constant_value ended on its upper bound" in str(warning.message)
+    assert "separable" in str(warning.message)
+    regression = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(1e-5, (1e-5, 1.0))
+    with pytest.warns(ConvergenceWarning, match="noise-free"):
+        warn_at_bounds(regression, IVMRegressor())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_at_bounds(
+            ConstantKernel(1.0) * RBF(1.0) + ConstantKernel(1e-5), IVMRegressor()
+        )

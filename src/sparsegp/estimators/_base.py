@@ -23,13 +23,14 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import issparse
 from scipy.special import log_ndtr, ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import (
     RBF,
     CompoundKernel,
     ConstantKernel,
     Kernel,
+    Sum,
 )
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -314,13 +315,28 @@ def warn_ep_not_converged(estimator, n_sweeps, tol, stacklevel=3):
     )
 
 
+def offset_names(kernel, prefix=""):
+    """Names of the hyperparameters of ``kernel``'s constant offsets: the
+    ``ConstantKernel`` terms of its top-level sum (``k2__constant_value`` in
+    ``C * RBF + C``)."""
+    if isinstance(kernel, Sum):
+        return offset_names(kernel.k1, f"{prefix}k1__") | offset_names(
+            kernel.k2, f"{prefix}k2__"
+        )
+    if isinstance(kernel, ConstantKernel):
+        return {f"{prefix}constant_value"}
+    return set()
+
+
 def warn_at_bounds(kernel, estimator):
     """``ConvergenceWarning`` for each learnt hyperparameter that ended on a bound.
 
     A length-scale or amplitude on its bound usually means inputs in units the
-    default kernel does not suit (standardise ``X``) or bounds to widen.
+    default kernel does not suit (standardise ``X``) or bounds to widen. A constant
+    offset on its lower bound is the evidence saying the data need none: no warning.
     """
     theta, start = kernel.theta, 0
+    offsets = offset_names(kernel)
     for hyperparameter in kernel.hyperparameters:
         if hyperparameter.fixed:
             continue
@@ -328,15 +344,31 @@ def warn_at_bounds(kernel, estimator):
         values, bounds = theta[start : start + size], np.log(hyperparameter.bounds)
         start += size
         for side, limit in (("lower", bounds[:, 0]), ("upper", bounds[:, 1])):
+            if side == "lower" and hyperparameter.name in offsets:
+                continue
             if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
                 warnings.warn(
                     f"{type(estimator).__name__}: the learnt {hyperparameter.name} "
-                    f"ended on its {side} bound ({np.exp(limit).min():.3g}). Harmless "
-                    "for a term the data do not need (e.g. a constant offset at its "
-                    "lower bound); otherwise standardise X or widen the kernel's bounds.",
+                    f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
+                    f"{_bound_advice(estimator, hyperparameter.name, side)}",
                     ConvergenceWarning,
                     stacklevel=3,
                 )
+
+
+def _bound_advice(estimator, name, side):
+    """What a hyperparameter on a bound means, and what to do about it."""
+    if is_classifier(estimator) and side == "upper" and "constant_value" in name:
+        return (
+            "the classes are (nearly) separable under this kernel, and the evidence "
+            "grows with the latent scale: the probabilities are sound, but the latent "
+            "mean and variance (latent_mean_and_variance) are on an arbitrary scale. "
+            "Fix the amplitude (e.g. ConstantKernel(1.0, 'fixed')) for latent error "
+            "bars that can be read."
+        )
+    if "noise_level" in name and side == "lower":
+        return "the targets look noise-free, or the kernel interpolates their noise."
+    return "standardise X, or widen the kernel's bounds."
 
 
 def restore_on_failure(fit):
