@@ -17,6 +17,7 @@ from sparsegp.datasets import load_file
 from sparsegp.persistence import load_model
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     out = tmp_path / "demo.png"
     main(["demo", "--out", str(out), "--n-train", "120"])
@@ -354,7 +355,8 @@ def test_evaluate_without_the_label_column_says_so(fitted_on_csv, capsys):
 def test_predict_into_a_closed_pipe_is_quiet(fitted_on_csv):
     folder, _, model = fitted_on_csv
     many = folder / "many.csv"
-    rows = list(csv.reader(open(folder / "test.csv")))
+    with open(folder / "test.csv", newline="") as handle:
+        rows = list(csv.reader(handle))
     _write_csv(many, rows[0], rows[1:] * 200)
     command = f"{sys.executable} -m sparsegp predict {model} {many} --target outcome | head -1"
     result = subprocess.run(command, shell=True, capture_output=True, text=True)

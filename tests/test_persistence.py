@@ -32,6 +32,7 @@ ESTIMATORS = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("suffix", [".skops", ".joblib"])
 def test_round_trip_predicts_identically(tmp_path, estimator, suffix):

@@ -43,6 +43,7 @@ def test_binary_and_multiclass_decision_boundaries_and_uncertainty():
         assert "latent standard deviation" in ax.get_title()
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_regressor_uncertainty_is_the_predictive_std():
     X = np.random.default_rng(0).uniform(-2, 2, (60, 2))
     model = IVMRegressor(active_set_size=15, random_state=0).fit(X, X[:, 0])

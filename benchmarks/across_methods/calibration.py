@@ -72,6 +72,22 @@ def estimators(d_ivm):
     }
 
 
+def label(name):
+    """A curve's name in the figure's legend: the method and its size, not a key."""
+    method, _, rest = name.partition("_")
+    size = rest.split("_")[0]
+    return {
+        "ep": f"full EP ({size}-point subset)",
+        "fitc": f"FITC-EP, M = {size}",
+        "ivm": f"IVM, d = {size}"
+        + (", FITC posterior" if name.endswith("_fitc") else ""),
+        "nlp": f"NLP classifier, d = {size}",
+        "online": f"online GP, d = {size}",
+        "rvm": f"RVM, {size} candidates",
+        "svc": "libsvm + Platt",
+    }[method]
+
+
 def tasks():
     """``(name, data, IVM size, standardise?)``."""
     yield "magic", load_magic(0), 1000, True
@@ -91,7 +107,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rows = []
     all_tasks = list(tasks())
-    figure, axes = plt.subplots(1, len(all_tasks), figsize=(13, 6.5))
+    figure, axes = plt.subplots(1, len(all_tasks), figsize=(13, 7.5))
     with threadpool_limits(1):
         for ax, (dataset, (X, y, X_test, y_test), d_ivm, standardise) in zip(
             axes, all_tasks, strict=True
@@ -118,7 +134,7 @@ def main(argv=None):
                 ece = expected_calibration_error(y_test > 0, positive, n_bins=N_BINS)
                 rows.append(dict(result.__dict__, ece=ece))
                 CalibrationDisplay.from_predictions(
-                    y_test > 0, positive, n_bins=N_BINS, name=name, ax=ax
+                    y_test > 0, positive, n_bins=N_BINS, name=label(name), ax=ax
                 )
                 print(
                     f"{dataset} {name}: {100 * result.error:.2f} % / "
@@ -127,9 +143,11 @@ def main(argv=None):
                     flush=True,
                 )
             ax.set_title(dataset)
-            ax.legend(fontsize=7, loc="upper left")
-    if args.figure:
-        figure.tight_layout()
+            ax.get_legend().remove()
+    if args.figure:  # one legend for both panels, below them
+        handles, labels = axes[0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc="lower center", ncol=3, fontsize=9)
+        figure.tight_layout(rect=(0, 0.14, 1, 1))
         figure.savefig(args.figure, dpi=90)
     save_run(args.out, rows)
 

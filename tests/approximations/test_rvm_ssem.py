@@ -51,6 +51,7 @@ def test_regression_e_step_equals_the_dense_posterior_and_evidence():
     assert post.residual == pytest.approx(np.sum((t - Psi @ post.mean) ** 2))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("seed", range(4))
 def test_em_never_decreases_the_evidence_but_by_the_add_prune_term(seed):
     """EM steps increase eq. 11; a basis function entering at α = L or leaving at
@@ -224,6 +225,7 @@ def test_converged_mackay_is_a_stationary_point_of_the_evidence():
     assert abs(up / (2 * eps)) < 1e-3
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_noise_held_during_the_sweep_is_learnt_afterwards():
     """``learn_noise="after_sweep"``: σ² stays at its initial value while basis
     functions are added and is learnt by the final batch EM, at a stationary point."""

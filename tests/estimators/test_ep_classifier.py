@@ -16,6 +16,9 @@ from sparsegp.datasets import make_xor_clusters
 EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [EPGPClassifier(max_iter_optimizer=5, random_state=0)],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,

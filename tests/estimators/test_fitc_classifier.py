@@ -14,6 +14,9 @@ from sparsegp.datasets import make_xor_clusters
 from ..conftest import small_problem
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
         FITCGPClassifier(

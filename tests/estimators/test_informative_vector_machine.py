@@ -12,6 +12,9 @@ from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
         IVMClassifier(

@@ -16,6 +16,7 @@ def test_string_labels_given_to_a_regressor_get_a_clear_error(regressor):
         regressor().fit(X, np.array(["spam", "ham"] * 10))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("regressor", REGRESSORS)
 def test_numbers_written_as_strings_are_numbers(regressor):
     X = np.random.default_rng(0).random((30, 2))

@@ -38,6 +38,7 @@ def interruption(estimator):
     return interrupted_on_third_call(Probit, "moments")
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("make", ESTIMATORS, ids=lambda e: e.__name__)
 def test_interrupted_fit_leaves_the_estimator_as_it_was(make):
     X, y = make_xor_clusters(60, random_state=0)

@@ -13,6 +13,7 @@ X = np.random.default_rng(0).standard_normal((40, 2))
 y = np.where(X[:, 0] > 0, 1, -1)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_with_logging_configured_progress_is_logged_not_printed(caplog, capsys):
     with caplog.at_level(logging.DEBUG, logger="sparsegp"):
         EPGPClassifier(verbose=2, random_state=0).fit(X, y)
@@ -29,6 +30,7 @@ def test_without_logging_configured_progress_is_printed(monkeypatch, capsys):
     assert "RVMRegressor:" in capsys.readouterr().out
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("verbose", [0, False])
 def test_quiet_fits_report_nothing(verbose, caplog, capsys):
     with caplog.at_level(logging.DEBUG, logger="sparsegp"):

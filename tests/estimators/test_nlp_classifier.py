@@ -10,6 +10,9 @@ from sparsegp import EPGPClassifier, NLPSparseGPClassifier
 from sparsegp.datasets import make_xor_clusters
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
         NLPSparseGPClassifier(
@@ -48,6 +51,7 @@ def test_learns_xor_lowers_its_loss_and_is_reproducible():
     assert mean.shape == (3,) and np.all(var > 0)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_fixing_the_slope_changes_little():
     """λ and the amplitude are redundant at the fixed point (§2.5): fixing λ = 1
     changes the model little."""
@@ -92,6 +96,7 @@ def test_any_kernel_works_with_fixed_hyperparameters():
     assert clf.n_outer_iterations_ == 1 and len(clf.active_set_) == 12
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_verbose_fit_shows_the_optimizer_progress(capsys):
     X, y = make_xor_clusters(120, random_state=0)
     NLPSparseGPClassifier(
@@ -100,6 +105,7 @@ def test_verbose_fit_shows_the_optimizer_progress(capsys):
     assert "NLP: validation loss" in capsys.readouterr().err
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_validation_sample_as_large_as_the_data_is_the_paper_method():
     X, y = make_xor_clusters(150, random_state=0)
     fits = [
@@ -176,6 +182,7 @@ def test_plateau_ignores_noise_but_registers_a_slow_descent():
     assert run([0.30, 0.25, 0.25, 0.25], standard_error=0.001, tol=0.5) == 4
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_single_precision_store_gives_the_double_precision_classifier():
     X, y = make_xor_clusters(300, random_state=0)
     X_test, _ = make_xor_clusters(200, random_state=1)

@@ -16,6 +16,9 @@ from sparsegp.datasets import (
 )
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
         RVMRegressor(max_iter=50),
@@ -63,6 +66,7 @@ def test_regressor_prediction_is_the_weight_posterior(normalize_y):
     np.testing.assert_allclose(std**2, rvm.noise_ + latent, rtol=1e-8)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])
 def test_classifier_learns_xor_with_few_relevance_vectors(mean_field):
     X, y = make_xor_clusters(300, random_state=0)
@@ -123,6 +127,7 @@ def gaussian_classes(n, seed, d=20):
     return rng.standard_normal((n, d)) + y[:, None] * (2 / np.sqrt(d)), y
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("seed", [1, 2])
 def test_batch_start_finds_the_classes_a_wide_kernel_hides_from_the_sweep(seed):
     """With a kernel 4× the data's scale every basis function is nearly constant: none
@@ -158,6 +163,7 @@ def test_regressor_batch_start_reaches_a_sparser_model_of_higher_evidence(seed):
     assert error < 1e-3
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])
 def test_small_banana_is_learnt_from_a_batch_start(mean_field):
     """On banana's first 100 points the sweep from an empty model ended at 40 % test
@@ -167,6 +173,7 @@ def test_small_banana_is_learnt_from_a_batch_start(mean_field):
     assert model.score(X_test, y_test) > 0.8
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("mean_field", ["tap", "naive", "laplace"])
 def test_every_mean_field_fits_banana_without_a_crash(mean_field):
     # With Tipping & Faul's newcomers naive mean field's cavity variances overflowed

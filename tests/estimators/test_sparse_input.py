@@ -39,6 +39,7 @@ def sparse_problem():
     return X, y
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("estimator", CLASSIFIERS, ids=lambda e: type(e).__name__)
 def test_sparse_and_dense_classifier_fits_agree(estimator):
     X, y = sparse_problem()
@@ -47,6 +48,7 @@ def test_sparse_and_dense_classifier_fits_agree(estimator):
     np.testing.assert_allclose(sparse, dense, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("estimator", REGRESSORS, ids=lambda e: type(e).__name__)
 def test_sparse_and_dense_regressor_fits_agree(estimator):
     X, y = sparse_problem()

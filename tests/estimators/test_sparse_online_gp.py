@@ -123,6 +123,9 @@ def test_bad_input_gets_clear_errors():
         SparseOnlineGPRegressor(max_basis_vectors=0).fit(X, y)
 
 
+# scikit-learn's checks fit toy data under the iteration caps set here for speed:
+# convergence and bound warnings are expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(
     [
         SparseOnlineGPRegressor(

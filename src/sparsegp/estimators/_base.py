@@ -277,7 +277,7 @@ def in_memory_only(estimator):
 def _numeric_targets(estimator, y):
     """``y`` as floats, or a ``ValueError`` naming a value that is not a number."""
     values = np.asarray(y)
-    if values.dtype.kind in "biuf":
+    if values.dtype.kind in "biufc":  # complex: validate_data refuses it by name
         return y
     try:
         return values.astype(np.float64)
