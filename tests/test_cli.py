@@ -375,3 +375,34 @@ def test_every_argument_of_every_command_says_what_it_is():
     text = parser.format_help()
     assert "``" not in text and "\\" not in text
     assert "--model ivm --target label --output model.skops\n" in text
+
+
+def test_the_label_column_is_found_by_the_name_saved_at_fit(fitted_on_csv, capsys):
+    folder, _, model = fitted_on_csv  # fitted with --target outcome (a middle column)
+    main(["evaluate", str(model), str(folder / "test.csv")])  # no --target needed
+    assert "| error |" in capsys.readouterr().out
+
+
+def test_feature_columns_are_checked_by_name_and_order(fitted_on_csv, capsys):
+    folder, X, model = fitted_on_csv
+    _write_csv(folder / "swapped.csv", ["b", "a"], X[200:, ::-1].tolist())
+    _write_csv(folder / "renamed.csv", ["a", "c"], X[200:].tolist())
+    for name, says in (("swapped", "another order"), ("renamed", "lacks ['b']")):
+        for command in ("predict", "evaluate"):
+            with pytest.raises(SystemExit) as exit_info:
+                main([command, str(model), str(folder / f"{name}.csv")])
+            assert exit_info.value.code == 2
+            message = capsys.readouterr().err
+            assert says in message and "['a', 'b']" in message, message
+
+
+def test_a_label_column_first_is_not_taken_for_a_feature_silently(tmp_path, capsys):
+    X, y = make_moons(60, noise=0.2, random_state=0)
+    rows = [[label, *x] for x, label in zip(X.tolist(), y, strict=True)]
+    _write_csv(tmp_path / "first.csv", ["label", "f0", "f1"], rows)
+    command = ["fit", str(tmp_path / "first.csv"), "--model", "ivm", "--output"]
+    with pytest.raises(SystemExit):
+        main([*command, str(tmp_path / "m.skops")])
+    assert "Pass --target label to classify" in capsys.readouterr().err
+    main([*command, str(tmp_path / "m.skops"), "--target", "label"])
+    assert "IVMClassifier fitted on 60 samples" in capsys.readouterr().out

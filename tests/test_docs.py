@@ -39,8 +39,10 @@ def test_docs_build_strictly_with_every_estimator(tmp_path):
     # the docstrings' Sphinx roles and maths rendered (docs/griffe_restructuredtext.py)
     assert not re.search(r":(class|func|meth|mod|attr|data|exc):`", api)
     assert ".. math::" not in api and 'class="arithmatex"' in api
-    for inherited in ("predict_proba", "latent_mean_and_variance", "decision_function"):
-        assert f'id="sparsegp.FITCGPClassifier.{inherited}"' in api, inherited
+    for name in sparsegp.__all__:
+        if name.endswith("Classifier"):
+            for method in ("predict_proba", "latent_mean_and_variance", "fit"):
+                assert f'id="sparsegp.{name}.{method}"' in api, (name, method)
 
 
 def test_every_example_of_the_docs_runs(capsys):

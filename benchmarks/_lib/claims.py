@@ -81,10 +81,10 @@ def _pct(key):
 def _real_size():
     labels = {
         "ep_2000_subset": "Full EP ([RW06]), random 2 000-point subset",
-        "ivm_1000": "IVM ([LSH02]), d = 1 000, defaults",
-        "ivm_400": "IVM ([LSH02]), d = 400, defaults",
-        "ivm_1000_fitc": "IVM d = 1 000, [NGH07] §6 FITC posterior",
-        "ivm_400_fitc": "IVM d = 400, [NGH07] §6 FITC posterior",
+        "ivm_1000": "IVM ([LSH02]), d = 1 000, defaults ([NGH07] §6 posterior)",
+        "ivm_400": "IVM ([LSH02]), d = 400, defaults ([NGH07] §6 posterior)",
+        "ivm_1000_eq5": "IVM d = 1 000, the paper's eq. 5 posterior",
+        "ivm_400_eq5": "IVM d = 400, the paper's eq. 5 posterior",
         "fitc_200": "FITC-EP ([NGH07]), M = 200",
         "nlp_200": "NLP classifier ([SSK09]), d = 200",
         "online_200": "Sparse online GP ([Csa02]), d = 200",

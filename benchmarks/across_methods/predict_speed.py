@@ -57,7 +57,13 @@ def classifiers(kernel):
             N_TRAIN,
         ),
         "IVM (d = 1 000)": (
-            IVMClassifier(kernel, active_set_size=1000, optimizer=None, random_state=0),
+            IVMClassifier(
+                kernel,
+                active_set_size=1000,
+                optimizer=None,
+                posterior="active_set",
+                random_state=0,
+            ),
             N_TRAIN,
         ),
         "NLP (d = 200)": (

@@ -42,9 +42,11 @@ ESTIMATORS = {
     "ep": lambda: EPGPClassifier(random_state=0),
     "fitc_20": lambda: FITCGPClassifier(n_inducing=20, random_state=0),
     "nlp_80": lambda: NLPSparseGPClassifier(max_basis_vectors=80, random_state=0),
-    "ivm_100": lambda: IVMClassifier(active_set_size=100, random_state=0),
+    "ivm_100": lambda: IVMClassifier(
+        active_set_size=100, posterior="active_set", random_state=0
+    ),
     "ivm_1000_large": lambda: IVMClassifier(
-        active_set_size=1000, optimizer=None, random_state=0
+        active_set_size=1000, optimizer=None, posterior="active_set", random_state=0
     ),
     "online_80": lambda: SparseOnlineGPClassifier(max_basis_vectors=80, random_state=0),
     "online_500_large": lambda: SparseOnlineGPClassifier(

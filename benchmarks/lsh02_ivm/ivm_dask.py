@@ -35,6 +35,7 @@ def ivm(d):
         selection="greedy",
         optimizer=None,
         store_dtype="float64",
+        posterior="active_set",
         random_state=0,
     )
 

@@ -40,6 +40,7 @@ def fit(X, y, X_test, y_test, d, store_dtype):
         bias_variance=0.1,
         selection="randomized",
         store_dtype=store_dtype,
+        posterior="active_set",
         random_state=0,
     )
     start = time.perf_counter()

@@ -69,6 +69,7 @@ def ivm(amplitude, length_scale_squared, d, seed, selection, n_full_greedy=198):
         bias_variance=0.1,
         selection=selection,
         n_full_greedy=n_full_greedy,
+        posterior="active_set",
         random_state=seed,
     )
 

@@ -49,7 +49,10 @@ def main(argv=None):
             (
                 "ivm",
                 IVMClassifier(
-                    active_set_size=M, selection="randomized", random_state=0
+                    active_set_size=M,
+                    selection="randomized",
+                    posterior="active_set",
+                    random_state=0,
                 ),
             ),
         ]:

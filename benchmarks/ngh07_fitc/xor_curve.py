@@ -61,7 +61,10 @@ MODELS = {
         n_inducing=m, inducing_init="ivm", optimize_inducing=False, random_state=seed
     ),
     "ivm": lambda m, seed: IVMClassifier(
-        active_set_size=m, selection="randomized", random_state=seed
+        active_set_size=m,
+        selection="randomized",
+        posterior="active_set",
+        random_state=seed,
     ),
 }
 

@@ -92,7 +92,10 @@ def against_the_ivm():
         for realization in range(3):
             X, y, X_test, y_test = load_ida(dataset, realization)
             ivm = IVMClassifier(
-                active_set_size=0.2, selection="randomized", random_state=0
+                active_set_size=0.2,
+                selection="randomized",
+                posterior="active_set",
+                random_state=0,
             )
             nlp = NLPSparseGPClassifier(random_state=0)
             ivm_s, ivm_err = fit_seconds(ivm, X, y, X_test, y_test)

@@ -194,6 +194,8 @@ def run_fit(args):
     data = load_file(args.data, args.target)
     if data.y is None:
         raise ValueError(f"{args.data} has no targets (an array 'y') to fit to.")
+    if args.target is None and Path(args.data).suffix.lower() == ".csv":
+        _refuse_a_guessed_continuous_target(data)
     model = build_model(
         args.model,
         args.task,
@@ -205,6 +207,8 @@ def run_fit(args):
     start = time.perf_counter()
     model.fit(data.X, data.y)
     seconds = time.perf_counter() - start
+    # what predict and evaluate check a file's columns against
+    model.data_columns_ = {"features": data.feature_names, "target": data.target_name}
     save_model(model, args.output)
     final = model[-1] if isinstance(model, Pipeline) else model
     print(
@@ -241,9 +245,55 @@ def prediction_table(model, X):
     return columns
 
 
+def _refuse_a_guessed_continuous_target(data):
+    """A ``ValueError`` when the default target (the last column) looks continuous
+    but the first column looks like class labels: the label column was likely first."""
+    if not data.feature_names or not type_of_target(data.y).startswith("continuous"):
+        return
+    if not type_of_target(data.X[:, 0]).startswith("continuous"):
+        raise ValueError(
+            f"--target not given: the last column, {data.target_name!r}, would be the "
+            f"target and looks continuous (regression), while the first, "
+            f"{data.feature_names[0]!r}, looks like class labels. Pass --target "
+            f"{data.feature_names[0]} to classify, or --target {data.target_name} to "
+            "regress on the last column."
+        )
+
+
+def load_for_model(model, path, target):
+    """``path`` read for a fitted ``model``: with the feature columns saved at fit (a
+    model from ``sparsegp fit`` on a CSV), its label column found by name and its
+    feature columns checked by name and order."""
+    saved = getattr(model, "data_columns_", None)
+    csv_file = Path(path).suffix.lower() == ".csv"
+    if saved is None or not csv_file:
+        return load_file(path, target, n_features=model.n_features_in_)
+    if target is None and saved["target"] in _csv_header(path):
+        target = saved["target"]
+    data = load_file(path, target, n_features=model.n_features_in_)
+    if data.feature_names != saved["features"]:
+        missing = [c for c in saved["features"] if c not in data.feature_names]
+        extra = [c for c in data.feature_names if c not in saved["features"]]
+        problem = (
+            f"lacks {missing}" + (f" and has {extra} besides" if extra else "")
+            if missing or extra
+            else "has them in another order"
+        )
+        raise ValueError(
+            f"{Path(path).name} {problem}: the model was fitted on the columns "
+            f"{saved['features']} (in that order) with the label {saved['target']!r}."
+        )
+    return data
+
+
+def _csv_header(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [name.strip() for name in next(csv.reader(handle), [])]
+
+
 def run_predict(args):
     model = load_model(args.model)
-    data = load_file(args.data, args.target, n_features=model.n_features_in_)
+    data = load_for_model(model, args.data, args.target)
     columns = prediction_table(model, data.X)
     handle = open(args.output, "w", newline="") if args.output else sys.stdout
     try:
@@ -295,7 +345,7 @@ def scores(model, X, y):
 
 def run_evaluate(args):
     model = load_model(args.model)
-    data = load_file(args.data, args.target, n_features=model.n_features_in_)
+    data = load_for_model(model, args.data, args.target)
     if data.y is None:
         raise ValueError(
             f"{args.data} has the model's {model.n_features_in_} feature columns and "

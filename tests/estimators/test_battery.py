@@ -13,7 +13,7 @@ draws many more at random.
 """
 
 import warnings
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
@@ -406,6 +406,32 @@ def test_inputs_of_extreme_magnitude_give_the_model_at_scale_one(classifier, sca
     np.testing.assert_allclose(
         scaled.predict_proba(scale * X), at_one.predict_proba(X), atol=tolerance
     )
+
+
+@cache
+def _training_accuracy_at_scale_one(classifier):
+    X, y = make_xor_clusters(60, random_state=1)
+    return quietly_fitted(classifier(random_state=0), X, y).score(X, y)
+
+
+@pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)
+@settings(BATTERY, max_examples=6)
+@given(
+    exponent=st.floats(-305.0, 305.0),
+    sign=st.sampled_from([1.0, -1.0]),
+)
+def test_any_finite_scale_gives_the_accuracy_at_scale_one(classifier, exponent, sign):
+    """X × ±10^e for e anywhere in float64's normal range (subnormal inputs lose bits
+    no rescaling restores): the training accuracy of the model at scale 1 — to one
+    point for FITC, whose L-BFGS-B path through 2·M pseudo-input coordinates differs
+    by rounding between scales that are not powers of two."""
+    X, y = make_xor_clusters(60, random_state=1)
+    scaled = sign * 10.0**exponent * X
+    model = quietly_fitted(classifier(random_state=0), scaled, y)
+    points = 1 if classifier is sparsegp.FITCGPClassifier else 0
+    at_one = _training_accuracy_at_scale_one(classifier)
+    assert abs(model.score(scaled, y) - at_one) <= points / len(y) + 1e-12
+    assert np.all(np.isfinite(model.predict_proba(scaled)))
 
 
 @pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)

@@ -10,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
+from sparsegp.estimators import informative_vector_machine as ivm_module
 
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
@@ -144,7 +145,11 @@ def test_auto_selection_avoids_the_label_noise_greedy_selection_picks():
     errors = {}
     for selection in ("randomized", "auto"):
         model = IVMClassifier(
-            active_set_size=100, selection=selection, optimizer=None, random_state=0
+            active_set_size=100,
+            selection=selection,
+            optimizer=None,
+            posterior="active_set",  # eq. 5: the active set alone predicts
+            random_state=0,
         ).fit(X, y)
         errors[selection] = np.mean(model.predict(X_test) != y_test)
     assert errors["randomized"] > majority_error
@@ -165,9 +170,14 @@ def noisy_imbalanced_problem():
     return X[:2000], y[:2000], X[2000:], y[2000:]
 
 
-def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins():
+@pytest.mark.parametrize("relearn", [True, False])
+def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
+    relearn, monkeypatch
+):
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
-    pass (kernel and bias kept) puts a site on every one, on the same active set."""
+    pass puts a site on every one, on the same active set, its kernel relearnt below
+    ``_RELEARN_SIZE`` and kept above."""
+    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", 2e10 if relearn else 0.0)
     X, y, X_test, y_test = noisy_imbalanced_problem()
     scores = {}
     for posterior in ("active_set", "auto"):
@@ -183,7 +193,7 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins():
             model.kernel_.get_params(),
         )
     np.testing.assert_array_equal(scores["auto"][2], scores["active_set"][2])
-    assert scores["auto"][3] == scores["active_set"][3]
+    assert (scores["auto"][3] != scores["active_set"][3]) == relearn
     assert scores["auto"][1] < scores["active_set"][1] - 0.01
     assert scores["auto"][0] <= scores["active_set"][0] + 0.005
 
@@ -203,18 +213,19 @@ def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
 
 
 def test_auto_selection_keeps_greedy_where_it_is_more_accurate():
-    """Clean digits (4 against the rest): greedy 0.5 % test error, uniform 5.7 %."""
+    """Clean digits (4 against the rest): greedy 0.5 % test error, uniform 5.7 %; the
+    default posterior is then the FITC pass on the greedy set."""
     X, digits = load_digits(return_X_y=True)
     y = np.where(digits == 4, 1, -1)
     model = IVMClassifier(active_set_size=100, optimizer=None, random_state=0)
     model.fit(X[:1200] / 16.0, y[:1200])
     assert model.selection_used_ == "randomized"
     assert np.mean(model.predict(X[1200:] / 16.0) != y[1200:]) < 0.02
-    eq5 = IVMClassifier(
-        active_set_size=100, optimizer=None, posterior="active_set", random_state=0
+    fitc = IVMClassifier(
+        active_set_size=100, optimizer=None, posterior="fitc", random_state=0
     ).fit(X[:1200] / 16.0, y[:1200])
     np.testing.assert_array_equal(
-        model.predict_proba(X[1200:] / 16.0), eq5.predict_proba(X[1200:] / 16.0)
+        model.predict_proba(X[1200:] / 16.0), fitc.predict_proba(X[1200:] / 16.0)
     )
 
 
