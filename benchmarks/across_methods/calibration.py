@@ -72,15 +72,22 @@ def estimators(d_ivm):
     }
 
 
+TITLES = {
+    "magic": "MAGIC gamma, standardised",
+    "mnist13_4_n7291": "MNIST 13×13, 4 against the rest",
+}
+
+
 def label(name):
-    """A curve's name in the figure's legend: the method and its size, not a key."""
+    """A curve's name in the figure's legend: the method and its size, not a key (the
+    IVM's size differs between the panels: their titles give it)."""
     method, _, rest = name.partition("_")
     size = rest.split("_")[0]
     return {
         "ep": f"full EP ({size}-point subset)",
         "fitc": f"FITC-EP, M = {size}",
-        "ivm": f"IVM, d = {size}"
-        + (", FITC posterior" if name.endswith("_fitc") else ""),
+        "ivm": "IVM, "
+        + ("the paper's eq. 5" if name.endswith("_eq5") else "default posterior"),
         "nlp": f"NLP classifier, d = {size}",
         "online": f"online GP, d = {size}",
         "rvm": f"RVM, {size} candidates",
@@ -142,7 +149,7 @@ def main(argv=None):
                     f"fit {result.fit_seconds:.1f} s",
                     flush=True,
                 )
-            ax.set_title(dataset)
+            ax.set_title(f"{TITLES[dataset]} (IVM: d = {d_ivm})")
             ax.get_legend().remove()
     if args.figure:  # one legend for both panels, below them
         handles, labels = axes[0].get_legend_handles_labels()

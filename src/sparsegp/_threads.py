@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
+from typing import Any
 
+import threadpoolctl
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["fit_threads", "one_blas_thread"]
@@ -34,16 +37,50 @@ def _controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+#: Fits inside :func:`fit_threads` now, and the limit that restores the caller's
+#: thread counts when the last of them ends (the counts are process-wide: two fits
+#: overlapping in two threads must not restore them under each other).
+_fits_running = 0
+_caller_limits: Any = None
+_fits_lock = threading.Lock()
+
+
+def _take_control_of_openblas() -> None:
+    """threadpoolctl lets one Python thread at a time set OpenBLAS's process-wide
+    count (the first that limited it, until it restores), and ignores the others:
+    a fit started in a worker thread while another thread holds a limit, or ending
+    after the thread that limited it, would change nothing. Hand control to this
+    thread (threadpoolctl's ``force`` clearing, meant for this)."""
+    controller = getattr(threadpoolctl, "OpenBLASController", None)
+    if controller is not None and hasattr(controller, "clear_controlling_thread"):
+        controller.clear_controlling_thread(force=True)
+
+
 @contextlib.contextmanager
 def fit_threads():
     """Run a fit with one BLAS and one OpenMP thread.
 
     OpenMP is limited too: scikit-learn's k-means (FITC's initial pseudo-inputs) runs
     its small Lloyd steps on OpenMP threads, which spin like the BLAS's on a busy
-    machine. The caller's thread counts are restored on exit.
+    machine. The first fit to start in this process sets the limit and the last to
+    end restores the caller's counts, so that fits in several threads at once all run
+    with one thread.
     """
-    with _controller().limit(limits=1):
+    global _fits_running, _caller_limits
+    with _fits_lock:
+        if _fits_running == 0:
+            _take_control_of_openblas()
+            _caller_limits = _controller().limit(limits=1)
+        _fits_running += 1
+    try:
         yield
+    finally:
+        with _fits_lock:
+            _fits_running -= 1
+            if _fits_running == 0:
+                _take_control_of_openblas()
+                _caller_limits.restore_original_limits()
+                _caller_limits = None
 
 
 def one_blas_thread(method):

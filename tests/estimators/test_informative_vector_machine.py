@@ -177,7 +177,7 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
     pass puts a site on every one, on the same active set, its kernel relearnt below
     ``_RELEARN_SIZE`` and kept above."""
-    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", 2e10 if relearn else 0.0)
+    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", 5e9 if relearn else 0.0)
     X, y, X_test, y_test = noisy_imbalanced_problem()
     scores = {}
     for posterior in ("active_set", "auto"):
