@@ -65,3 +65,9 @@ def test_an_offset_the_data_do_not_need_is_no_warning_but_a_separable_amplitude_
         warn_at_bounds(
             ConstantKernel(1.0) * RBF(1.0) + ConstantKernel(1e-5), IVMRegressor()
         )
+
+
+def test_a_bound_warning_names_the_one_vs_rest_problem():
+    kernel = ConstantKernel(1.0) * RBF(1e5, (1e-5, 1e5))
+    with pytest.warns(ConvergenceWarning, match=r"\(class 'b' against the rest\): the"):
+        warn_at_bounds(kernel, FITCGPClassifier(), "class 'b' against the rest")

@@ -24,7 +24,7 @@ from scipy.sparse import csr_matrix
 from sklearn.base import clone, is_classifier
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF
+from sklearn.gaussian_process.kernels import RBF, DotProduct
 
 import sparsegp
 from sparsegp import _memory
@@ -434,6 +434,41 @@ def test_any_finite_scale_gives_the_accuracy_at_scale_one(classifier, exponent, 
     at_one = _training_accuracy_at_scale_one(classifier)
     assert abs(model.score(scaled, y) - at_one) <= points / len(y) + 1e-12
     assert np.all(np.isfinite(model.predict_proba(scaled)))
+
+
+@pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)
+@settings(BATTERY, max_examples=6)
+@given(exponent=st.floats(0.0, 17.0), sign=st.sampled_from([1.0, -1.0]))
+def test_any_offset_gives_the_accuracy_at_zero_or_is_refused(
+    classifier, exponent, sign
+):
+    """X + ±10^e (a timestamp, a distant origin): the squared distances' cancellation
+    once sent FITC to chance at 10⁸ and every method at 10¹²; the offset is now taken
+    off first, and where it has already rounded the values away (10¹⁵ on inputs of
+    range 6) the fit says so."""
+    X, y = make_xor_clusters(60, random_state=1)
+    shifted = X + sign * 10.0**exponent
+    try:
+        model = quietly_fitted(classifier(random_state=0), shifted, y)
+    except ValueError as error:
+        assert "Subtract" in str(error) and "where the data are made" in str(error)
+        assert exponent > 14.0
+        return
+    # one point of 60 for FITC's path, and where the offset rounds the inputs
+    # themselves (at 10¹⁰ to 10⁻⁶ of their range, at 3·10¹⁴ to a sixteenth)
+    rounded = classifier is sparsegp.FITCGPClassifier or exponent > 10.0
+    at_zero = _training_accuracy_at_scale_one(classifier)
+    assert abs(model.score(shifted, y) - at_zero) <= rounded / len(y) + 1e-12
+
+
+def test_a_non_stationary_kernel_is_never_shifted():
+    X, y = make_xor_clusters(60, random_state=1)
+    model = quietly_fitted(
+        sparsegp.EPGPClassifier(DotProduct(), optimizer=None), X + 1e6, y
+    )
+    assert model.input_offset_ == 0.0
+    shifted = quietly_fitted(sparsegp.EPGPClassifier(optimizer=None), X + 1e6, y)
+    np.testing.assert_allclose(shifted.input_offset_, 1e6 + np.zeros(2), rtol=1e-5)
 
 
 @pytest.mark.parametrize("classifier", CLASSIFIER_TYPES, ids=lambda e: e.__name__)

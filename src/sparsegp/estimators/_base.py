@@ -11,6 +11,7 @@ estimators that fit on a cluster implement and the others refuse (``docs/dask.md
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import logging
 import warnings
@@ -40,6 +41,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks
+from ._input_units import conditioned_inputs
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -75,6 +77,10 @@ def per_problem(values, stack=False):
 def positive_classes(classes):
     """The class each binary problem separates from the rest (one for two classes)."""
     return classes[1:] if len(classes) == 2 else classes
+
+
+def _against_the_rest(positive):
+    return f"class {str(positive)!r} against the rest"
 
 
 def one_vs_rest(classes, y):
@@ -153,16 +159,26 @@ def fitted_model(fit) -> FittedModel:
 LOGGER = logging.getLogger("sparsegp")
 
 
+#: The one-vs-rest problem being fitted in this context (``"class 'a' against the
+#: rest"``), named in every progress message; None for one binary or joint model.
+_PROBLEM: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "sparsegp_problem", default=None
+)
+
+
 def report_progress(estimator, message, level=1):
     """Show a fit's progress when ``estimator.verbose >= level``.
 
     With logging configured (a handler on the ``sparsegp`` logger or the root), the
     message goes to the ``sparsegp`` logger — at INFO for ``level=1``, DEBUG for
     ``level=2`` — so applications route and filter it as they do their own; without,
-    it is printed, as scikit-learn's ``verbose`` does.
+    it is printed, as scikit-learn's ``verbose`` does. In a one-vs-rest fit each
+    message names the class being separated from the rest.
     """
     if estimator.verbose < level:
         return
+    if (problem := _PROBLEM.get()) is not None:
+        message = f"{message} ({problem})"
     if LOGGER.hasHandlers():
         LOGGER.log(logging.INFO if level <= 1 else logging.DEBUG, message)
     else:
@@ -212,57 +228,14 @@ def validate_dense(estimator, X, y="no_validation", **options):
         X = validate_data(
             estimator, X, dtype=np.float64, accept_sparse="csr", **options
         )
-        return _rescaled_inputs(estimator, X.toarray() if issparse(X) else X, reset)
+        return conditioned_inputs(estimator, X.toarray() if issparse(X) else X, reset)
     if options.get("y_numeric"):
         y = _numeric_targets(estimator, y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
     )
-    return _rescaled_inputs(estimator, X.toarray() if issparse(X) else X, reset), y
-
-
-#: Inputs whose largest magnitude lies outside this range are rescaled by a power of
-#: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
-_INPUT_RANGE = (2.0**-40, 2.0**40)
-#: Below this share of the largest magnitude, the typical input's square underflows
-#: once the largest is brought near 1: the kernel could tell those points apart no more.
-_SMALLEST_SHARE = 1e-150
-
-
-def _rescaled_inputs(estimator, X, reset):
-    """``X / input_scale_``: at fit (``reset``) ``input_scale_`` is set to a power of two
-    that brings inputs of extreme magnitude near 1 (1 otherwise, so ordinary inputs are
-    untouched); predictions divide by the same. A power of two scales exactly."""
-    if reset:
-        estimator.input_scale_ = _input_scale(estimator, X)
-    scale = getattr(estimator, "input_scale_", 1.0)  # models saved before it existed
-    return X if scale == 1.0 else X / scale
-
-
-def _input_scale(estimator, X):
-    """The power of two ``fit`` divides ``X`` by, or a ``ValueError`` for inputs no
-    scale can make a kernel see (a value beside others 10¹⁵⁰ times smaller), or for a
-    kernel given in units that overflow."""
-    largest = float(np.max(np.abs(X), initial=0.0))
-    if largest == 0.0 or _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
-        return 1.0  # ordinary inputs: no copy of X beyond |X|'s maximum
-    name = type(estimator).__name__
-    typical = float(np.median(np.abs(X[X != 0])))
-    if typical < _SMALLEST_SHARE * largest:
-        raise ValueError(
-            f"{name}: X holds values up to {largest:.3g} beside typical ones near "
-            f"{typical:.3g}; no kernel on these inputs can tell the typical points "
-            "apart. Remove or clip the outlying values, or transform the feature "
-            "(e.g. a logarithm), then fit again."
-        )
-    if getattr(estimator, "kernel", None) is not None:
-        raise ValueError(
-            f"{name}: X's values reach {largest:.3g}, where a kernel's squared "
-            "distances over- or underflow float64. Pass kernel=None (the default "
-            "kernel follows X's scale, and X is then rescaled by a power of two "
-            "internally) or standardise X."
-        )
-    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
+    X = X.toarray() if issparse(X) else X
+    return conditioned_inputs(estimator, X, reset), y
 
 
 def in_memory_only(estimator):
@@ -328,12 +301,13 @@ def offset_names(kernel, prefix=""):
     return set()
 
 
-def warn_at_bounds(kernel, estimator):
+def warn_at_bounds(kernel, estimator, problem=None):
     """``ConvergenceWarning`` for each learnt hyperparameter that ended on a bound.
 
     A length-scale or amplitude on its bound usually means inputs in units the
     default kernel does not suit (standardise ``X``) or bounds to widen. A constant
     offset on its lower bound is the evidence saying the data need none: no warning.
+    ``problem`` names the one-vs-rest problem the kernel was learnt for.
     """
     theta, start = kernel.theta, 0
     offsets = offset_names(kernel)
@@ -347,8 +321,9 @@ def warn_at_bounds(kernel, estimator):
             if side == "lower" and hyperparameter.name in offsets:
                 continue
             if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
+                where = f" ({problem})" if problem else ""
                 warnings.warn(
-                    f"{type(estimator).__name__}: the learnt {hyperparameter.name} "
+                    f"{type(estimator).__name__}{where}: the learnt {hyperparameter.name} "
                     f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
                     f"{_bound_advice(estimator, hyperparameter.name, side)}",
                     ConvergenceWarning,
@@ -605,38 +580,56 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 f"got only one class ({self.classes_[0]})."
             )
         self._check_training_size(X)
+        positives = positive_classes(self.classes_)
         seeds = check_random_state(self.random_state).randint(
-            np.iinfo(np.int32).max, size=len(positive_classes(self.classes_))
+            np.iinfo(np.int32).max, size=len(positives)
         )
-        problems = zip(one_vs_rest(self.classes_, y), seeds, strict=True)
         if self._fits_jointly():
-            if distributed:
-                raise ValueError(
-                    f"{type(self).__name__}'s multi-class model fits in memory only; "
-                    "fit a dask array with multi_class='one_vs_rest' (the default)."
-                )
-            codes = np.searchsorted(self.classes_, y)
-            self.estimators_ = [
-                self._fit_multiclass_one_blas_thread(X, codes, seeds[0])
-            ]
-        elif distributed:  # one problem after another, each spread over the cluster
-            self.estimators_ = [
-                self._fit_binary_distributed(X, labels, seed)
-                for labels, seed in problems
-            ]
+            self.estimators_, names = (
+                [self._fit_joint(X, y, seeds[0], distributed)],
+                [None],
+            )
         else:
-            self.estimators_ = self._fit_problems(X, list(problems))
+            names = (
+                [None]
+                if len(positives) == 1
+                else list(map(_against_the_rest, positives))
+            )
+            problems = list(
+                zip(one_vs_rest(self.classes_, y), seeds, names, strict=True)
+            )
+            self.estimators_ = self._fit_one_vs_rest(X, problems, distributed)
         self._set_fitted_summaries()
         if getattr(self, "optimizer", None) is not None:
-            for model in self.estimators_:
-                warn_at_bounds(model.kernel, self)
+            for model, name in zip(self.estimators_, names, strict=True):
+                warn_at_bounds(model.kernel, self, name)
         return self
+
+    def _fit_joint(self, X, y, seed, distributed):
+        """The one multi-class model (in memory only)."""
+        if distributed:
+            raise ValueError(
+                f"{type(self).__name__}'s multi-class model fits in memory only; "
+                "fit a dask array with multi_class='one_vs_rest' (the default)."
+            )
+        codes = np.searchsorted(self.classes_, y)
+        return self._fit_multiclass_one_blas_thread(X, codes, seed)
+
+    def _fit_one_vs_rest(self, X, problems, distributed):
+        """The binary models of ``problems``: on the cluster one after another, each
+        spread over it, or in memory by :meth:`_fit_problems`."""
+        if distributed:
+            return [
+                self._fit_binary_distributed(X, labels, seed)
+                for labels, seed, _ in problems
+            ]
+        return self._fit_problems(X, problems)
 
     #: Threads a binary problem's fit may run its row blocks on (:meth:`_fit_problems`).
     _n_row_threads = 1
 
     def _fit_problems(self, X, problems):
-        """The one-vs-rest problems ``[(labels, seed)]``: up to ``n_jobs`` processes
+        """The one-vs-rest problems ``[(labels, seed, name)]``: up to ``n_jobs`` processes
         over the problems, and ``n_jobs // len(problems)`` threads in each problem's
         fit for the estimators whose fit runs on row blocks (``_n_row_threads``; a
         binary problem gets all ``n_jobs``, in this process)."""
@@ -644,17 +637,21 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         self._n_row_threads = max(1, n_jobs // len(problems))
         if len(problems) > 1 and n_jobs > 1:
             return Parallel(n_jobs=min(n_jobs, len(problems)))(
-                delayed(self._fit_binary_one_blas_thread)(X, labels, seed)
-                for labels, seed in problems
+                delayed(self._fit_binary_one_blas_thread)(X, labels, seed, name)
+                for labels, seed, name in problems
             )
         return [
-            self._fit_binary_one_blas_thread(X, labels, seed)
-            for labels, seed in problems
+            self._fit_binary_one_blas_thread(X, labels, seed, name)
+            for labels, seed, name in problems
         ]
 
     @one_blas_thread
-    def _fit_binary_one_blas_thread(self, X, y, random_state):
-        return self._fit_binary(X, y, random_state)
+    def _fit_binary_one_blas_thread(self, X, y, random_state, problem=None):
+        token = _PROBLEM.set(problem)
+        try:
+            return self._fit_binary(X, y, random_state)
+        finally:
+            _PROBLEM.reset(token)
 
     @one_blas_thread
     def _fit_multiclass_one_blas_thread(self, X, y, random_state):
@@ -680,7 +677,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if not bool(np.isfinite(X).all().compute()):
             raise ValueError("Input X contains NaN or infinity.")
         self.n_features_in_ = X.shape[1]
-        self.input_scale_ = 1.0  # the rows stay on the cluster as they are
+        # the rows stay on the cluster as they are
+        self.input_offset_, self.input_scale_ = 0.0, 1.0
         return X, y
 
     def _kernel_and_bias(self, kernel, values):

@@ -1,0 +1,115 @@
+"""Inputs in any units: shifted and rescaled before any kernel sees them.
+
+A stationary kernel sees differences of inputs, through squared distances
+``‖x‖² + ‖y‖² − 2 x·y`` (the fast form every engine uses). Two things defeat it:
+
+- **magnitude**: values of 1e±160 over- or underflow the squares. ``fit`` divides
+  ``X`` by a power of two (exact) that brings its largest value near 1
+  (``input_scale_``);
+- **offset**: a feature centred far from zero relative to its spread (a timestamp,
+  a coordinate in metres from a distant origin) cancels catastrophically in that
+  form — at an offset 10⁸ times the spread no digit of the difference is left. ``fit``
+  subtracts such features' centres (``input_offset_``), which a stationary kernel
+  does not see; where the offset already swallowed the data's digits (values that
+  differ by a few units of float64's resolution), it refuses them by name.
+
+Ordinary inputs are left untouched (no copy); predictions apply the same shift and
+scale. Non-stationary kernels (a user's ``DotProduct``) are never shifted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["conditioned_inputs"]
+
+#: Inputs whose largest magnitude lies outside this range are rescaled by a power of
+#: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
+_INPUT_RANGE = (2.0**-40, 2.0**40)
+#: Below this share of the largest magnitude, the typical input's square underflows
+#: once the largest is brought near 1: the kernel could tell those points apart no more.
+_SMALLEST_SHARE = 1e-150
+#: A feature whose centre lies further from zero than this many times its range is
+#: shifted to zero: the squared distances' cancellation then costs over 6 of float64's
+#: 16 digits (FITC's fit fell to chance at 10⁸, the IVM's at 10¹², on xor).
+_OFFSET_RATIO = 2.0**10
+#: A shifted feature whose range spans fewer units of float64's resolution at its
+#: centre than this has lost its digits before ``fit`` saw it.
+_FEWEST_STEPS = 2.0**6
+
+
+def conditioned_inputs(estimator, X, reset):
+    """``(X − input_offset_) / input_scale_``, both set at fit (``reset``).
+
+    ``input_offset_`` is 0 or the centres of the features far from zero (see the module
+    docstring); ``input_scale_`` a power of two that brings inputs of extreme magnitude
+    near 1 (1 otherwise). Models saved before either existed use 0 and 1.
+    """
+    if reset:
+        estimator.input_offset_ = _input_offset(estimator, X)
+        shifted = (
+            X if np.isscalar(estimator.input_offset_) else X - estimator.input_offset_
+        )
+        estimator.input_scale_ = _input_scale(estimator, shifted)
+    offset = getattr(estimator, "input_offset_", 0.0)
+    if not np.isscalar(offset):
+        X = X - offset
+    scale = getattr(estimator, "input_scale_", 1.0)
+    return X if scale == 1.0 else X / scale
+
+
+def _input_offset(estimator, X):
+    """The per-feature shift ``fit`` subtracts (0.0 where none is needed), or a
+    ``ValueError`` for a feature whose digits the offset has already taken."""
+    kernel = getattr(estimator, "kernel", None)
+    if len(X) == 0 or (kernel is not None and not kernel.is_stationary()):
+        return 0.0
+    high, low = X.max(axis=0), X.min(axis=0)
+    centre, spread = 0.5 * high + 0.5 * low, high - low
+    far = np.abs(centre) > _OFFSET_RATIO * spread
+    if not np.any(far):
+        return 0.0
+    resolution = np.spacing(np.abs(centre))
+    lost = far & (spread > 0) & (spread < _FEWEST_STEPS * resolution)
+    if len(X) > 1 and not np.any(spread) and np.any(resolution >= 1.0):
+        raise ValueError(
+            f"{type(estimator).__name__}: every feature of X is constant, at values "
+            f"up to {np.max(np.abs(centre)):.3g}, where float64 cannot hold even the "
+            "integers apart: an offset that large rounds inputs to one value. Subtract "
+            "it where the data are made, then fit again."
+        )
+    if np.any(lost):
+        j = int(np.flatnonzero(lost)[0])
+        raise ValueError(
+            f"{type(estimator).__name__}: feature {j} of X varies by {spread[j]:.3g} "
+            f"around {centre[j]:.6g}, a few units of float64's resolution there: the "
+            "offset has already rounded its values. Subtract the offset where the "
+            "data are made (e.g. before writing them), then fit again."
+        )
+    return np.where(far, centre, 0.0)
+
+
+def _input_scale(estimator, X):
+    """The power of two ``fit`` divides ``X`` by, or a ``ValueError`` for inputs no
+    scale can make a kernel see (a value beside others 10¹⁵⁰ times smaller), or for a
+    kernel given in units that overflow."""
+    largest = float(np.max(np.abs(X), initial=0.0))
+    if largest == 0.0 or _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
+        return 1.0  # ordinary inputs: no copy of X beyond |X|'s maximum
+    name = type(estimator).__name__
+    typical = float(np.median(np.abs(X[X != 0])))
+    if typical < _SMALLEST_SHARE * largest:
+        raise ValueError(
+            f"{name}: X holds values up to {largest:.3g} beside typical ones near "
+            f"{typical:.3g}; no kernel on these inputs can tell the typical points "
+            "apart. Remove or clip the outlying values, or transform the feature "
+            "(e.g. a logarithm), then fit again."
+        )
+    if getattr(estimator, "kernel", None) is not None:
+        raise ValueError(
+            f"{name}: X's values reach {largest:.3g}, where a kernel's squared "
+            "distances over- or underflow float64. Pass kernel=None (the default "
+            "kernel follows X's scale, and X is then rescaled by a power of two "
+            "internally) or standardise X."
+        )
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1])))
