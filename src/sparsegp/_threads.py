@@ -11,8 +11,9 @@ core busy (14.2 against 19.0 s when idle), FITC at N = 20 000 30.2 against 8.4 s
 (14.5 against 8.4 s idle: the spinning thread that outlives each call slows the
 element-wise work between them). So every estimator fits inside :func:`fit_threads`,
 with one BLAS and one OpenMP thread whatever the caller's setting, and gives the
-caller's setting back afterwards; parallelism comes from one-vs-rest problems on
-joblib workers (``n_jobs``) and from dask.
+caller's setting back afterwards (when the last of the fits running at once in
+this process ends); parallelism comes from one-vs-rest problems on joblib workers and
+row blocks on threads (``n_jobs``), and from dask.
 """
 
 from __future__ import annotations

@@ -512,3 +512,36 @@ def test_every_estimator_reports_its_iterations_and_convergence(estimator_class)
     model = quietly_fitted(estimator_class(random_state=0), X, y)
     assert int(np.min(model.n_iter_)) >= 0 and np.ndim(model.n_iter_) == 0
     assert isinstance(model.converged_, bool)
+
+
+@pytest.mark.parametrize(
+    "offset, scale", [(1e9, 1.0), (0.0, 2.0**60), (1e12, 2.0**-50)]
+)
+def test_a_models_points_are_given_and_read_in_the_units_of_x(offset, scale):
+    """Inputs shifted and scaled internally: pseudo-inputs, basis and relevance vectors
+    read back in X's units, and pseudo-inputs given in X's units are used as such."""
+    X, y = make_xor_clusters(60, random_state=1)
+    moved = (X + offset) * scale
+    Z = X[:4]
+    fitc = sparsegp.FITCGPClassifier(inducing_init=(Z + offset) * scale, optimizer=None)
+    fitc = quietly_fitted(fitc, moved, y)
+    np.testing.assert_allclose(fitc.inducing_points_, (Z + offset) * scale, rtol=1e-9)
+    at_one = quietly_fitted(
+        sparsegp.FITCGPClassifier(inducing_init=Z, optimizer=None), X, y
+    )
+    np.testing.assert_allclose(  # X + 1e12 holds X to about 1e-4
+        fitc.predict_proba(moved), at_one.predict_proba(X), atol=1e-3
+    )
+    for estimator, attribute in (
+        (
+            sparsegp.SparseOnlineGPClassifier(optimizer=None, shuffle=False),
+            "basis_vectors_",
+        ),
+        (sparsegp.RVMClassifier(n_basis=20, random_state=0), "relevance_vectors_"),
+    ):
+        points = getattr(quietly_fitted(estimator, moved, y), attribute)
+        rows = [
+            np.flatnonzero(np.all(np.isclose(moved, p, rtol=1e-9), axis=1))
+            for p in points
+        ]
+        assert all(len(r) >= 1 for r in rows), attribute  # each is a row of X

@@ -14,14 +14,17 @@ A stationary kernel sees differences of inputs, through squared distances
   differ by a few units of float64's resolution), it refuses them by name.
 
 Ordinary inputs are left untouched (no copy); predictions apply the same shift and
-scale. Non-stationary kernels (a user's ``DotProduct``) are never shifted.
+scale, and the points a model exposes (``inducing_points_``, ``basis_vectors_``,
+``relevance_vectors_``) are given back in ``X``'s units. The learnt kernel's
+length-scales stay in the internal units (``input_scale_`` times smaller). Non-stationary
+kernels (a user's ``DotProduct``) are never shifted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["conditioned_inputs"]
+__all__ = ["conditioned_inputs", "in_input_units"]
 
 #: Inputs whose largest magnitude lies outside this range are rescaled by a power of
 #: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
@@ -58,12 +61,25 @@ def conditioned_inputs(estimator, X, reset):
     return X if scale == 1.0 else X / scale
 
 
+def in_input_units(estimator, points):
+    """Points of a fitted model (pseudo-inputs, basis or relevance vectors), held in
+    the units its kernel sees, back in ``X``'s: ``points · input_scale_ +
+    input_offset_`` (a list of arrays for one-vs-rest, each converted)."""
+    if isinstance(points, list):
+        return [in_input_units(estimator, p) for p in points]
+    offset = getattr(estimator, "input_offset_", 0.0)
+    scale = getattr(estimator, "input_scale_", 1.0)
+    if np.isscalar(offset) and offset == 0.0 and scale == 1.0:
+        return points
+    return points * scale + offset
+
+
 def _input_offset(estimator, X):
     """The per-feature shift ``fit`` subtracts (0.0 where none is needed), or a
     ``ValueError`` for a feature whose digits the offset has already taken."""
     kernel = getattr(estimator, "kernel", None)
-    if len(X) == 0 or (kernel is not None and not kernel.is_stationary()):
-        return 0.0
+    if len(X) < 2 or (kernel is not None and not kernel.is_stationary()):
+        return 0.0  # one point (a first partial_fit chunk) has no spread to judge by
     high, low = X.max(axis=0), X.min(axis=0)
     centre, spread = 0.5 * high + 0.5 * low, high - low
     far = np.abs(centre) > _OFFSET_RATIO * spread

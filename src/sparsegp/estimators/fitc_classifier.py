@@ -37,6 +37,7 @@ from ._base import (
     report_progress,
     warn_ep_not_converged,
 )
+from ._input_units import conditioned_inputs, in_input_units
 
 #: Training points k-means sees per pseudo-input: the initial centres only need to
 #: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per
@@ -296,8 +297,9 @@ default="kmeans"
 
     @property
     def inducing_points_(self):
-        """Learnt pseudo-inputs, one array per binary problem for one-vs-rest."""
-        return per_problem(model.points for model in self.estimators_)
+        """Learnt pseudo-inputs (in ``X``'s units), one array per binary problem for
+        one-vs-rest."""
+        return in_input_units(self, per_problem(m.points for m in self.estimators_))
 
     def _given_inducing_points(self):
         return None if isinstance(self.inducing_init, str) else self.inducing_init
@@ -334,8 +336,8 @@ default="kmeans"
 
     def _initial_inducing(self, X, y, kernel, rng):
         given = self._given_inducing_points()
-        if given is not None:
-            return np.array(given, dtype=float)
+        if given is not None:  # in X's units: shifted and scaled as X was
+            return conditioned_inputs(self, np.array(given, dtype=float), reset=False)
         M = self._inducing_size(len(X))
         if self.inducing_init == "random":
             Z = rows_of(X, rng.choice(len(X), M, replace=False))

@@ -498,7 +498,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
                 require_fitc_memory(len(model.points), len(y))
         except MemoryError as error:
             warnings.warn(
-                f"IVMClassifier: kept eq. 5's posterior on the uniform active set; the "
+                f"IVMClassifier: kept eq. 5's posterior on its active set; the "
                 f"pass over every training point does not fit: {error}",
                 UserWarning,
                 stacklevel=5,

@@ -27,6 +27,7 @@ from ._base import (
     restore_on_failure,
     validate_dense,
 )
+from ._input_units import in_input_units
 
 #: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
 #: posterior covariance and its factor).
@@ -298,7 +299,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         )
         self.model_ = replace(self.model_, likelihood=Gaussian(float(fit.noise)))
         self.kernel_ = self.model_.kernel
-        self.relevance_vectors_ = self.model_.points
+        self.relevance_vectors_ = in_input_units(self, self.model_.points)
         self.alpha_ = self.model_.details["alpha"]
         self.noise_ = float(fit.noise) * self.y_std_**2
         self.log_marginal_likelihood_value_ = float(fit.posterior.log_evidence)
@@ -426,4 +427,5 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        self.relevance_vectors_ = per_problem(m.points for m in self.estimators_)
+        points = per_problem(m.points for m in self.estimators_)
+        self.relevance_vectors_ = in_input_units(self, points)

@@ -39,6 +39,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
+from ._input_units import in_input_units
 from .ep_classifier import fit_full_ep, full_ep_settings, warn_full_ep_not_converged
 
 _SHARED_CONSTRAINTS: dict = {
@@ -346,7 +347,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     @property
     def basis_vectors_(self):
         check_is_fitted(self)
-        return self.state_.basis_vectors
+        return in_input_units(self, self.state_.basis_vectors)
 
     def _latent_and_noise(self, X):
         mean, var = online_model(self.state_).latent_mean_and_variance(X)
@@ -541,7 +542,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
-        self.basis_vectors_ = per_problem(m.points for m in self.estimators_)
+        points = per_problem(m.points for m in self.estimators_)
+        self.basis_vectors_ = in_input_units(self, points)
 
 
 def _split_noise(kernel):
