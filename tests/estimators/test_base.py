@@ -71,3 +71,12 @@ def test_a_bound_warning_names_the_one_vs_rest_problem():
     kernel = ConstantKernel(1.0) * RBF(1e5, (1e-5, 1e5))
     with pytest.warns(ConvergenceWarning, match=r"\(class 'b' against the rest\): the"):
         warn_at_bounds(kernel, FITCGPClassifier(), "class 'b' against the rest")
+
+
+def test_an_offset_on_its_upper_bound_is_not_called_separable():
+    kernel = ConstantKernel(1.0) * RBF(1.0) + ConstantKernel(1e5, (1e-5, 1e5))
+    with pytest.warns(ConvergenceWarning) as caught:
+        warn_at_bounds(kernel, FITCGPClassifier())
+    (warning,) = caught
+    assert "k2__constant_value ended on its upper bound" in str(warning.message)
+    assert "separable" not in str(warning.message)

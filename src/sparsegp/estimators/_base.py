@@ -325,15 +325,16 @@ def warn_at_bounds(kernel, estimator, problem=None):
                 warnings.warn(
                     f"{type(estimator).__name__}{where}: the learnt {hyperparameter.name} "
                     f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
-                    f"{_bound_advice(estimator, hyperparameter.name, side)}",
+                    f"{_bound_advice(estimator, hyperparameter.name, side, offsets)}",
                     ConvergenceWarning,
                     stacklevel=3,
                 )
 
 
-def _bound_advice(estimator, name, side):
+def _bound_advice(estimator, name, side, offsets):
     """What a hyperparameter on a bound means, and what to do about it."""
-    if is_classifier(estimator) and side == "upper" and "constant_value" in name:
+    amplitude = "constant_value" in name and name not in offsets
+    if is_classifier(estimator) and side == "upper" and amplitude:
         return (
             "the classes are (nearly) separable under this kernel, and the evidence "
             "grows with the latent scale: the probabilities are sound, but the latent "
