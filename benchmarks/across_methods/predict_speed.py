@@ -68,7 +68,11 @@ def classifiers(kernel):
         ),
         "NLP (d = 200)": (
             NLPSparseGPClassifier(
-                kernel, max_basis_vectors=200, optimizer=None, random_state=0
+                kernel,
+                max_basis_vectors=200,
+                optimizer=None,
+                posterior="active_set",
+                random_state=0,
             ),
             N_TRAIN,
         ),

@@ -41,7 +41,9 @@ from sparsegp.datasets import load_banana
 ESTIMATORS = {
     "ep": lambda: EPGPClassifier(random_state=0),
     "fitc_20": lambda: FITCGPClassifier(n_inducing=20, random_state=0),
-    "nlp_80": lambda: NLPSparseGPClassifier(max_basis_vectors=80, random_state=0),
+    "nlp_80": lambda: NLPSparseGPClassifier(
+        max_basis_vectors=80, posterior="active_set", random_state=0
+    ),
     "ivm_100": lambda: IVMClassifier(
         active_set_size=100, posterior="active_set", random_state=0
     ),

@@ -36,6 +36,7 @@ def profiled_inner_loop(X, y, d, kappa):
         max_basis_vectors=d,
         working_set_size=kappa,
         optimizer=None,
+        posterior="active_set",
         random_state=0,
     )
     profile = cProfile.Profile()
@@ -97,7 +98,7 @@ def against_the_ivm():
                 posterior="active_set",
                 random_state=0,
             )
-            nlp = NLPSparseGPClassifier(random_state=0)
+            nlp = NLPSparseGPClassifier(posterior="active_set", random_state=0)
             ivm_s, ivm_err = fit_seconds(ivm, X, y, X_test, y_test)
             nlp_s, nlp_err = fit_seconds(nlp, X, y, X_test, y_test)
             print(

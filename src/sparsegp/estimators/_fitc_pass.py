@@ -1,0 +1,98 @@
+"""[NGH07] §6's pass: EP over every training site on the FITC prior whose
+pseudo-inputs are a sparse model's points.
+
+The IVM (its active set) and the NLP classifier (its basis) predict from sites on d
+points only ([LSH02] eq. 5): the other n − d labels inform the hyperparameters at most,
+and the probabilities are under-confident on clean data and poor where the d points
+miss a rare class. This pass keeps the points and puts a site on every training point
+(algorithms.md §1.9), optionally relearning the kernel and bias by a few L-BFGS-B steps
+on FITC's evidence; O(n·d²) per sweep.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+from .._dask import is_dask_array
+from ..approximations.blocks import thread_pool
+from ..approximations.evidence import EvidenceSettings, maximize_evidence
+from ..kernels import is_input_differentiable
+from ._base import FittedModel, report_progress, warn_ep_not_converged
+from .fitc_classifier import fitc_approximation, require_fitc_memory
+
+__all__ = ["every_site", "every_site_if_it_fits"]
+
+#: L-BFGS-B iterations of a relearning pass: the sparse model's kernel is a good
+#: start, and more iterations cost time without improving the test NLP.
+FITC_ITERATIONS = 5
+
+#: The pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
+#: ``tol`` 10⁻³, 100 sweeps, ``ε_u`` 10⁻⁶).
+_DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
+
+
+def every_site_if_it_fits(estimator, X, y, model, random_state, optimizer, kept):
+    """:func:`every_site`, or ``model`` with a warning (naming ``kept``, the posterior
+    it keeps) where the pass's M × n blocks would not fit in memory (on a cluster
+    they stay on the workers, row block by row block)."""
+    try:
+        if not is_dask_array(X):
+            require_fitc_memory(len(model.points), len(y))
+    except MemoryError as error:
+        warnings.warn(
+            f"{type(estimator).__name__}: kept {kept}; the pass over every training "
+            f"point does not fit: {error}",
+            UserWarning,
+            stacklevel=6,
+        )
+        return model
+    return every_site(estimator, X, y, model, random_state, optimizer)
+
+
+def every_site(estimator, X, y, model, random_state, optimizer) -> FittedModel:
+    """``model`` with the FITC posterior over every site, its points as pseudo-inputs.
+
+    With ``optimizer``, kernel and bias relearnt by ``FITC_ITERATIONS`` steps on FITC's
+    evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`); kernels
+    FITC cannot differentiate keep the model's. Row blocks run on the estimator's
+    row threads (``n_jobs``).
+    """
+    name = type(estimator).__name__
+    learn = optimizer is not None and is_input_differentiable(model.kernel)
+    settings = EvidenceSettings(
+        ep_options=dict(
+            mode="parallel",
+            damping=_DAMPING,
+            tol=_TOL,
+            max_sweeps=_MAX_SWEEPS,
+            random_state=random_state,
+        ),
+        max_iter=FITC_ITERATIONS if learn else None,
+        learn_inducing=False,
+        progress=f"{name}: FITC evidence" if estimator.verbose else None,
+        report=lambda line: report_progress(estimator, level=2, message=line),
+    )
+    with thread_pool(getattr(estimator, "_n_row_threads", 1)) as pool:
+        approximation = fitc_approximation(X, y, _JITTER, name, pool)
+        fit = maximize_evidence(
+            approximation, model.kernel, model.points, model.likelihood.bias, settings
+        )
+    if not fit.ep_converged:
+        warn_ep_not_converged(estimator, fit.final_sweeps, _TOL, stacklevel=5)
+    report_progress(
+        estimator,
+        message=f"{name}: FITC posterior over {len(y)} points, "
+        f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
+        f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
+    )
+    return replace(
+        model,
+        kernel=fit.kernel,
+        likelihood=fit.likelihood,
+        predictor=fit.predictor,
+        log_marginal_likelihood=fit.log_evidence,
+        details=dict(
+            model.details, n_sweeps=fit.n_sweeps, fitc_evaluations=fit.n_evaluations
+        ),
+    )
