@@ -9,7 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import EPGPClassifier, NLPSparseGPClassifier
+from sparsegp import EPGPClassifier, FITCGPClassifier, NLPSparseGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
 
 
@@ -249,3 +249,49 @@ def test_the_default_pass_puts_a_site_on_every_point_of_a_rare_class():
         )
     assert scores["auto"][0] < scores["active_set"][0] - 0.01
     assert scores["auto"][1] < scores["active_set"][1] - 0.02
+
+
+def _rare_class_problem():
+    X, y = make_classification(
+        n_samples=1500, n_features=6, n_informative=4, weights=[0.9], random_state=1
+    )
+    return X[:1000], y[:1000], X[1000:]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_the_pass_is_fitc_ep_on_the_basis_with_the_slope_folded_in():
+    """``Φ(λ(f + b)) = Φ(λf + λb)``: the pass equals FITC's EP with pseudo-inputs at
+    the basis, kernel ``λ²k`` and bias ``λb`` (nothing relearnt)."""
+    X, y, X_test = _rare_class_problem()
+    options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
+    paper = NLPSparseGPClassifier(posterior="active_set", **options).fit(X, y)
+    model = NLPSparseGPClassifier(**options).fit(X, y)
+    slope = paper.estimators_[0].likelihood.slope
+    assert slope != 1.0
+    fitc = FITCGPClassifier(
+        ConstantKernel(slope**2, "fixed") * paper.kernel_,
+        inducing_init=X[paper.active_set_],
+        optimizer=None,
+        bias=slope * paper.bias_,
+        damping=0.8,
+        random_state=0,
+    ).fit(X, y)
+    np.testing.assert_allclose(
+        model.predict_proba(X_test), fitc.predict_proba(X_test), atol=1e-6
+    )
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_the_papers_predictor_is_kept_with_a_warning_when_the_pass_would_not_fit(
+    monkeypatch,
+):
+    X, y, X_test = _rare_class_problem()
+    options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
+    paper = NLPSparseGPClassifier(posterior="active_set", **options).fit(X, y)
+    # room for the selection's store (n × d), not for FITC's M × n blocks
+    monkeypatch.setattr(_memory, "available_memory", lambda: 1_000 * 30 * 8 * 3)
+    with pytest.warns(UserWarning, match="does not fit"):
+        kept = NLPSparseGPClassifier(**options).fit(X, y)
+    np.testing.assert_array_equal(
+        kept.predict_proba(X_test), paper.predict_proba(X_test)
+    )

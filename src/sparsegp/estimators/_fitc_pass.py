@@ -32,10 +32,12 @@ FITC_ITERATIONS = 5
 _DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
 
 
-def every_site_if_it_fits(estimator, X, y, model, random_state, optimizer, kept):
-    """:func:`every_site`, or ``model`` with a warning (naming ``kept``, the posterior
-    it keeps) where the pass's M × n blocks would not fit in memory (on a cluster
-    they stay on the workers, row block by row block)."""
+def every_site_if_it_fits(
+    estimator, X, y, model, random_state, optimizer, kept, prior=None
+):
+    """:func:`every_site`, or ``model`` unchanged with a warning (naming ``kept``, the
+    posterior it keeps) where the pass's M × n blocks would not fit in memory (on a
+    cluster they stay on the workers, row block by row block)."""
     try:
         if not is_dask_array(X):
             require_fitc_memory(len(model.points), len(y))
@@ -47,11 +49,16 @@ def every_site_if_it_fits(estimator, X, y, model, random_state, optimizer, kept)
             stacklevel=6,
         )
         return model
-    return every_site(estimator, X, y, model, random_state, optimizer)
+    return every_site(estimator, X, y, model, random_state, optimizer, prior)
 
 
-def every_site(estimator, X, y, model, random_state, optimizer) -> FittedModel:
+def every_site(
+    estimator, X, y, model, random_state, optimizer, prior=None
+) -> FittedModel:
     """``model`` with the FITC posterior over every site, its points as pseudo-inputs.
+
+    ``prior``: the ``(kernel, bias)`` the pass starts from where they are not the
+    model's own (the NLP classifier's slope folded in).
 
     With ``optimizer``, kernel and bias relearnt by ``FITC_ITERATIONS`` steps on FITC's
     evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`); kernels
@@ -59,7 +66,8 @@ def every_site(estimator, X, y, model, random_state, optimizer) -> FittedModel:
     row threads (``n_jobs``).
     """
     name = type(estimator).__name__
-    learn = optimizer is not None and is_input_differentiable(model.kernel)
+    kernel, bias = (model.kernel, model.likelihood.bias) if prior is None else prior
+    learn = optimizer is not None and is_input_differentiable(kernel)
     settings = EvidenceSettings(
         ep_options=dict(
             mode="parallel",
@@ -73,11 +81,9 @@ def every_site(estimator, X, y, model, random_state, optimizer) -> FittedModel:
         progress=f"{name}: FITC evidence" if estimator.verbose else None,
         report=lambda line: report_progress(estimator, level=2, message=line),
     )
-    with thread_pool(getattr(estimator, "_n_row_threads", 1)) as pool:
+    with thread_pool(estimator._n_row_threads) as pool:
         approximation = fitc_approximation(X, y, _JITTER, name, pool)
-        fit = maximize_evidence(
-            approximation, model.kernel, model.points, model.likelihood.bias, settings
-        )
+        fit = maximize_evidence(approximation, kernel, model.points, bias, settings)
     if not fit.ep_converged:
         warn_ep_not_converged(estimator, fit.final_sweeps, _TOL, stacklevel=5)
     report_progress(

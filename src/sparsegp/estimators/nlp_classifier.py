@@ -414,13 +414,14 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         if self.posterior != "auto":
             return model
         slope = model.likelihood.slope
-        folded = replace(
-            model,
-            kernel=ConstantKernel(slope**2, "fixed") * model.kernel,
-            likelihood=Probit(slope * model.likelihood.bias),
+        folded = (
+            ConstantKernel(slope**2, "fixed") * model.kernel,
+            slope * model.likelihood.bias,
         )
         kept = "the basis' posterior ([SSK09], sites on the basis only)"
-        return every_site_if_it_fits(self, X, y, folded, random_state, None, kept)
+        return every_site_if_it_fits(
+            self, X, y, model, random_state, None, kept, prior=folded
+        )
 
     def _select(self, X, y, kernel, likelihood, d, rng):
         """A basis of ``d`` vectors grown from empty (the inner loop, [SSK09] §2.5
