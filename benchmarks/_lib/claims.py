@@ -289,7 +289,13 @@ def _rvm_mnist():
 
 
 def _cores():
-    results = _results("fitc_cores", "fitc_cores_busy", "ivm_cores")
+    results = [  # with the other core busy, n_jobs = 2 is the claim (the JSON has 1)
+        r
+        for r in _results(
+            "fitc_cores", "fitc_cores_busy", "ivm_cores", "ivm_cores_busy"
+        )
+        if not (r["busy"] and r["workers"] == 1)
+    ]
     return rows(
         results,
         {
@@ -623,9 +629,10 @@ CLAIMS = [
         '(its two selections of `selection="auto"` on a thread each, then its FITC '
         "pass on row blocks) on `make_classification(50 000, flip_y=0.05)`.",
         "FITC 1.74× and the IVM 1.49× on two cores, short of the 1.8× asked; the same "
-        "models bit for bit; with the other core busy, FITC's n_jobs = 2 takes 0.92× "
-        "the time of n_jobs = 1 on the idle machine.",
-        ("fitc_cores", "fitc_cores_busy", "ivm_cores"),
+        "models bit for bit; with the other core busy, n_jobs = 2 takes 0.92× (FITC) "
+        "and 0.94× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
+        "speed-up is over n_jobs = 1 with the core busy, 30.55 and 50.5 s).",
+        ("fitc_cores", "fitc_cores_busy", "ivm_cores", "ivm_cores_busy"),
         _cores,
     ),
     Claim(
