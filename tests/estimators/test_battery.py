@@ -403,8 +403,10 @@ def test_inputs_of_extreme_magnitude_give_the_model_at_scale_one(classifier, sca
     at_one = quietly_fitted(classifier(random_state=0), X, y)
     scaled = quietly_fitted(classifier(random_state=0), scale * X, y)
     assert scaled.score(scale * X, y) == at_one.score(X, y)
-    fitc_evidence = (sparsegp.FITCGPClassifier, sparsegp.IVMClassifier)
-    tolerance = 0.1 if classifier in fitc_evidence else 1e-9
+    # FITC's 20-step path moves by hundredths; the IVM's 5 relearning steps by 1e-6
+    tolerance = {sparsegp.FITCGPClassifier: 0.1, sparsegp.IVMClassifier: 1e-4}.get(
+        classifier, 1e-9
+    )
     np.testing.assert_allclose(
         scaled.predict_proba(scale * X), at_one.predict_proba(X), atol=tolerance
     )
