@@ -4,12 +4,8 @@ import numpy as np
 import pytest
 
 from sparsegp.approximations.blocks import LocalBlocks
-from sparsegp.approximations.ivm import select_active_set
-from sparsegp.approximations.partitioned_ivm import (
-    PartitionedActiveSet,
-    new_adf_block,
-    select_over_blocks,
-)
+from sparsegp.approximations.ivm import grow_active_set, select_active_set
+from sparsegp.approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
 from sparsegp.kernels import KernelBlocks
 from sparsegp.likelihoods import Probit
 
@@ -38,7 +34,7 @@ def test_blocks_select_what_the_in_memory_state_selects(strategy, bounds):
         ]
     )
     state = PartitionedActiveSet(blocks, len(y), kernel, likelihood, d)
-    select_over_blocks(state, d, np.random.RandomState(1), strategy=strategy)
+    grow_active_set(state, d, np.random.RandomState(1), strategy=strategy)
     assert state.active == in_memory.active
     np.testing.assert_allclose(state.p[state.active], in_memory.p[in_memory.active])
     np.testing.assert_allclose(state.L, in_memory.L, atol=1e-12)
@@ -78,7 +74,7 @@ def test_randomized_with_every_point_in_the_index_is_full_greedy():
         state = PartitionedActiveSet(
             blocks_of(X, y, kernel, d, [40, 100]), len(y), kernel, likelihood, d
         )
-        select_over_blocks(
+        grow_active_set(
             state,
             d,
             np.random.RandomState(2),
@@ -95,7 +91,7 @@ def test_randomized_blocks_complete_their_stale_columns_to_the_dense_ones():
     likelihood, d = Probit(0.0), 40
     blocks = blocks_of(X, y, kernel, d, [100, 180])
     state = PartitionedActiveSet(blocks, len(y), kernel, likelihood, d)
-    select_over_blocks(
+    grow_active_set(
         state,
         d,
         np.random.RandomState(4),

@@ -41,13 +41,80 @@ from .ep import DensePredictor
 __all__ = [
     "ADFActiveSet",
     "CurrentColumns",
+    "Inclusion",
     "active_set_log_evidence",
     "active_set_predictor",
+    "entropy_reduction",
     "factor_from_sites",
 ]
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
 _ROW_BLOCK = 128
+
+
+def entropy_reduction(
+    likelihood: Likelihood, h: np.ndarray, a: np.ndarray, y: np.ndarray
+) -> np.ndarray:
+    """The IVM's score ``Δ_j = −½ log(1 − a_j w_j)`` ([LSH02] eq. 4) of points with
+    marginals ``h``, ``a`` and labels ``y``: the differential-entropy reduction of
+    including each."""
+    return -0.5 * np.log1p(-a * likelihood.curvature(h, a, y))
+
+
+@dataclass(frozen=True)
+class Inclusion:
+    """What including one point adds to the ADF state (algorithms.md §1.3).
+
+    Attributes
+    ----------
+    p, m : float
+        The point's site precision and mean.
+    sqrt_p : float
+        ``√p``.
+    row : ndarray of shape (k,)
+        The new row of ``L`` left of its diagonal, ``√p V_{·i}``.
+    l0 : float
+        The new diagonal entry of ``L``, ``√(1 + p a_i)``.
+    c : float
+        The new entry of ``c``, ``g / √w``.
+    """
+
+    p: float
+    m: float
+    sqrt_p: float
+    row: np.ndarray
+    l0: float
+    c: float
+
+    @classmethod
+    def of(
+        cls, likelihood: Likelihood, a: float, h: float, y: float, column: np.ndarray
+    ) -> Inclusion:
+        """The inclusion of a point with marginals ``a``, ``h``, label ``y`` and
+        current column ``V_{·i}`` (ADF moment matching, Lemma P of §0.2)."""
+        mom = likelihood.moments(np.array([h]), np.array([a]), np.array([y]))
+        g, w = float(mom.g[0]), float(mom.w[0])
+        p = w / (1.0 - a * w)
+        sqrt_p = np.sqrt(p)
+        return cls(
+            p, h + g / w, sqrt_p, sqrt_p * column, np.sqrt(1.0 + p * a), g / np.sqrt(w)
+        )
+
+    def write(self, L: np.ndarray, c: np.ndarray, k: int) -> None:
+        """Put the new row of ``L`` and entry of ``c`` at position ``k``."""
+        L[k, :k], L[k, k] = self.row, self.l0
+        c[k] = self.c
+
+    def extend(
+        self, k_row: np.ndarray, Vt: np.ndarray, a: np.ndarray, h: np.ndarray
+    ) -> np.ndarray:
+        """The new entry ``v_j = (√p k(x_i, x_j) − V_{·j}ᵀ r)/l₀`` of each column in
+        ``Vt`` (rows × k), with ``a −= v²`` and ``h += c v`` applied in place."""
+        v = self.sqrt_p * k_row - Vt @ self.row.astype(Vt.dtype)
+        v /= self.l0
+        a -= v * v
+        h += self.c * v
+        return v
 
 
 @dataclass
@@ -319,9 +386,10 @@ class ADFActiveSet:
         )
 
     def entropy_scores(self, columns: CurrentColumns) -> np.ndarray:
-        """Differential-entropy reduction ``Δ_j = −½ log(1 − a_j w_j)`` ([LSH02] eq. 4)."""
-        w = self.likelihood.curvature(columns.h, columns.a, self.y[columns.points])
-        return -0.5 * np.log1p(-columns.a * w)
+        """:func:`entropy_reduction` of the points of ``columns``."""
+        return entropy_reduction(
+            self.likelihood, columns.h, columns.a, self.y[columns.points]
+        )
 
     def include(
         self,
@@ -343,25 +411,22 @@ class ADFActiveSet:
                     f"{k}; gather() them again before including from them."
                 )
         i = int(columns.points[position])
-        a_i, h_i = columns.a[position], columns.h[position]
-        mom = self.likelihood.moments(np.array([h_i]), np.array([a_i]), self.y[[i]])
-        g, w = float(mom.g[0]), float(mom.w[0])
-        p_i = w / (1.0 - a_i * w)
-        self.p[i], self.m[i] = p_i, h_i + g / w
-        sqrt_p = np.sqrt(p_i)
-        row = sqrt_p * columns.Vt[position, :k].astype(float)
-        l0 = np.sqrt(1.0 + p_i * a_i)
-        self.L[k, :k], self.L[k, k] = row, l0
+        inclusion = Inclusion.of(
+            self.likelihood,
+            columns.a[position],
+            columns.h[position],
+            self.y[i],
+            columns.Vt[position, :k].astype(float),
+        )
+        self.p[i], self.m[i] = inclusion.p, inclusion.m
+        inclusion.write(self.L, self.c, k)
         if self.L_v is not self.L:
             self.L_v[k, : k + 1] = self.L[k, : k + 1]
-        self.c[k] = g / np.sqrt(w)
         for extended in (columns, *also):
             k_row = self.kernel_blocks.block([i], extended.kernel_columns)[0]
-            v = sqrt_p * k_row - extended.Vt[:, :k] @ row.astype(self.Vt.dtype)
-            v /= l0
-            extended.Vt[:, k] = v
-            extended.a -= v * v
-            extended.h += self.c[k] * v
+            extended.Vt[:, k] = inclusion.extend(
+                k_row, extended.Vt[:, :k], extended.a, extended.h
+            )
             extended.size = k + 1
             if extended.Vt is self.Vt:
                 self.rows_done[:] = k + 1

@@ -8,6 +8,7 @@ with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -25,6 +26,9 @@ from ..likelihoods import Likelihood
 from .adf_active_set import ADFActiveSet, active_set_log_evidence, factor_from_sites
 
 __all__ = [
+    "GrowingActiveSet",
+    "InMemorySelection",
+    "grow_active_set",
     "ivm_log_marginal_likelihood",
     "select_active_set",
     "select_greedy",
@@ -40,10 +44,128 @@ class Progress(Protocol):
     def update(self, n: int = 1) -> object: ...
 
 
-def select_random(state: ADFActiveSet, d: int, rng: np.random.RandomState) -> None:
+class GrowingActiveSet(Protocol):
+    """An active set that grows by the phases of [LSH02] §3 wherever its rows live:
+    :class:`InMemorySelection`, or
+    :class:`~sparsegp.approximations.partitioned_ivm.PartitionedActiveSet`."""
+
+    @property
+    def size(self) -> int: ...
+
+    def grow_random(
+        self, d: int, rng: np.random.RandomState, *, progress: Progress | None = None
+    ) -> None: ...
+
+    def grow_greedy(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        n_random_start: int = 2,
+        progress: Progress | None = None,
+    ) -> None: ...
+
+    def grow_randomized(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        selection_size: int = 500,
+        retain: float = 0.5,
+        progress: Progress | None = None,
+    ) -> None: ...
+
+
+def grow_active_set(
+    selection: GrowingActiveSet,
+    d: int,
+    rng: np.random.RandomState,
+    *,
+    strategy: str = "randomized",
+    n_random_start: int = 2,
+    n_full_greedy: int = 198,
+    selection_size: int = 500,
+    retain: float = 0.5,
+    progress: Progress | None = None,
+) -> None:
+    """Grow ``selection`` to ``d`` points by one of the strategies of [LSH02] §3.
+
+    ``"greedy"``: ``n_random_start`` random inclusions, then full greedy.
+    ``"randomized"``: the same up to ``n_random_start + n_full_greedy`` points, then
+    greedy over a selection index of ``selection_size`` points with ``retain`` of
+    them kept (the paper's schedule: 2, 198, 500, ½). ``"random"``: uniform (baseline).
+    ``progress`` (e.g. a tqdm bar) is advanced once per inclusion.
+    """
+    if strategy == "random":
+        selection.grow_random(d, rng, progress=progress)
+        return
+    greedy_size = d if strategy == "greedy" else min(d, n_random_start + n_full_greedy)
+    selection.grow_greedy(
+        greedy_size, rng, n_random_start=n_random_start, progress=progress
+    )
+    if strategy == "randomized":
+        selection.grow_randomized(
+            d, rng, selection_size=selection_size, retain=retain, progress=progress
+        )
+
+
+@dataclass
+class InMemorySelection:
+    """The phases of [LSH02] §3 on an in-memory :class:`ADFActiveSet`."""
+
+    state: ADFActiveSet
+
+    @property
+    def size(self) -> int:
+        return self.state.size
+
+    def grow_random(
+        self, d: int, rng: np.random.RandomState, *, progress: Progress | None = None
+    ) -> None:
+        select_random(self.state, d, rng, progress=progress)
+
+    def grow_greedy(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        n_random_start: int = 2,
+        progress: Progress | None = None,
+    ) -> None:
+        select_greedy(
+            self.state, d, rng, n_random_start=n_random_start, progress=progress
+        )
+
+    def grow_randomized(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        selection_size: int = 500,
+        retain: float = 0.5,
+        progress: Progress | None = None,
+    ) -> None:
+        select_randomized_greedy(
+            self.state,
+            d,
+            rng,
+            selection_size=selection_size,
+            retain=retain,
+            progress=progress,
+        )
+
+
+def select_random(
+    state: ADFActiveSet,
+    d: int,
+    rng: np.random.RandomState,
+    *,
+    progress: Progress | None = None,
+) -> None:
     """Include ``d`` points drawn uniformly (the baseline); O(d³), columns left stale."""
     for i in rng.choice(len(state.y), size=d - state.size, replace=False):
         state.include(0, state.gather([i]))
+        advance(progress)
 
 
 def select_greedy(
@@ -203,34 +325,20 @@ def select_active_set(
     progress: Progress | None = None,
     dtype: npt.DTypeLike = np.float64,
 ) -> ADFActiveSet:
-    """Grow an active set of size ``d`` by one of the strategies of [LSH02] §3.
+    """An in-memory active set of size ``d`` grown by :func:`grow_active_set`.
 
-    ``"greedy"``: ``n_random_start`` random inclusions, then full greedy.
-    ``"randomized"``: the same up to ``n_random_start + n_full_greedy`` points, then
-    greedy over a selection index of ``selection_size`` points with ``retain`` of
-    them kept (the paper's schedule: 2, 198, 500, ½). ``"random"``: uniform (baseline).
-    ``progress`` (e.g. a tqdm bar) is advanced once per greedy inclusion; ``dtype`` is
-    the precision of the O(n·d) store (:class:`ADFActiveSet`).
+    ``dtype`` is the precision of the O(n·d) store (:class:`ADFActiveSet`).
     """
     state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d, dtype)
-    if strategy == "random":
-        select_random(state, d, rng)
-    elif strategy == "greedy":
-        select_greedy(state, d, rng, n_random_start=n_random_start, progress=progress)
-    else:
-        select_greedy(
-            state,
-            min(d, n_random_start + n_full_greedy),
-            rng,
-            n_random_start=n_random_start,
-            progress=progress,
-        )
-        select_randomized_greedy(
-            state,
-            d,
-            rng,
-            selection_size=selection_size,
-            retain=retain,
-            progress=progress,
-        )
+    grow_active_set(
+        InMemorySelection(state),
+        d,
+        rng,
+        strategy=strategy,
+        n_random_start=n_random_start,
+        n_full_greedy=n_full_greedy,
+        selection_size=selection_size,
+        retain=retain,
+        progress=progress,
+    )
     return state

@@ -26,7 +26,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from .._linalg import solve_lower
 from .._memory import held_bytes
 from ..likelihoods import Likelihood
-from .adf_active_set import active_set_predictor
+from .adf_active_set import Inclusion, active_set_predictor, entropy_reduction
 from .blocks import Blocks
 from .ep import DensePredictor
 from .ivm import Progress, advance
@@ -36,7 +36,6 @@ __all__ = [
     "Candidate",
     "PartitionedActiveSet",
     "new_adf_block",
-    "select_over_blocks",
 ]
 
 
@@ -126,8 +125,7 @@ def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
         pool = block.index
     if not len(pool):
         return None
-    w = likelihood.moments(block.h[pool], block.a[pool], block.y[pool]).w
-    scores = -0.5 * np.log1p(-block.a[pool] * w)
+    scores = entropy_reduction(likelihood, block.h[pool], block.a[pool], block.y[pool])
     best = int(np.argmax(scores))
     return _candidate(block, int(pool[best]), float(scores[best]), k)
 
@@ -159,12 +157,12 @@ def _include_and_best(
     block: ADFBlock,
     kernel: Kernel,
     included: Candidate,
-    step: tuple[float, np.ndarray, float, float],
+    inclusion: Inclusion,
     k: int,
     likelihood: Likelihood,
 ) -> tuple[ADFBlock, Candidate | None]:
     """:func:`_include`, then the block's best candidate: one round per inclusion."""
-    block = _include(block, kernel, included, step, k)
+    block = _include(block, kernel, included, inclusion, k)
     return block, _best(block, likelihood, k + 1)
 
 
@@ -172,7 +170,7 @@ def _include(
     block: ADFBlock,
     kernel: Kernel,
     included: Candidate,
-    step: tuple[float, np.ndarray, float, float],
+    inclusion: Inclusion,
     k: int,
 ) -> ADFBlock:
     """Extend the block's current columns by the included point's row of ``V``.
@@ -180,15 +178,13 @@ def _include(
     All columns until the randomized phase, then the selection index only; the
     block's copies of ``L``, ``X_I``, ``√p`` and ``c`` gain the new point's entries.
     """
-    sqrt_p, row, l0, c_k = step
-    block.L[k, :k], block.L[k, k] = row, l0
-    block.X_I[k], block.sqrt_p[k], block.c[k] = included.x, sqrt_p, c_k
+    inclusion.write(block.L, block.c, k)
+    block.X_I[k], block.sqrt_p[k] = included.x, inclusion.sqrt_p
     current = slice(None) if block.index is None else block.index
     k_row = kernel(included.x[None, :], block.X[current])[0]
-    v = (sqrt_p * k_row - block.Vt[current, :k] @ row) / l0
-    block.Vt[current, k] = v
-    block.a[current] -= v * v
-    block.h[current] += c_k * v
+    a, h = block.a[current], block.h[current]  # copies where ``current`` is an index
+    block.Vt[current, k] = inclusion.extend(k_row, block.Vt[current, :k], a, h)
+    block.a[current], block.h[current] = a, h
     block.rows_done[current] = k + 1
     position = included.index - block.first
     if 0 <= position < len(block.y):
@@ -233,7 +229,7 @@ def _include_and_redraw(
     block: ADFBlock,
     kernel: Kernel,
     included: Candidate,
-    step: tuple[float, np.ndarray, float, float],
+    inclusion: Inclusion,
     k: int,
     likelihood: Likelihood,
     retain: float,
@@ -241,11 +237,13 @@ def _include_and_redraw(
     """Randomized greedy in the block ([LSH02] §3, algorithms.md §1.5): include, keep
     the best ``⌊retain·|J|⌋`` of the index, redraw the rest, complete the newcomers."""
     size = len(block.index) if block.index is not None else 0
-    block = _include(block, kernel, included, step, k)
+    block = _include(block, kernel, included, inclusion, k)
     assert block.index is not None and block.rng is not None
     index = block.index
-    w = likelihood.moments(block.h[index], block.a[index], block.y[index]).w
-    kept = index[np.argsort(-0.5 * np.log1p(-block.a[index] * w))[::-1]]
+    scores = entropy_reduction(
+        likelihood, block.h[index], block.a[index], block.y[index]
+    )
+    kept = index[np.argsort(scores)[::-1]]
     kept = kept[: int(retain * size)]
     free = block.candidate.copy()
     free[kept] = False
@@ -309,49 +307,88 @@ class PartitionedActiveSet:
         """Add ``point`` (algorithms.md §1.3): sites and ``L`` here, columns in the blocks.
 
         With ``score``, the blocks return their best candidates in the same round
-        (for :meth:`best`); with ``retain`` (the randomized phase, after
-        :meth:`start_index`), they also renew their selection indices.
+        (for :meth:`best`); with ``retain`` (the randomized phase of
+        :meth:`grow_randomized`), they also renew their selection indices.
         """
         k = self.size
-        mom = self.likelihood.moments(
-            np.array([point.h]), np.array([point.a]), np.array([point.y])
+        inclusion = Inclusion.of(
+            self.likelihood, point.a, point.h, point.y, point.column
         )
-        g, w = float(mom.g[0]), float(mom.w[0])
-        p_i = w / (1.0 - point.a * w)
-        self.p[point.index], self.m[point.index] = p_i, point.h + g / w
-        sqrt_p = np.sqrt(p_i)
-        row = sqrt_p * point.column
-        l0 = np.sqrt(1.0 + p_i * point.a)
-        self.L[k, :k], self.L[k, k] = row, l0
-        self.c[k] = g / np.sqrt(w)
-        step = (sqrt_p, row, l0, self.c[k])
+        self.p[point.index], self.m[point.index] = inclusion.p, inclusion.m
+        inclusion.write(self.L, self.c, k)
         self._bests = None
         if retain is not None:
             bests = self.blocks.update_and_map(
                 _include_and_redraw,
                 self.kernel,
                 point,
-                step,
+                inclusion,
                 k,
                 self.likelihood,
                 retain,
             )
         elif score:
             bests = self.blocks.update_and_map(
-                _include_and_best, self.kernel, point, step, k, self.likelihood
+                _include_and_best, self.kernel, point, inclusion, k, self.likelihood
             )
         else:
-            self.blocks.update(_include, self.kernel, point, step, k)
+            self.blocks.update(_include, self.kernel, point, inclusion, k)
         if retain is not None or score:
             self._bests = [c for c in bests if c is not None]
         self.active.append(point.index)
 
-    def start_index(self, seed: int, selection_size: int) -> None:
-        """Every block draws its share of a ``selection_size`` selection index."""
+    def grow_random(
+        self, d: int, rng: np.random.RandomState, *, progress: Progress | None = None
+    ) -> None:
+        """Include uniform draws up to ``d`` points (the baseline)."""
+        for index in rng.choice(self.n, size=d - self.size, replace=False):
+            self.include(self.fetch(int(index)), score=False)
+            advance(progress)
+
+    def grow_greedy(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        n_random_start: int = 2,
+        progress: Progress | None = None,
+    ) -> None:
+        """``n_random_start`` uniform draws, then the best of every block's candidates."""
+        while self.size < d:
+            if self.size < n_random_start:
+                pool = np.setdiff1d(np.arange(self.n), self.active)
+                self.include(self.fetch(int(rng.choice(pool))))
+            else:
+                self.include(self.best())
+            advance(progress)
+
+    def grow_randomized(
+        self,
+        d: int,
+        rng: np.random.RandomState,
+        *,
+        selection_size: int = 500,
+        retain: float = 0.5,
+        progress: Progress | None = None,
+    ) -> None:
+        """Randomized greedy in the blocks ([LSH02] §3, algorithms.md §1.5): each block
+        keeps a selection index of its share of ``selection_size`` candidates (its own
+        random stream), ``retain`` of it kept at each inclusion and the rest redrawn
+        and completed there; the best over the blocks' indices is included."""
+        if self.size >= d:
+            return
         bests = self.blocks.update_and_map(
-            _start_index, seed, selection_size, self.n, self.likelihood, self.size
+            _start_index,
+            int(rng.randint(2**31)),
+            selection_size,
+            self.n,
+            self.likelihood,
+            self.size,
         )
         self._bests = [c for c in bests if c is not None]
+        while self.size < d:
+            self.include(self.best(), retain=retain)
+            advance(progress)
 
     def held_out_nlp(self, points: np.ndarray) -> float:
         """Mean predictive NLP of training ``points``, stale columns completed first."""
@@ -366,46 +403,3 @@ class PartitionedActiveSet:
     def predictor(self) -> DensePredictor:
         """[LSH02] eq. 5's predictor from the active set's sites."""
         return active_set_predictor(self.L, self.c, self.p[self.active])
-
-
-def select_over_blocks(
-    state: PartitionedActiveSet,
-    d: int,
-    rng: np.random.RandomState,
-    *,
-    strategy: str = "greedy",
-    n_random_start: int = 2,
-    n_full_greedy: int = 198,
-    selection_size: int = 500,
-    retain: float = 0.5,
-    progress: Progress | None = None,
-) -> PartitionedActiveSet:
-    """Grow ``state`` to ``d`` points by a strategy of [LSH02] §3.
-
-    ``"greedy"`` (``n_random_start`` uniform draws first) and ``"random"`` draw as
-    :func:`~sparsegp.approximations.ivm.select_active_set` does and choose the same
-    points. ``"randomized"``: greedy up to ``n_random_start + n_full_greedy`` points,
-    then each block keeps a selection index of its share of ``selection_size``
-    candidates, ``retain`` of it kept at each inclusion and the rest redrawn and
-    completed in the block (its own random stream), the best over the blocks'
-    indices included. ``progress`` (e.g. a tqdm bar) advances once per inclusion.
-    """
-    if strategy == "random":
-        for index in rng.choice(state.n, size=d - state.size, replace=False):
-            state.include(state.fetch(int(index)), score=False)
-            advance(progress)
-        return state
-    greedy_size = d if strategy == "greedy" else min(d, n_random_start + n_full_greedy)
-    while state.size < greedy_size:
-        if state.size < n_random_start:
-            pool = np.setdiff1d(np.arange(state.n), state.active)
-            state.include(state.fetch(int(rng.choice(pool))))
-        else:
-            state.include(state.best())
-        advance(progress)
-    if state.size < d:
-        state.start_index(int(rng.randint(2**31)), selection_size)
-    while state.size < d:
-        state.include(state.best(), retain=retain)
-        advance(progress)
-    return state

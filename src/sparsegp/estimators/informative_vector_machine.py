@@ -19,15 +19,12 @@ from .._threads import one_blas_thread
 from ..approximations.adf_active_set import active_set_log_evidence
 from ..approximations.blocks import thread_pool
 from ..approximations.ivm import (
+    grow_active_set,
     ivm_log_marginal_likelihood,
     select_active_set,
     subset_log_marginal_likelihood,
 )
-from ..approximations.partitioned_ivm import (
-    PartitionedActiveSet,
-    new_adf_block,
-    select_over_blocks,
-)
+from ..approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
 from ..kernels import KernelBlocks, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
@@ -128,13 +125,8 @@ class _IVMFitting:
                 blocks = DaskBlocks.from_rows(
                     current_client(type(self).__name__), X, y, new_adf_block, latent, d
                 )
-                state = select_over_blocks(
-                    PartitionedActiveSet(blocks, len(y), latent, likelihood, d),
-                    d,
-                    rng,
-                    progress=progress,
-                    **options,
-                )
+                state = PartitionedActiveSet(blocks, len(y), latent, likelihood, d)
+                grow_active_set(state, d, rng, progress=progress, **options)
             else:
                 dtype = self._store_dtype(len(y), d)
                 state = select_active_set(
