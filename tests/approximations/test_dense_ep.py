@@ -78,3 +78,27 @@ def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
     assert learnt.log_evidence > fixed.log_evidence + 0.1
     np.testing.assert_array_equal(learnt.points, X)
     assert learnt.optimizer_converged and learnt.ep_converged
+
+
+def test_each_state_is_differentiated_at_its_own_kernel():
+    X, y = problem()
+    kernel, likelihood = ConstantKernel(2.0) * RBF(0.8), DenseEP.likelihood(0.1)
+    engine = DenseEP(X, y, differentiable=True)
+    older = run_ep(engine.posterior(kernel, X, None), y, likelihood, **TIGHT)
+    run_ep(
+        engine.posterior(kernel.clone_with_theta(kernel.theta + 0.5), X, None),
+        y,
+        likelihood,
+    )
+    fresh = DenseEP(X, y, differentiable=True)
+    alone = run_ep(fresh.posterior(kernel, X, None), y, likelihood, **TIGHT)
+    for got, want in zip(
+        engine.gradient(older, likelihood),
+        fresh.gradient(alone, likelihood),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(got, want)
+    without = DenseEP(X, y, differentiable=False)
+    state = run_ep(without.posterior(kernel, X, None), y, likelihood)
+    with pytest.raises(ValueError, match="differentiable=True"):
+        without.gradient(state, likelihood)

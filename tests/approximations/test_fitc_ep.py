@@ -11,6 +11,7 @@ from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
     FITCPredictor,
     FITCPrior,
+    InMemoryFITC,
     StructuredFITCPosterior,
     fitc_ep_gradient,
 )
@@ -188,3 +189,27 @@ def test_the_gradient_from_float32_sweeps_is_the_float64_gradient():
     np.testing.assert_allclose(
         single, double, rtol=0, atol=2e-5 * np.max(np.abs(double))
     )
+
+
+def test_each_state_is_differentiated_at_its_own_kernel_and_inputs():
+    X, y, Z, kernel, _ = fitc_problem()
+    likelihood = Probit(0.1)
+    data = InMemoryFITC(X, y, 1e-6, differentiable=True)
+    older = run_ep(data.posterior(kernel, Z, None), y, likelihood, tol=1e-10)
+    run_ep(data.posterior(kernel, Z + 0.3, None), y, likelihood, tol=1e-10)
+    fresh = InMemoryFITC(X, y, 1e-6, differentiable=True)
+    alone = run_ep(fresh.posterior(kernel, Z, None), y, likelihood, tol=1e-10)
+    for got, want in zip(
+        data.gradient(older, likelihood),
+        fresh.gradient(alone, likelihood),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_posterior_without_derivatives_refuses_the_gradient():
+    X, y, Z, kernel, _ = fitc_problem()
+    data = InMemoryFITC(X, y, 1e-6, differentiable=False)
+    state = run_ep(data.posterior(kernel, Z, None), y, Probit(0.0), tol=1e-6)
+    with pytest.raises(ValueError, match="differentiable=True"):
+        data.gradient(state, Probit(0.0))

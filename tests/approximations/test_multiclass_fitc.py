@@ -6,6 +6,7 @@ import pytest
 from scipy.stats import norm
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
+from sparsegp.approximations.blocks import thread_pool
 from sparsegp.approximations.ep import WarmStartedEP, run_ep
 from sparsegp.approximations.multiclass_fitc import (
     LATENT_NOISE,
@@ -92,8 +93,8 @@ def dense_multiclass_ep(K, labels, bias, n_classes, sweeps=400, damping=0.5):
 
 
 def fitted_state(X, labels, kernel, Z, bias, n_threads=1, jitter=1e-8):
-    data = InMemoryMultiClassFITC(X, labels, 3, jitter, True, n_threads)
-    with data:
+    with thread_pool(n_threads) as pool:
+        data = InMemoryMultiClassFITC(X, labels, 3, jitter, True, pool, n_threads)
         posterior = data.posterior(kernel, Z, None)
         state = run_ep(posterior, None, MultinomialProbit(bias), **OPTIONS)
         gradient = data.gradient(state, MultinomialProbit(bias))

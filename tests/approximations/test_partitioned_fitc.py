@@ -237,3 +237,14 @@ def test_a_block_reports_the_arrays_it_holds_to_dask_once_each():
     arrays += [block.tau, block.cross.A, block.cross.value]
     expected = sum(a.nbytes for a in {id(a): a for a in arrays}.values())
     assert expected <= block.__sizeof__() - object.__sizeof__(block) < 1.2 * expected
+
+
+def test_the_gradient_of_an_older_state_is_refused_not_taken_at_newer_priors():
+    X, y, kernel = small_problem(n=40, seed=5)
+    Z, likelihood = X[::5] + 0.1, Probit(0.0)
+    data = PartitionedFITC(blocks_of(X, y, [17]), 1e-6)
+    older = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
+    newer = run_ep(data.posterior(kernel, Z + 0.2, None), None, likelihood, **OPTIONS)
+    data.gradient(newer, likelihood)
+    with pytest.raises(ValueError, match="newer posterior"):
+        data.gradient(older, likelihood)

@@ -11,8 +11,6 @@ from full EP on a subsample (the online GP, algorithms.md §3.6).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import numpy.typing as npt
 from sklearn.gaussian_process.kernels import Kernel
@@ -26,6 +24,7 @@ from .ep import (
     WarmStart,
     cavity_gradient,
     ep_log_evidence_weights,
+    posterior_of,
 )
 
 __all__ = ["DenseEP"]
@@ -53,7 +52,6 @@ class DenseEP:
         #: The labels, for :func:`~sparsegp.approximations.ep.run_ep`.
         self.labels = y
         self.differentiable = differentiable
-        self._weighted_gradient: Callable[[np.ndarray], np.ndarray] | None = None
 
     @staticmethod
     def likelihood(bias: float) -> Probit:
@@ -69,19 +67,25 @@ class DenseEP:
     ) -> DensePosterior:
         """The posterior on ``K(X, X)`` from ``start``'s sites; ``Z`` is ``X`` and
         every product is float64."""
-        if self.differentiable:
-            K, self._weighted_gradient = gram_and_weighted_gradient(kernel, self.X)
-        else:
-            K = kernel(self.X)
-        return DensePosterior.starting_from(K, start)
+        if not self.differentiable:
+            return DensePosterior.starting_from(kernel(self.X), start)
+        K, weighted_gradient = gram_and_weighted_gradient(kernel, self.X)
+        posterior = DensePosterior.starting_from(K, start)
+        posterior.weighted_gradient = weighted_gradient
+        return posterior
 
     def gradient(
         self, state: EPState, likelihood: Probit
     ) -> tuple[np.ndarray, float, np.ndarray]:
         """``∂ log Z_EP`` in ``(θ, b)`` ([RW06] eq. 5.27 and ``Σ g_i``), and zero in
-        the inputs, at the last posterior's kernel."""
-        assert self._weighted_gradient is not None, "posterior() first"
-        kernel_gradient = self._weighted_gradient(ep_log_evidence_weights(state))
+        the inputs, at the kernel of ``state``'s posterior."""
+        weighted_gradient = posterior_of(state, DensePosterior).weighted_gradient
+        if weighted_gradient is None:
+            raise ValueError(
+                "This posterior was built without kernel derivatives: make the "
+                "engine with differentiable=True to take the evidence gradient."
+            )
+        kernel_gradient = weighted_gradient(ep_log_evidence_weights(state))
         bias_gradient = cavity_gradient(state, self.labels, likelihood)
         return kernel_gradient, bias_gradient, np.zeros_like(self.X)
 

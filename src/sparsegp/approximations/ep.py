@@ -209,6 +209,9 @@ class DensePosterior(ArraySites):
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self.prior_variance = _mean_diagonal(self.K)
+        #: ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` where the posterior's maker kept it (the
+        #: evidence gradient, :class:`~sparsegp.approximations.dense_ep.DenseEP`).
+        self.weighted_gradient: Callable[[np.ndarray], np.ndarray] | None = None
         self._B = np.empty(self.K.shape)  # B, then its factor (cholesky_in_place)
         self.refresh()
 

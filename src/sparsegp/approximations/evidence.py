@@ -69,7 +69,8 @@ class EvidenceApproximation(Protocol):
     def gradient(
         self, state: EPState, likelihood: Any
     ) -> tuple[np.ndarray, Any, np.ndarray]:
-        """``∂ log Z_EP`` in ``(θ, b, Z)`` at the last posterior's kernel and ``Z``."""
+        """``∂ log Z_EP`` in ``(θ, b, Z)`` at the kernel and ``Z`` of ``state``'s
+        posterior (each posterior carries what its gradient needs)."""
 
     def predictor(self, state: EPState) -> Any:
         """What prediction needs of a converged state."""

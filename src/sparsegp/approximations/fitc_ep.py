@@ -18,7 +18,7 @@ here a site update multiplies ``F`` by a symmetric rank-one square root,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -79,12 +79,16 @@ class FITCPrior:
         ``diag K_ff − diag Q_ff``, clipped at zero.
     prior_variance : float
         ``mean diag K_ff``, the mean prior variance (FITC keeps the diagonal).
+    derivatives : FITCKernelBlocks or None
+        The kernel blocks the prior was built from, for the evidence gradient (None:
+        built from the kernel's own evaluation, no gradient).
     """
 
     chol_uu: np.ndarray
     V: np.ndarray
     d0: np.ndarray
     prior_variance: float
+    derivatives: FITCKernelBlocks | None = None
 
     @classmethod
     def from_kernel(
@@ -498,9 +502,10 @@ class FITCKernelBlocks:
         """The FITC prior of these blocks with ``ε_u = jitter``, a variance
         ``latent_noise`` added to every training latent's."""
         k_diag = np.full(self.n, self.diagonal.value[0, 0] + latent_noise)
-        return FITCPrior.from_kernel(
+        prior = FITCPrior.from_kernel(
             self.inducing.value, self.cross.value, k_diag, jitter
         )
+        return replace(prior, derivatives=self)
 
     def gradient(
         self, kernel_uf: np.ndarray, kernel_uu: np.ndarray, kernel_diag: np.ndarray
@@ -512,6 +517,17 @@ class FITCKernelBlocks:
         theta_uu, inducing_uu = self.inducing.gradients(kernel_uu)
         theta_diag, _ = self.diagonal.gradients(np.array([[np.sum(kernel_diag)]]))
         return theta_uf - theta_uu + theta_diag, inducing_uf - 2.0 * inducing_uu
+
+
+def prior_derivatives(prior: FITCPrior) -> FITCKernelBlocks:
+    """The kernel blocks ``prior`` was built from, or a ``ValueError`` where it was
+    built without them (an engine made with ``differentiable=False``)."""
+    if prior.derivatives is None:
+        raise ValueError(
+            "This posterior's prior was built without kernel derivatives: make the "
+            "engine with differentiable=True to take the evidence gradient."
+        )
+    return prior.derivatives
 
 
 def fitc_ep_gradient(
@@ -618,7 +634,6 @@ class InMemoryFITC:
         self.labels = y
         self.jitter = jitter
         self.differentiable = differentiable
-        self._blocks: FITCKernelBlocks | None = None
 
     def posterior(
         self,
@@ -648,19 +663,20 @@ class InMemoryFITC:
         self, kernel: Kernel, Z: np.ndarray, latent_noise: float = 0.0
     ) -> FITCPrior:
         """The FITC prior at ``kernel`` and ``Z``, ``latent_noise`` added to the
-        training latents' variances; kept for :meth:`gradient` when differentiable."""
+        training latents' variances; with its kernel blocks' derivatives
+        (:attr:`FITCPrior.derivatives`) when differentiable."""
         if self.differentiable:
-            self._blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
-            return self._blocks.prior(self.jitter, latent_noise)
+            blocks = FITCKernelBlocks.from_kernel(kernel, Z, self.X)
+            return blocks.prior(self.jitter, latent_noise)
         k_diag = kernel.diag(self.X) + latent_noise
         return FITCPrior.from_kernel(kernel(Z), kernel(Z, self.X), k_diag, self.jitter)
 
     def gradient(
         self, state: EPState, likelihood: Likelihood
     ) -> tuple[np.ndarray, float, np.ndarray]:
-        """:func:`fitc_ep_gradient` at the last :meth:`prior`'s kernel and ``Z``."""
-        assert self._blocks is not None, "posterior() with differentiable=True first"
-        return fitc_ep_gradient(state, self.labels, likelihood, self._blocks)
+        """:func:`fitc_ep_gradient` at the kernel and ``Z`` of ``state``'s posterior."""
+        blocks = prior_derivatives(posterior_of(state, FITCPosterior).prior)
+        return fitc_ep_gradient(state, self.labels, likelihood, blocks)
 
     def predictor(self, state: EPState) -> FITCPredictor:
         return FITCPredictor.from_state(state)

@@ -19,7 +19,7 @@ label's latent ``f_{i,y_i}`` (``label``) and on ``f_{i,k}`` (``other``); column
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
@@ -44,6 +44,7 @@ from .fitc_ep import (
     FITCPrior,
     InMemoryFITC,
     posterior_sensitivities,
+    prior_derivatives,
 )
 
 __all__ = [
@@ -424,10 +425,12 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         ``ε_u`` ([NGH07] fn. 3).
     differentiable : bool
         Whether gradients will be asked for (:class:`InMemoryFITC`).
-    n_threads : int, default=1
+    pool : Executor or None, default=None
         Threads the classes' refreshes and gradients run on, each class's BLAS calls
-        on one of them (results do not depend on it). A pool is started on entering
-        the object as a context manager, and shut down on leaving it.
+        on one of them (results do not depend on it); None runs them in the
+        caller's thread (:func:`~sparsegp.approximations.blocks.thread_pool`).
+    n_threads : int, default=1
+        The pool's threads: how many classes' gradients are in flight at once.
     """
 
     def __init__(
@@ -437,24 +440,15 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         n_classes: int,
         jitter: float,
         differentiable: bool,
+        pool: Executor | None = None,
         n_threads: int = 1,
     ) -> None:
         super().__init__(X, np.asarray(labels, dtype=np.intp), jitter, differentiable)
         self.n_classes = n_classes
         self.bias_shape = (n_classes,)
         self.steps = self.labels[:, None] != np.arange(n_classes)
-        self.n_threads = max(1, min(n_threads, n_classes))
-        self.executor: Executor | None = None
-
-    def __enter__(self) -> InMemoryMultiClassFITC:
-        if self.n_threads > 1:
-            self.executor = ThreadPoolExecutor(self.n_threads)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.executor is not None:
-            self.executor.shutdown(cancel_futures=True)
-            self.executor = None
+        self.executor = pool
+        self.n_threads = 1 if pool is None else max(1, min(n_threads, n_classes))
 
     @staticmethod
     def likelihood(bias: np.ndarray) -> MultinomialProbit:  # type: ignore[override]
@@ -486,8 +480,8 @@ class InMemoryMultiClassFITC(InMemoryFITC):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §7.3): the classes'
         sensitivities summed in class order, contracted with the blocks once."""
-        assert self._blocks is not None, "posterior() with differentiable=True first"
         posterior = posterior_of(state, MultiClassFITCPosterior)
+        blocks = prior_derivatives(posterior.prior)
         total: list[np.ndarray] = []
         width = self.n_threads  # classes in flight: each holds an M × n array
         for first in range(0, self.n_classes, width):
@@ -503,7 +497,7 @@ class InMemoryMultiClassFITC(InMemoryFITC):
                     if not total
                     else [a + b for a, b in zip(total, part, strict=True)]
                 )
-        grad_theta, grad_inducing = self._blocks.gradient(*total)
+        grad_theta, grad_inducing = blocks.gradient(*total)
         return grad_theta, posterior.bias_gradient(likelihood), grad_inducing
 
     def predictor(self, state: EPState) -> MultiClassFITCPredictor:  # type: ignore[override]

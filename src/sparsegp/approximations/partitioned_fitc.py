@@ -317,6 +317,8 @@ class PartitionedFITCPosterior:
         self.chol_uu = chol_uu
         self.inverse_uu = inverse_lower(chol_uu) if inverse_uu is None else inverse_uu
         self.prior_variance = prior_variance
+        #: The kernel and pseudo-inputs of the blocks' priors, for the gradient.
+        self.at: tuple[Kernel, np.ndarray] | None = None
         self._mixing: AndersonMixing | None = None
         # Refresh statistics at the current sites, where the mixed step's round
         # already made them; the sites' change in the last sweep, from evidence().
@@ -479,7 +481,8 @@ class PartitionedFITC:
     def __init__(self, blocks: Blocks, jitter: float) -> None:
         self.blocks = blocks
         self.jitter = jitter
-        self._at: tuple[Kernel, np.ndarray] | None = None
+        #: The posterior whose priors the blocks hold (the only one with a gradient).
+        self._latest: PartitionedFITCPosterior | None = None
 
     def posterior(
         self,
@@ -508,18 +511,24 @@ class PartitionedFITC:
             self.blocks.update(
                 _with_carried_sites, start.likelihood, start.scale_to(prior_variance)
             )
-        self._at = (kernel, Z)
-        return PartitionedFITCPosterior(
+        posterior = PartitionedFITCPosterior(
             self.blocks, chol_uu, prior_variance, inverse_uu
         )
+        posterior.at = (kernel, Z)
+        self._latest = posterior
+        return posterior
 
     def gradient(
         self, state: EPState, likelihood: Likelihood
     ) -> tuple[np.ndarray, float, np.ndarray]:
         """``∂ log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §5.6), in two rounds."""
-        assert self._at is not None, "posterior() first"
-        kernel, Z = self._at
         posterior = posterior_of(state, PartitionedFITCPosterior)
+        if posterior is not self._latest or posterior.at is None:
+            raise ValueError(
+                "The blocks hold the priors of a newer posterior than this state's: "
+                "the gradient is taken at the latest posterior only."
+            )
+        kernel, Z = posterior.at
         L_B, L_u = posterior.chol_B, posterior.chol_uu
         inverse_B, inverse_uu = posterior.inverse_B, posterior.inverse_uu
         sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood, inverse_B)

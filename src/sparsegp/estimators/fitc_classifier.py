@@ -425,14 +425,17 @@ default="kmeans"
                 "The multinomial FITC model runs ep_mode='parallel' only; use "
                 "multi_class='one_vs_rest' for sequential EP."
             )
-        with InMemoryMultiClassFITC(
-            X,
-            y,
-            len(self.classes_),
-            self.jitter,
-            self.optimizer is not None,
-            effective_n_jobs(self.n_jobs),
-        ) as data:
+        n_threads = min(effective_n_jobs(self.n_jobs), len(self.classes_))
+        with thread_pool(n_threads) as pool:
+            data = InMemoryMultiClassFITC(
+                X,
+                y,
+                len(self.classes_),
+                self.jitter,
+                self.optimizer is not None,
+                pool,
+                n_threads,
+            )
             return self._fit_on(data, X, y, random_state)
 
     def _fit_binary_distributed(self, X, y, random_state):
