@@ -1,6 +1,7 @@
 """The shared L-BFGS-B driver and the kernel/bias parameter vector."""
 
 import numpy as np
+import pytest
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp._optimize import (
@@ -9,8 +10,10 @@ from sparsegp._optimize import (
     inputs_block,
     kernel_block,
     maximize,
+    slope_block,
 )
 from sparsegp.exceptions import NotPSDError
+from sparsegp.testing import assert_gradient_matches
 
 
 def test_maximize_finds_the_maximum_of_a_concave_function():
@@ -54,20 +57,41 @@ def test_parameter_space_round_trip():
     kernel = ConstantKernel(2.0) * RBF(0.5)
     Z = np.arange(6.0).reshape(3, 2)
     space = ParameterSpace(
-        [kernel_block(kernel), bias_block((-3, 3)), None, inputs_block(Z)]
+        [kernel_block(kernel), bias_block((-3, 3)), None, inputs_block(Z, unit=2.0)]
     )
-    x = space.pack({"theta": kernel.theta, "bias": 0.7, "inducing": Z, "other": 1})
+    x = space.pack({"kernel": kernel, "bias": 0.7, "inducing": Z, "other": 1})
     np.testing.assert_allclose(x[:3], [np.log(2.0), np.log(0.5), 0.7])
+    np.testing.assert_allclose(x[3:], Z.ravel() / 2.0)
     values = space.unpack(x + 0.1)
     assert np.isclose(values["bias"], 0.8) and isinstance(values["bias"], float)
-    np.testing.assert_allclose(values["theta"], kernel.theta + 0.1)
-    np.testing.assert_allclose(values["inducing"], Z + 0.1)
+    np.testing.assert_allclose(values["kernel"].theta, kernel.theta + 0.1)
+    assert isinstance(values["kernel"], type(kernel))
+    np.testing.assert_allclose(values["inducing"], Z + 0.2)
     assert len(space) == 9 and space.bounds().shape == (9, 2)
     np.testing.assert_array_equal(space.bounds()[2], [-3, 3])
-    assert "bias" in space and "log_slope" not in space
+    assert "bias" in space and "slope" not in space
     fixed = ParameterSpace([kernel_block(ConstantKernel(1.0, "fixed"))])
     assert len(fixed) == 0 and fixed.bounds().shape == (0, 2)
-    assert fixed.pack({"theta": np.zeros(0)}).shape == (0,)
+    assert fixed.pack({"kernel": ConstantKernel(1.0, "fixed")}).shape == (0,)
+
+
+def test_each_block_applies_its_own_chain_rule():
+    """``f(v) = Σ c·v`` over a slope held as its log and inputs held in units of 3:
+    the packed gradient is the finite-difference gradient in the vector."""
+    space = ParameterSpace([slope_block((-5, 5)), inputs_block(np.zeros(2), unit=3.0)])
+    weights = {"slope": 1.7, "inducing": np.array([0.5, -2.0])}
+
+    def objective(x):
+        values = space.unpack(x)
+        value = (
+            weights["slope"] * values["slope"]
+            + weights["inducing"] @ values["inducing"]
+        )
+        return value, space.pack_gradient(values, weights)
+
+    x = space.pack({"slope": 0.8, "inducing": np.array([1.0, 2.0])})
+    assert space.unpack(x)["slope"] == pytest.approx(0.8)
+    assert_gradient_matches(lambda x: objective(x)[0], objective(x)[1], x)
 
 
 def test_progress_bar_reports_iterations_and_changes_nothing(capsys):

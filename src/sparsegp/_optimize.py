@@ -1,8 +1,10 @@
 """One hyperparameter driver for every estimator: L-BFGS-B with random restarts.
 
-Parameters live in one vector of named blocks (:class:`ParameterSpace`): the kernel's
-``theta`` (log-space, as scikit-learn's kernels store it), the probit bias, the log
-slope, pseudo-inputs. Objectives return ``(value, gradient)`` to be *maximised*.
+Parameters live in one vector of named blocks (:class:`ParameterSpace`), each block
+owning its transform and chain rule: the kernel (its ``theta``, log-space, as
+scikit-learn's kernels store it), the probit bias, the slope (its log), pseudo-inputs
+(in units of the inputs' spread). Objectives return ``(value, gradient)`` to be
+*maximised*.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, minimize
+from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from tqdm.auto import tqdm
 
@@ -24,7 +28,12 @@ _FAILED_VALUE = -1e10
 
 @dataclass(frozen=True)
 class Block:
-    """One named part of the optimizer's vector.
+    """One named part of the optimizer's vector, holding its value as it is.
+
+    Subclasses hold a value in another form (:class:`KernelBlock`,
+    :class:`LogBlock`, :class:`ScaledBlock`): :meth:`encode`, :meth:`decode` and
+    :meth:`chain` are the one place where a value's transform and its gradient's
+    chain rule are written.
 
     Attributes
     ----------
@@ -32,6 +41,7 @@ class Block:
     shape : tuple of int
         ``()`` for a scalar.
     bounds : ndarray of shape (size, 2)
+        In the vector's units.
     """
 
     name: str
@@ -42,13 +52,70 @@ class Block:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=int))
 
+    def encode(self, value: Any) -> np.ndarray:
+        """The value's entries in the vector."""
+        return np.ravel(np.asarray(value, dtype=float))
 
-def kernel_block(kernel) -> Block:
+    def decode(self, part: np.ndarray) -> Any:
+        """The value of the vector's entries ``part``; a scalar block gives a float."""
+        return float(part[0]) if self.shape == () else part.reshape(self.shape)
+
+    def chain(self, value: Any, gradient: Any) -> np.ndarray:
+        """The gradient in the vector's entries from ``gradient`` in the value's."""
+        return np.ravel(np.asarray(gradient, dtype=float))
+
+
+@dataclass(frozen=True)
+class KernelBlock(Block):
+    """A kernel's free hyperparameters: the vector holds ``θ`` (log-space, as
+    scikit-learn keeps it), the value is the kernel; gradients are in ``θ``."""
+
+    template: Kernel
+
+    def encode(self, value: Any) -> np.ndarray:
+        return np.asarray(value.theta, dtype=float)
+
+    def decode(self, part: np.ndarray) -> Any:
+        return self.template.clone_with_theta(part)
+
+
+@dataclass(frozen=True)
+class LogBlock(Block):
+    """A positive scalar held as its log: ``∂/∂ log v = v ∂/∂v``."""
+
+    def encode(self, value: Any) -> np.ndarray:
+        return np.log(super().encode(value))
+
+    def decode(self, part: np.ndarray) -> Any:
+        return float(np.exp(part[0]))
+
+    def chain(self, value: Any, gradient: Any) -> np.ndarray:
+        return super().chain(value, gradient) * value
+
+
+@dataclass(frozen=True)
+class ScaledBlock(Block):
+    """Values held in units of ``unit`` (the vector holds ``value / unit``), so that
+    the optimizer's steps do not depend on the data's units: ``∂/∂(v/u) = u ∂/∂v``."""
+
+    unit: float
+
+    def encode(self, value: Any) -> np.ndarray:
+        return super().encode(value) / self.unit
+
+    def decode(self, part: np.ndarray) -> Any:
+        return self.unit * super().decode(part)
+
+    def chain(self, value: Any, gradient: Any) -> np.ndarray:
+        return self.unit * super().chain(value, gradient)
+
+
+def kernel_block(kernel: Kernel) -> KernelBlock:
     """The kernel's free hyperparameters ``θ`` (log-space, scikit-learn's bounds)."""
     bounds = (
         np.reshape(kernel.bounds, (-1, 2)) if len(kernel.theta) else np.zeros((0, 2))
     )
-    return Block("theta", (len(kernel.theta),), bounds)
+    return KernelBlock("kernel", (len(kernel.theta),), bounds, kernel)
 
 
 def bias_block(bounds=(-1e3, 1e3), shape=()) -> Block:
@@ -57,24 +124,27 @@ def bias_block(bounds=(-1e3, 1e3), shape=()) -> Block:
     return Block("bias", tuple(shape), np.tile(np.asarray(bounds, float), (size, 1)))
 
 
-def log_slope_block(bounds) -> Block:
-    """The log of the probit slope ``λ``."""
-    return Block("log_slope", (), np.array([bounds], dtype=float))
+def slope_block(log_bounds) -> LogBlock:
+    """The probit slope ``λ``, held as its log within ``log_bounds``."""
+    return LogBlock("slope", (), np.array([log_bounds], dtype=float))
 
 
-def inputs_block(Z) -> Block:
-    """Input locations such as pseudo-inputs, unbounded."""
+def inputs_block(Z, unit: float = 1.0) -> ScaledBlock:
+    """Input locations such as pseudo-inputs, unbounded, held in units of ``unit``."""
     Z = np.asarray(Z)
-    return Block("inducing", Z.shape, np.tile([-np.inf, np.inf], (Z.size, 1)))
+    return ScaledBlock(
+        "inducing", Z.shape, np.tile([-np.inf, np.inf], (Z.size, 1)), unit
+    )
 
 
 class ParameterSpace:
     """The optimizer's vector made of named blocks, in the order given.
 
-    ``pack({"theta": ..., "bias": ...})`` and ``unpack(x)["theta"]`` convert between
-    the vector and the blocks; the same ``pack`` lays out a gradient. ``None``
-    entries in ``blocks`` are skipped, so a block an estimator does not learn is
-    simply left out.
+    ``pack({"kernel": ..., "bias": ...})`` and ``unpack(x)["kernel"]`` convert between
+    the vector and the blocks' values (each block's transform applied);
+    :meth:`pack_gradient` lays out a gradient given in the values' terms, through
+    each block's chain rule. ``None`` entries in ``blocks`` are skipped, so a block
+    an estimator does not learn is simply left out.
 
     Parameters
     ----------
@@ -92,19 +162,27 @@ class ParameterSpace:
 
     def pack(self, values) -> np.ndarray:
         """The vector of ``values[name]`` for every block (other keys ignored)."""
-        parts = [np.ravel(np.asarray(values[b.name], dtype=float)) for b in self.blocks]
-        return np.concatenate(parts) if parts else np.zeros(0)
+        return self._join([b.encode(values[b.name]) for b in self.blocks])
+
+    def pack_gradient(self, values, gradients) -> np.ndarray:
+        """The vector's gradient from ``gradients[name]``, each in its value's terms,
+        at ``values`` (:meth:`unpack`'s)."""
+        return self._join(
+            [b.chain(values[b.name], gradients[b.name]) for b in self.blocks]
+        )
 
     def unpack(self, x) -> dict:
         """``{name: value}`` of vector ``x``; a scalar block gives a float."""
         values, start = {}, 0
         for block in self.blocks:
             part = np.asarray(x[start : start + block.size], dtype=float)
-            values[block.name] = (
-                float(part[0]) if block.shape == () else part.reshape(block.shape)
-            )
+            values[block.name] = block.decode(part)
             start += block.size
         return values
+
+    @staticmethod
+    def _join(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def bounds(self) -> np.ndarray:
         """``(len(self), 2)`` array of bounds."""

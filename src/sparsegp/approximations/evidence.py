@@ -187,7 +187,7 @@ def _parameter_space(
         [
             kernel_block(kernel),
             bias_block(shape=approximation.bias_shape) if settings.learn_bias else None,
-            inputs_block(Z0) if settings.learn_inducing else None,
+            inputs_block(Z0, settings.unit) if settings.learn_inducing else None,
         ]
     )
 
@@ -224,18 +224,15 @@ def maximize_evidence(
     ep = WarmStartedEP(approximation.labels, settings.ep_options)
     sweep_dtype = _sweep_dtype(settings, ep)
     space = _parameter_space(approximation, kernel, Z0, settings)
-    unit = settings.unit
-
-    def unpack(x: np.ndarray) -> tuple[Kernel, Any, np.ndarray]:
-        values = space.unpack(x)
-        Z = unit * values["inducing"] if "inducing" in values else Z0
-        return kernel.clone_with_theta(values["theta"]), values.get("bias", bias0), Z
+    initial = {"kernel": kernel, "bias": bias0, "inducing": Z0}
 
     def evidence(x: np.ndarray) -> tuple[float, np.ndarray]:
-        kernel_x, bias, Z = unpack(x)
-        likelihood = approximation.likelihood(bias)
+        values = initial | space.unpack(x)
+        likelihood = approximation.likelihood(values["bias"])
         state = ep(
-            lambda start: approximation.posterior(kernel_x, Z, start, sweep_dtype),
+            lambda start: approximation.posterior(
+                values["kernel"], values["inducing"], start, sweep_dtype
+            ),
             likelihood,
             at=x,
         )
@@ -243,16 +240,19 @@ def maximize_evidence(
         _report(
             settings, f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
         )
-        gradient = {"theta": grad_kernel, "bias": grad_bias, "inducing": unit * grad_Z}
-        return state.log_evidence, space.pack(gradient)
+        gradient = {"kernel": grad_kernel, "bias": grad_bias, "inducing": grad_Z}
+        return state.log_evidence, space.pack_gradient(values, gradient)
 
-    x = space.pack({"theta": kernel.theta, "bias": bias0, "inducing": Z0 / unit})
+    x = space.pack(initial)
     n_evaluations, converged = 0, True
     if settings.max_iter is not None and len(x) > 0:
         result = _maximize(evidence, x, space.bounds(), settings)
         x, n_evaluations, converged = result.x, result.n_evaluations, result.converged
-    kernel_x, bias, Z = unpack(x)
-    likelihood, state = _final_state(approximation, settings, ep, kernel_x, bias, Z, x)
+    final = initial | space.unpack(x)
+    kernel_x, Z = final["kernel"], final["inducing"]
+    likelihood, state = _final_state(
+        approximation, settings, ep, kernel_x, final["bias"], Z, x
+    )
     return EvidenceFit(
         kernel=kernel_x,
         likelihood=likelihood,

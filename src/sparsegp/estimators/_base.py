@@ -682,10 +682,6 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         self.input_offset_, self.input_scale_ = 0.0, 1.0
         return X, y
 
-    def _kernel_and_bias(self, kernel, values):
-        """``kernel`` at ``values["theta"]``, and the bias (``self.bias`` if not learnt)."""
-        return kernel.clone_with_theta(values["theta"]), values.get("bias", self.bias)
-
     def _check_training_size(self, X):
         """Hook for estimators that need a minimum number of samples."""
 

@@ -201,7 +201,7 @@ class _IVMFitting:
         """
         start = time.perf_counter()
         d = self._active_set_size(len(y))
-        space, template = ParameterSpace([kernel_block(kernel)]), kernel
+        space = ParameterSpace([kernel_block(kernel)])
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
         state, seconds = self._select(X, y, kernel, d, rng, strategy)
         best = self._freeze(X, y, kernel, state, seconds, strategy)
@@ -212,17 +212,17 @@ class _IVMFitting:
             X_active = rows_of(X, active)
 
             def evidence(x, X_I=X_active, y_I=y[active], sites=sites):
-                return self._evidence(template.clone_with_theta(x), X_I, y_I, sites)
+                return self._evidence(space.unpack(x)["kernel"], X_I, y_I, sites)
 
             x = maximize(
                 evidence,
-                kernel.theta,
+                space.pack({"kernel": kernel}),
                 space.bounds(),
                 max_iter=self.max_iter_optimizer,
                 random_state=rng,
                 progress=f"IVM round {outer + 1}: L_IVM" if self.verbose else None,
             ).x
-            kernel = kernel.clone_with_theta(x)
+            kernel = space.unpack(x)["kernel"]
             state, seconds = self._select(X, y, kernel, d, rng, strategy)
             nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:

@@ -18,8 +18,8 @@ from .._optimize import (
     ParameterSpace,
     bias_block,
     kernel_block,
-    log_slope_block,
     maximize,
+    slope_block,
 )
 from ..approximations.adf_active_set import (
     ADFActiveSet,
@@ -459,48 +459,38 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             [
                 kernel_block(kernel),
                 bias_block(),
-                log_slope_block(_LOG_SLOPE_BOUNDS) if self.learn_slope else None,
+                slope_block(_LOG_SLOPE_BOUNDS) if self.learn_slope else None,
             ]
         )
-
-        def unpack(x):
-            values = space.unpack(x)
-            slope = np.exp(values.get("log_slope", np.log(likelihood.slope)))
-            return kernel.clone_with_theta(values["theta"]), Probit(
-                values["bias"], float(slope)
-            )
+        initial = {"kernel": kernel, "bias": likelihood.bias, "slope": likelihood.slope}
 
         def negative_loss(x):
-            trial_kernel, trial_likelihood = unpack(x)
+            values = initial | space.unpack(x)
             loss = validation_loss(
-                trial_kernel,
-                trial_likelihood,
+                values["kernel"],
+                Probit(values["bias"], values["slope"]),
                 X[active],
                 *sites,
                 X[outside],
                 y[outside],
             )
             gradient = {
-                "theta": loss.kernel_gradient,
+                "kernel": loss.kernel_gradient,
                 "bias": loss.bias_gradient,
-                "log_slope": loss.slope_gradient * trial_likelihood.slope,  # chain rule
+                "slope": loss.slope_gradient,
             }
-            return -loss.value, -space.pack(gradient)
+            return -loss.value, -space.pack_gradient(values, gradient)
 
-        x0 = {
-            "theta": kernel.theta,
-            "bias": likelihood.bias,
-            "log_slope": np.log(likelihood.slope),
-        }
         x = maximize(
             negative_loss,
-            space.pack(x0),
+            space.pack(initial),
             space.bounds(),
             max_iter=self.max_iter_optimizer,
             random_state=rng,
             progress="NLP: validation loss" if self.verbose else None,
         ).x
-        return unpack(x)
+        values = initial | space.unpack(x)
+        return values["kernel"], Probit(values["bias"], values["slope"])
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()

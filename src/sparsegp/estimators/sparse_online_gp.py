@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from .._optimize import kernel_block, maximize
+from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.ivm import subset_log_marginal_likelihood
 from ..approximations.online import SparseOnlineGP
@@ -329,18 +329,20 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             return kernel
         X_sub, y_sub = self._subsample(X, y, rng)
 
-        def evidence(theta):
-            K, K_gradient = kernel.clone_with_theta(theta)(X_sub, eval_gradient=True)
+        space = ParameterSpace([kernel_block(kernel)])
+
+        def evidence(x):
+            K, K_gradient = space.unpack(x)["kernel"](X_sub, eval_gradient=True)
             return subset_log_marginal_likelihood(K, K_gradient, y_sub)
 
         result = maximize(
             evidence,
-            kernel.theta,
-            kernel_block(kernel).bounds,
+            space.pack({"kernel": kernel}),
+            space.bounds(),
             n_restarts=self.n_restarts_optimizer,
             random_state=rng,
         )
-        learnt = kernel.clone_with_theta(result.x)
+        learnt = space.unpack(result.x)["kernel"]
         warn_at_bounds(learnt, self)
         return learnt
 
