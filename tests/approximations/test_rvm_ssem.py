@@ -15,6 +15,7 @@ from sparsegp.approximations.rvm_ssem import (
     _cavity_consistent_g,
     _trainer,
     batch_em,
+    ep_e_step,
     evidence_keeps,
     mean_field_e_step,
     regression_e_step,
@@ -111,7 +112,7 @@ def test_tap_mean_field_solves_its_fixed_point_equations_densely():
     V = s/(1 − ωs) with s = diag(ΨΣΨᵀ) give back g and Ω ([QW03] eqs. 16-19)."""
     Psi, t, alpha = classification_problem(seed=1)
     sigma_in = 0.8
-    post, sites = mean_field_e_step(Psi, alpha, t, sigma_in, "tap", max_iter=200)
+    post, sites = ep_e_step(Psi, alpha, t, sigma_in, max_iter=200)
     assert sites.converged
     Sigma = np.linalg.inv(np.diag(alpha) + Psi.T @ np.diag(sites.omega) @ Psi)
     np.testing.assert_allclose(post.covariance(), Sigma, rtol=1e-6)
@@ -127,7 +128,7 @@ def test_tap_mean_field_solves_its_fixed_point_equations_densely():
 
 def test_naive_mean_field_differs_from_tap_but_classifies_alike():
     Psi, t, alpha = classification_problem(seed=2)
-    tap, _ = mean_field_e_step(Psi, alpha, t, 1.0, "tap")
+    tap, _ = ep_e_step(Psi, alpha, t, 1.0)
     naive, _ = mean_field_e_step(Psi, alpha, t, 1.0, "naive")
     assert not np.allclose(tap.mean, naive.mean)
     np.testing.assert_array_equal(np.sign(Psi @ tap.mean), np.sign(Psi @ naive.mean))
@@ -160,7 +161,12 @@ def test_subspace_em_e_steps_reach_the_cold_started_fixed_point(variant):
         lambda j: Psi[:, j], Psi.shape[1], t, classification=True, mean_field=variant
     )
     active = Psi[:, fit.relevant]
-    cold, sites = mean_field_e_step(active, fit.alpha, t, 1.0, variant, max_iter=500)
+    if variant == "tap":
+        cold, sites = ep_e_step(active, fit.alpha, t, 1.0, max_iter=500)
+    else:
+        cold, sites = mean_field_e_step(
+            active, fit.alpha, t, 1.0, variant, max_iter=500
+        )
     assert sites.converged
     np.testing.assert_allclose(
         active @ fit.posterior.mean,
@@ -378,3 +384,19 @@ def test_tipping_faul_subspace_em_reaches_the_batch_evidence():
     )
     assert faul.posterior.log_evidence >= batch.posterior.log_evidence - 0.5
     assert len(faul.relevant) < Psi.shape[1] / 4
+
+
+def test_the_mean_field_newton_steps_refuse_tap():
+    Psi, t, alpha = classification_problem()
+    with pytest.raises(ValueError, match="ep_e_step"):
+        mean_field_e_step(Psi, alpha, t, 1.0, "tap")
+
+
+def test_a_warm_ep_e_step_reaches_the_cold_fixed_point():
+    Psi, t, alpha = classification_problem(seed=3)
+    first, sites = ep_e_step(Psi[:, :-1], alpha[:-1], t, 1.0, max_iter=500)
+    cold, cold_sites = ep_e_step(Psi, alpha, t, 1.0, max_iter=500)
+    warm, warm_sites = ep_e_step(Psi, alpha, t, 1.0, sites=sites, max_iter=500)
+    assert cold_sites.converged and warm_sites.converged
+    np.testing.assert_allclose(Psi @ warm.mean, Psi @ cold.mean, atol=1e-6)
+    np.testing.assert_allclose(warm.sigma_diag, cold.sigma_diag, rtol=1e-6)

@@ -14,7 +14,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteK
 from sparsegp import EPGPClassifier, FITCGPClassifier, IVMClassifier, IVMRegressor
 from sparsegp.approximations.fitc_ep import FITCPrior
 from sparsegp.approximations.online import SparseOnlineGP
-from sparsegp.approximations.rvm_ssem import mean_field_e_step
+from sparsegp.approximations.rvm_ssem import ep_e_step
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
 from sparsegp.testing import assert_latent_close
@@ -93,7 +93,7 @@ def test_regressor_with_all_points_equals_exact_gp_regression(normalize_y):
 
 def test_adaptive_tap_is_ep_on_the_weight_space_prior():
     Psi, t, alpha = classification_problem(seed=1)
-    post, _ = mean_field_e_step(Psi, alpha, t, 1.0, "tap", tol=1e-12, max_iter=500)
+    post, _ = ep_e_step(Psi, alpha, t, 1.0, tol=1e-12, max_iter=500)
     K = Psi @ np.diag(1 / alpha) @ Psi.T
     ep = dense_ep(
         K, t, Probit(), mode="parallel", damping=1.0, tol=1e-12, max_sweeps=500
