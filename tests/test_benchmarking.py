@@ -1,6 +1,10 @@
 """The evaluation harness shared by the demo and benchmarks/."""
 
+import warnings
+
 import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -12,8 +16,9 @@ from sparsegp.benchmarking import (
     evaluate,
     format_table,
     model_size,
+    sklearn_gpc,
 )
-from sparsegp.datasets import make_xor_clusters
+from sparsegp.datasets import load_banana, make_xor_clusters
 
 
 def test_evaluate_and_table():
@@ -46,3 +51,18 @@ def test_model_size_counts_relevance_vectors():
 def test_dgemm_rate_is_a_plausible_flop_rate():
     rate = dgemm_rate(64, 128, 32, repeats=2)
     assert 1e6 < rate < 1e13  # between a slow interpreter and ten top-end cores
+
+
+def test_the_sklearn_peer_is_silent_only_about_an_offset_at_its_lower_bound():
+    """Banana needs no offset: scikit-learn's warning about it is not shown; a kernel
+    whose other parameter ends at a bound still warns."""
+    X, y, _, _ = load_banana()
+    X, y = X[:150], y[:150]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sklearn_gpc(X.shape[1]).fit(X, y)
+    bounded = sklearn_gpc(X.shape[1]).set_params(
+        kernel__k1__k2__length_scale_bounds=(10.0, 1e5)
+    )
+    with pytest.warns(ConvergenceWarning, match="length_scale"):
+        bounded.fit(X, y)
