@@ -36,7 +36,7 @@ from .._linalg import (
     weighted_gram,
 )
 from ..likelihoods import Moments, Probit
-from .ep import run_ep
+from .ep import posterior_of, run_ep
 from .fitc_ep import FITCPosterior, FITCPrior
 
 #: Smallest precision of a weight (prior standard deviation 1 000).
@@ -339,7 +339,8 @@ def ep_e_step(
     :func:`~sparsegp.approximations.ep.run_ep` runs its parallel sweeps on it
     (O(n·r²) each), from the previous E-step's sites when given. The weights'
     posterior is then ``Σ = (A + ΨᵀΩΨ)⁻¹``, ``μ = Σ Ψᵀ ν̃`` with ``Ω = diag τ̃``, and
-    ``g = ν̃ − τ̃ ⊙ m`` at the latents' marginal means ``m`` (eq. 17).
+    ``g = ν̃ − τ̃ ⊙ m`` at the latents' marginal means ``m`` (eq. 17); the factor of
+    ``Σ⁻¹`` is EP's ``L_B`` scaled by ``A^½``, no further O(n·r²) product.
     """
     n = len(t)
     sqrt_alpha = np.sqrt(alpha)
@@ -361,7 +362,8 @@ def ep_e_step(
         tol=tol,
         max_sweeps=max_iter,
     )
-    chol = _precision_cholesky(Psi, alpha, state.tau)
+    # A + ΨᵀΩΨ = A^½ (I + V Ω Vᵀ) A^½ = A^½ L_B L_Bᵀ A^½: EP's factor serves
+    chol = sqrt_alpha[:, None] * posterior_of(state, FITCPosterior).chol_B
     mu = cho_solve_lower(chol, Psi.T @ state.nu)
     inv = solve_lower(chol, np.eye(len(alpha)))
     posterior = Posterior(mu, chol, np.einsum("ij,ij->j", inv, inv))
