@@ -327,3 +327,26 @@ def test_a_verbose_selection_on_the_cluster_shows_its_progress(client, capsys):
         active_set_size=20, selection="greedy", optimizer=None, verbose=1
     ).fit(blocks_of(X, rows=500), y)
     assert "IVM selection" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "units", [(1e9, 1.0), (0.0, 1e150)], ids=["offset 1e9", "scale 1e150"]
+)
+def test_inputs_far_from_zero_or_of_extreme_magnitude_fit_on_the_cluster(client, units):
+    """The shift and scale of in-memory inputs, computed on the cluster: the same
+    model as in memory, where without them the kernel's distances lose every digit
+    (offset) or overflow (scale)."""
+    offset, scale = units
+    X, y = make_noisy_problem(3_000)
+    X, X_test = offset + scale * X, offset + scale * make_noisy_problem(500, 1)[0]
+    local = FITCGPClassifier(n_inducing=20, max_iter_optimizer=3, random_state=0)
+    on_cluster = FITCGPClassifier(n_inducing=20, max_iter_optimizer=3, random_state=0)
+    local.fit(X, y)
+    on_cluster.fit(blocks_of(X, rows=1000), y)
+    np.testing.assert_array_equal(on_cluster.input_offset_, local.input_offset_)
+    assert on_cluster.input_scale_ == local.input_scale_
+    assert not np.isscalar(local.input_offset_) or local.input_scale_ != 1.0
+    np.testing.assert_allclose(  # learnt: the blocks' sums in another order
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-4
+    )
+    assert np.mean(local.predict(X_test) == make_noisy_problem(500, 1)[1]) > 0.7

@@ -41,7 +41,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks
-from ._input_units import conditioned_inputs
+from ._input_units import conditioned_dask_inputs, conditioned_inputs
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -665,7 +665,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _validate_dask(self, X, y):
         """The checks of ``validate_data`` on a dask array ``X``, computed on the cluster.
 
-        Returns ``X`` (float64, rows chunked) and ``y`` in memory.
+        Returns ``X`` (float64, rows chunked, shifted and scaled as in-memory inputs
+        are: :func:`~._input_units.conditioned_dask_inputs`) and ``y`` in memory.
         """
         if X.ndim != 2:
             raise ValueError(f"Expected a 2-D dask array X; got {X.ndim} dimensions.")
@@ -678,9 +679,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if not bool(np.isfinite(X).all().compute()):
             raise ValueError("Input X contains NaN or infinity.")
         self.n_features_in_ = X.shape[1]
-        # the rows stay on the cluster as they are
-        self.input_offset_, self.input_scale_ = 0.0, 1.0
-        return X, y
+        return conditioned_dask_inputs(self, X), y
 
     def _check_training_size(self, X):
         """Hook for estimators that need a minimum number of samples."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["conditioned_inputs", "in_input_units"]
+__all__ = ["conditioned_dask_inputs", "conditioned_inputs", "in_input_units"]
 
 #: Inputs whose largest magnitude lies outside this range are rescaled by a power of
 #: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
@@ -49,16 +49,46 @@ def conditioned_inputs(estimator, X, reset):
     near 1 (1 otherwise). Models saved before either existed use 0 and 1.
     """
     if reset:
-        estimator.input_offset_ = _input_offset(estimator, X)
-        shifted = (
-            X if np.isscalar(estimator.input_offset_) else X - estimator.input_offset_
+        high, low = (X.max(axis=0), X.min(axis=0)) if len(X) else (0.0, 0.0)
+        estimator.input_offset_ = _input_offset(estimator, high, low, len(X))
+        shifted = _shifted(estimator, X)
+        largest = float(np.max(np.abs(shifted), initial=0.0))
+        estimator.input_scale_ = _input_scale(
+            estimator, largest, lambda: _typical(shifted)
         )
-        estimator.input_scale_ = _input_scale(estimator, shifted)
     offset = getattr(estimator, "input_offset_", 0.0)
     if not np.isscalar(offset):
         X = X - offset
     scale = getattr(estimator, "input_scale_", 1.0)
     return X if scale == 1.0 else X / scale
+
+
+def conditioned_dask_inputs(estimator, X):
+    """:func:`conditioned_inputs` at fit for a dask array ``X``: the features' extremes
+    computed on the cluster (the typical magnitude from the first row chunk), the
+    shift and scale applied lazily, the rows staying where they are."""
+    import dask
+
+    high, low = dask.compute(X.max(axis=0), X.min(axis=0))
+    estimator.input_offset_ = _input_offset(estimator, high, low, X.shape[0])
+    shifted = _shifted(estimator, X)
+    largest = float(abs(shifted).max().compute())
+    estimator.input_scale_ = _input_scale(
+        estimator, largest, lambda: _typical(shifted.blocks[0].compute())
+    )
+    scale = estimator.input_scale_
+    return shifted if scale == 1.0 else shifted / scale
+
+
+def _shifted(estimator, X):
+    """``X − input_offset_`` (``X`` itself where nothing is shifted)."""
+    offset = estimator.input_offset_
+    return X if np.isscalar(offset) else X - offset
+
+
+def _typical(X):
+    """The median magnitude of ``X``'s non-zero values."""
+    return float(np.median(np.abs(X[X != 0])))
 
 
 def in_input_units(estimator, points):
@@ -74,20 +104,21 @@ def in_input_units(estimator, points):
     return points * scale + offset
 
 
-def _input_offset(estimator, X):
-    """The per-feature shift ``fit`` subtracts (0.0 where none is needed), or a
-    ``ValueError`` for a feature whose digits the offset has already taken."""
+def _input_offset(estimator, high, low, n):
+    """The per-feature shift ``fit`` subtracts (0.0 where none is needed) for ``n``
+    points whose features range over ``[low, high]``, or a ``ValueError`` for a
+    feature whose digits the offset has already taken."""
     kernel = getattr(estimator, "kernel", None)
-    if len(X) < 2 or (kernel is not None and not kernel.is_stationary()):
+    if n < 2 or (kernel is not None and not kernel.is_stationary()):
         return 0.0  # one point (a first partial_fit chunk) has no spread to judge by
-    high, low = X.max(axis=0), X.min(axis=0)
+    high, low = np.asarray(high, dtype=float), np.asarray(low, dtype=float)
     centre, spread = 0.5 * high + 0.5 * low, high - low
     far = np.abs(centre) > _OFFSET_RATIO * spread
     if not np.any(far):
         return 0.0
     resolution = np.spacing(np.abs(centre))
     lost = far & (spread > 0) & (spread < _FEWEST_STEPS * resolution)
-    if len(X) > 1 and not np.any(spread) and np.any(resolution >= 1.0):
+    if not np.any(spread) and np.any(resolution >= 1.0):
         raise ValueError(
             f"{type(estimator).__name__}: every feature of X is constant, at values "
             f"up to {np.max(np.abs(centre)):.3g}, where float64 cannot hold even the "
@@ -105,15 +136,15 @@ def _input_offset(estimator, X):
     return np.where(far, centre, 0.0)
 
 
-def _input_scale(estimator, X):
-    """The power of two ``fit`` divides ``X`` by, or a ``ValueError`` for inputs no
-    scale can make a kernel see (a value beside others 10¹⁵⁰ times smaller), or for a
-    kernel given in units that overflow."""
-    largest = float(np.max(np.abs(X), initial=0.0))
+def _input_scale(estimator, largest, typical):
+    """The power of two ``fit`` divides inputs of largest magnitude ``largest`` by, or
+    a ``ValueError`` for inputs no scale can make a kernel see (a value beside others
+    10¹⁵⁰ times smaller; ``typical()`` gives their median magnitude, computed only
+    then), or for a kernel given in units that overflow."""
     if largest == 0.0 or _INPUT_RANGE[0] <= largest <= _INPUT_RANGE[1]:
         return 1.0  # ordinary inputs: no copy of X beyond |X|'s maximum
     name = type(estimator).__name__
-    typical = float(np.median(np.abs(X[X != 0])))
+    typical = typical()
     if typical < _SMALLEST_SHARE * largest:
         raise ValueError(
             f"{name}: X holds values up to {largest:.3g} beside typical ones near "
