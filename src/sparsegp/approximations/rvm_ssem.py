@@ -279,18 +279,16 @@ def _cavity_consistent_g(
     return likelihood.moments(y_mean - V * g, V, t)
 
 
-def _cavity_variance(
-    variant: str,
-    Psi: np.ndarray,
-    chol: np.ndarray,
-    omega: np.ndarray,
-    prior_var: np.ndarray,
-) -> np.ndarray:
+def _cavity_variance(variant: str, prior_var: np.ndarray) -> np.ndarray:
     """Cavity variances ``V``: 0 (``"laplace"``, MAP weights) or ``[ΨA⁻¹Ψᵀ]_ii``
     (``"naive"`` mean field); adaptive TAP is :func:`ep_e_step`."""
     if variant == "laplace":
-        return np.zeros(len(omega))
-    return prior_var
+        return np.zeros(len(prior_var))
+    if variant == "naive":
+        return prior_var
+    raise ValueError(
+        f"variant must be 'laplace' or 'naive' (TAP: ep_e_step); got {variant!r}."
+    )
 
 
 def _precision_cholesky(
@@ -387,7 +385,8 @@ def mean_field_e_step(
 
     Iterates the cavity statistics and Newton steps ``μ ← μ + η Σ(Ψᵀg − Aμ)``,
     ``Σ = (A + ΨᵀΩΨ)⁻¹``, until ``μ`` and ``g`` settle; ``Ω`` moves by the same
-    fraction ``η`` (:func:`_next_step_size`; undamped, TAP's ``V``, ``Ω`` can cycle).
+    fraction ``η`` (:func:`_next_step_size`). The cavity variances do not depend on
+    the sites here.
 
     Parameters
     ----------
@@ -406,20 +405,15 @@ def mean_field_e_step(
     max_iter, tol : int, float
         Newton steps ([QW03]: "about 20"); relative change of ``μ``, ``g`` that ends them.
     """
-    if variant not in ("laplace", "naive"):
-        raise ValueError(
-            f"variant must be 'laplace' or 'naive' (TAP: ep_e_step); got {variant!r}."
-        )
     likelihood = Probit(0.0, 1.0 / sigma_in)
     n, r = Psi.shape
     mu = np.zeros(r) if mean is None else np.asarray(mean, dtype=float).copy()
     g = np.zeros(n) if sites is None else sites.g.copy()
     omega = np.zeros(n) if sites is None else sites.omega.copy()
-    prior_var = (Psi * Psi) @ (1.0 / alpha)
+    V = _cavity_variance(variant, (Psi * Psi) @ (1.0 / alpha))
     chol = _precision_cholesky(Psi, alpha, omega)
     step_size, last_norm, settled = 1.0, np.inf, False
     for _ in range(max_iter):
-        V = _cavity_variance(variant, Psi, chol, omega, prior_var)
         moments = _cavity_consistent_g(likelihood, Psi @ mu, V, t, g, tol=tol)
         g_new = moments.g
         omega += step_size * (moments.w / (1.0 - V * moments.w) - omega)
