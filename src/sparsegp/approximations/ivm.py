@@ -9,7 +9,7 @@ with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -74,6 +74,15 @@ class GrowingActiveSet(Protocol):
         retain: float = 0.5,
         progress: Progress | None = None,
     ) -> None: ...
+
+
+if TYPE_CHECKING:  # mypy checks that both stores implement the protocol
+    from .partitioned_ivm import PartitionedActiveSet
+
+    def _implementations(
+        in_memory: InMemorySelection, partitioned: PartitionedActiveSet
+    ) -> list[GrowingActiveSet]:
+        return [in_memory, partitioned]
 
 
 def grow_active_set(
