@@ -54,3 +54,36 @@ def test_interrupted_fit_leaves_the_estimator_as_it_was(make):
         fitted.fit(X[:40], y[:40])
     np.testing.assert_array_equal(fitted.predict(X), expected)
     np.testing.assert_array_equal(fresh.fit(X, y).predict(X), expected)
+
+
+def test_an_interrupted_selection_stops_the_other_one_on_its_thread():
+    """``selection="auto"`` on two threads: the uniform selection is interrupted at
+    once; the randomized one, on the other thread, ends at its next inclusion rather
+    than after its 600."""
+    from sklearn.datasets import make_classification
+
+    from sparsegp.approximations import blocks
+
+    X, y = make_classification(n_samples=4000, random_state=0)
+    inclusions, original = [], sparsegp.IVMClassifier._select
+
+    def select(self, X, y, kernel, d, rng, strategy, stop=None):
+        if strategy == "random":
+            raise KeyboardInterrupt
+        return original(self, X, y, kernel, d, rng, strategy, stop)
+
+    def counted(self, n=1):
+        inclusions.append(n)
+        return original_update(self, n)
+
+    original_update = blocks.CheckedProgress.update
+    estimator = sparsegp.IVMClassifier(active_set_size=600, n_jobs=2, random_state=0)
+    with (
+        mock.patch.object(sparsegp.IVMClassifier, "_select", select),
+        mock.patch.object(blocks.CheckedProgress, "update", counted),
+        pytest.raises(KeyboardInterrupt),
+    ):
+        estimator.fit(X, y)
+    assert len(inclusions) < 600
+    with pytest.raises(NotFittedError):
+        estimator.predict(X)

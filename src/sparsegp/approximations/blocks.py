@@ -12,14 +12,27 @@ staying on its worker).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Executor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-__all__ = ["Blocks", "LocalBlocks", "ThreadBlocks", "row_ranges", "thread_pool"]
+__all__ = [
+    "Blocks",
+    "CheckedProgress",
+    "LocalBlocks",
+    "StopSignal",
+    "Stopped",
+    "ThreadBlocks",
+    "row_ranges",
+    "run_together",
+    "thread_pool",
+]
+
+_R = TypeVar("_R")
 
 
 class Blocks(Protocol):
@@ -81,6 +94,63 @@ def thread_pool(n_threads: int) -> Iterator[Executor | None]:
         return
     with ThreadPoolExecutor(n_threads) as pool:
         yield pool
+
+
+class Stopped(Exception):
+    """Raised by :meth:`StopSignal.check` once the signal is set."""
+
+
+class StopSignal:
+    """A flag that calls run by :func:`run_together` check at each of their steps: set
+    when one of them fails or the caller is interrupted (Ctrl-C), so that the others
+    end at their next step instead of running to their end."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    def check(self) -> None:
+        """Raise :class:`Stopped` if the signal is set."""
+        if self._event.is_set():
+            raise Stopped("another call failed or the caller was interrupted")
+
+
+class CheckedProgress:
+    """A progress bar (tqdm's) whose every step first checks ``stop``: a long loop that
+    reports its progress per step (the IVM's inclusions) ends there when stopped."""
+
+    def __init__(self, progress: Any, stop: StopSignal) -> None:
+        self.progress, self.stop = progress, stop
+
+    def update(self, n: int = 1) -> object:
+        self.stop.check()
+        return self.progress.update(n)
+
+
+def run_together(
+    pool: Executor | None, calls: Sequence[Callable[[], _R]], stop: StopSignal
+) -> list[_R]:
+    """The results of ``calls``, run at once on ``pool`` (one after another without).
+
+    The first exception, in a call or in the caller while it waits (a
+    ``KeyboardInterrupt``), sets ``stop`` and is raised: the calls that check it end
+    at their next step, and leaving the pool's ``with`` block waits for no more.
+    """
+    if pool is None:
+        return [call() for call in calls]
+    futures = [pool.submit(call) for call in calls]
+    try:
+        wait(futures, return_when=FIRST_EXCEPTION)
+        for future in futures:
+            error = future.exception() if future.done() else None
+            if error is not None:
+                raise error
+        return [future.result() for future in futures]
+    except BaseException:
+        stop.set()
+        raise
 
 
 def row_ranges(n: int, n_blocks: int) -> list[tuple[int, int]]:

@@ -17,7 +17,12 @@ from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.adf_active_set import active_set_log_evidence
-from ..approximations.blocks import thread_pool
+from ..approximations.blocks import (
+    CheckedProgress,
+    StopSignal,
+    run_together,
+    thread_pool,
+)
 from ..approximations.ivm import (
     grow_active_set,
     ivm_log_marginal_likelihood,
@@ -107,8 +112,9 @@ class _IVMFitting:
             return np.float32 if 8 * n * d > _SINGLE_PRECISION_BYTES else np.float64
         return np.dtype(self.store_dtype)
 
-    def _select(self, X, y, kernel, d, rng, strategy):
-        """One selection of ``d`` points: the state and its wall time in seconds."""
+    def _select(self, X, y, kernel, d, rng, strategy, stop=None):
+        """One selection of ``d`` points: the state and its wall time in seconds; it
+        ends at the next inclusion once ``stop`` (a :class:`StopSignal`) is set."""
         latent, likelihood = self._likelihood(kernel, y)
         options = dict(
             strategy=strategy,
@@ -120,7 +126,8 @@ class _IVMFitting:
         start = time.perf_counter()
         with tqdm(
             total=d, desc="IVM selection", disable=not self.verbose, leave=False
-        ) as progress:
+        ) as bar:
+            progress = bar if stop is None else CheckedProgress(bar, stop)
             if is_dask_array(X):  # the rows stay on the cluster
                 blocks = DaskBlocks.from_rows(
                     current_client(type(self).__name__), X, y, new_adf_block, latent, d
@@ -160,12 +167,14 @@ class _IVMFitting:
             return self._fit_ivm(X, y, kernel, rng, self.selection)
         strategies, seeds = ("randomized", "random"), rng.randint(2**31 - 1, size=2)
 
+        stop = StopSignal()  # Ctrl-C, or an error in one fit, ends the other
+
         def fit(strategy, seed):
-            return self._fit_ivm(X, y, kernel, np.random.RandomState(seed), strategy)
+            rng = np.random.RandomState(seed)
+            return lambda: self._fit_ivm(X, y, kernel, rng, strategy, stop)
 
         with thread_pool(min(2, self._n_row_threads)) as pool:
-            runner = map if pool is None else pool.map
-            fits = list(runner(fit, strategies, seeds))
+            fits = run_together(pool, list(map(fit, strategies, seeds)), stop)
         outside = np.ones(len(y), dtype=bool)
         for model, _ in fits:
             outside[model.details["active_set"]] = False
@@ -191,7 +200,7 @@ class _IVMFitting:
         nlp = float(-np.mean(model.likelihood.log_predictive(mean, var, y)))
         return float(self._held_out_error(model, mean, var, y)), nlp
 
-    def _fit_ivm(self, X, y, kernel, rng, strategy):
+    def _fit_ivm(self, X, y, kernel, rng, strategy, stop=None):
         """Alternate selection with L-BFGS-B on the active set's evidence (algorithms.md §1.8).
 
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
@@ -203,7 +212,7 @@ class _IVMFitting:
         d = self._active_set_size(len(y))
         space = ParameterSpace([kernel_block(kernel)])
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
-        state, seconds = self._select(X, y, kernel, d, rng, strategy)
+        state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
         best = self._freeze(X, y, kernel, state, seconds, strategy)
         best_nlp = self._held_out_nlp(state, len(y), rng) if rounds else 0.0
         for outer in range(rounds):
@@ -223,7 +232,7 @@ class _IVMFitting:
                 progress=f"IVM round {outer + 1}: L_IVM" if self.verbose else None,
             ).x
             kernel = space.unpack(x)["kernel"]
-            state, seconds = self._select(X, y, kernel, d, rng, strategy)
+            state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
             nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:
                 best = self._freeze(X, y, kernel, state, seconds, strategy)
