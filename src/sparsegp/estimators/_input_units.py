@@ -87,8 +87,10 @@ def _shifted(estimator, X):
 
 
 def _typical(X):
-    """The median magnitude of ``X``'s non-zero values."""
-    return float(np.median(np.abs(X[X != 0])))
+    """The median magnitude of ``X``'s non-zero values (infinite where there are none,
+    as in a dask array's first chunk of zeros: nothing to call an outlier by)."""
+    values = np.abs(X[X != 0])
+    return float(np.median(values)) if len(values) else np.inf
 
 
 def in_input_units(estimator, points):
