@@ -1,6 +1,7 @@
 """IVM selection, evidence and eq. 5 prediction against dense references."""
 
 import numpy as np
+import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
@@ -11,6 +12,7 @@ from sparsegp.approximations.ivm import (
     select_greedy,
     subset_log_marginal_likelihood,
 )
+from sparsegp.kernels import KernelBlocks
 from sparsegp.likelihoods import Probit
 from sparsegp.testing import assert_gradient_matches
 
@@ -142,3 +144,17 @@ def test_prediction_equals_dense_joint_posterior():
         kernel.diag(X_star) - np.einsum("ij,ij->j", K_s, np.linalg.solve(C, K_s)),
         rtol=1e-8,
     )
+
+
+def test_an_unknown_strategy_is_refused_not_half_run():
+    X, y, kernel = small_problem(n=40, seed=3)
+    with pytest.raises(ValueError, match="strategy"):
+        select_active_set(
+            KernelBlocks(kernel, X),
+            kernel.diag(X),
+            y,
+            Probit(0.0),
+            10,
+            np.random.RandomState(0),
+            strategy="randomised",
+        )

@@ -105,6 +105,10 @@ def grow_active_set(
     them kept (the paper's schedule: 2, 198, 500, ½). ``"random"``: uniform (baseline).
     ``progress`` (e.g. a tqdm bar) is advanced once per inclusion.
     """
+    if strategy not in ("random", "greedy", "randomized"):
+        raise ValueError(
+            f"strategy must be 'random', 'greedy' or 'randomized'; got {strategy!r}."
+        )
     if strategy == "random":
         selection.grow_random(d, rng, progress=progress)
         return
