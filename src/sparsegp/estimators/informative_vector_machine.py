@@ -170,8 +170,8 @@ class _IVMFitting:
         stop = StopSignal()  # Ctrl-C, or an error in one fit, ends the other
 
         def fit(strategy, seed):
-            rng = np.random.RandomState(seed)
-            return lambda: self._fit_ivm(X, y, kernel, rng, strategy, stop)
+            stream = np.random.RandomState(seed)
+            return lambda: self._fit_ivm(X, y, kernel, stream, strategy, stop)
 
         with thread_pool(min(2, self._n_row_threads)) as pool:
             fits = run_together(pool, list(map(fit, strategies, seeds)), stop)
