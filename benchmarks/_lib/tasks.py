@@ -46,14 +46,31 @@ def is_reconstructed(dataset):
     return ida_info(dataset.removesuffix("_002")).reconstructed.tolist()
 
 
-def mnist_task(n_train):
-    """MNIST 13×13 ``DIGIT`` against the rest: a random ``n_train``-image subset, ±1."""
+def mnist_classes(n_train):
+    """MNIST 13×13, all ten classes: a seeded random ``n_train``-image subset of the
+    training images, and the 10 000 test images."""
     X, labels, X_test, labels_test = load_mnist(resolution=13)
     if n_train < len(X):
         subset = np.random.default_rng(0).choice(len(X), n_train, replace=False)
         X, labels = X[subset], labels[subset]
+    return X, labels, X_test, labels_test
+
+
+def mnist_task(n_train):
+    """MNIST 13×13 ``DIGIT`` against the rest: :func:`mnist_classes`' images, ±1."""
+    X, labels, X_test, labels_test = mnist_classes(n_train)
     y = np.where(labels == DIGIT, 1, -1)
     return X, y, X_test, np.where(labels_test == DIGIT, 1, -1)
+
+
+def imbalanced_task(weight):
+    """``make_classification(n_samples=60_000, n_features=20, weights=[weight],
+    flip_y=0.02, random_state=0)``: the first 50 000 points to train on, the last
+    10 000 to test (issue 48's imbalanced sets)."""
+    X, y = make_classification(
+        n_samples=60_000, n_features=20, weights=[weight], flip_y=0.02, random_state=0
+    )
+    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
 
 
 #: Inputs of the synthetic cluster task.

@@ -32,14 +32,14 @@ import traceback
 import warnings
 
 import numpy as np
-from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
+from benchmarks._lib.tasks import imbalanced_task, mnist_classes, mnist_task
 from sparsegp.benchmarking import evaluate, save_run
-from sparsegp.datasets import load_magic, load_mnist
+from sparsegp.datasets import load_magic
 from sparsegp.metrics import expected_calibration_error
 
 N_MNIST = 7291
@@ -49,34 +49,12 @@ PEERS = {
 }
 
 
-def mnist(digit):
-    """The seeded 7 291-image subset; ``digit`` against the rest, or all ten classes."""
-    X, labels, X_test, labels_test = load_mnist(resolution=13)
-    subset = np.random.default_rng(0).choice(len(X), N_MNIST, replace=False)
-    X, labels = X[subset], labels[subset]
-    if digit is None:
-        return X, labels, X_test, labels_test
-    return (
-        X,
-        np.where(labels == digit, 1, -1),
-        X_test,
-        np.where(labels_test == digit, 1, -1),
-    )
-
-
-def imbalanced(weight):
-    X, y = make_classification(
-        n_samples=60_000, n_features=20, weights=[weight], flip_y=0.02, random_state=0
-    )
-    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
-
-
 SETS = {
     "magic": lambda: load_magic(0),
-    "mnist4": lambda: mnist(4),
-    "mnist10": lambda: mnist(None),
-    "imbalanced90": lambda: imbalanced(0.9),
-    "imbalanced97": lambda: imbalanced(0.97),
+    "mnist4": lambda: mnist_task(N_MNIST),
+    "mnist10": lambda: mnist_classes(N_MNIST),
+    "imbalanced90": lambda: imbalanced_task(0.9),
+    "imbalanced97": lambda: imbalanced_task(0.97),
 }
 
 
