@@ -70,9 +70,7 @@ class DenseEP:
         if not self.differentiable:
             return DensePosterior.starting_from(kernel(self.X), start)
         K, weighted_gradient = gram_and_weighted_gradient(kernel, self.X)
-        posterior = DensePosterior.starting_from(K, start)
-        posterior.weighted_gradient = weighted_gradient
-        return posterior
+        return DensePosterior.starting_from(K, start, weighted_gradient)
 
     def gradient(
         self, state: EPState, likelihood: Probit

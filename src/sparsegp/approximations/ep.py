@@ -202,24 +202,36 @@ class DensePosterior(ArraySites):
     ----------
     K : ndarray of shape (n, n)
     tau, nu : ndarray of shape (n,)
+    weighted_gradient : callable or None, default=None
+        ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` where the posterior's maker has it, for the evidence
+        gradient (:class:`~sparsegp.approximations.dense_ep.DenseEP`).
     """
 
-    def __init__(self, K: np.ndarray, tau: np.ndarray, nu: np.ndarray) -> None:
+    def __init__(
+        self,
+        K: np.ndarray,
+        tau: np.ndarray,
+        nu: np.ndarray,
+        weighted_gradient: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
         self.K = np.asarray(K, dtype=float)
         self.tau = np.array(tau, dtype=float)
         self.nu = np.array(nu, dtype=float)
         self.prior_variance = _mean_diagonal(self.K)
-        #: ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` where the posterior's maker kept it (the
-        #: evidence gradient, :class:`~sparsegp.approximations.dense_ep.DenseEP`).
-        self.weighted_gradient: Callable[[np.ndarray], np.ndarray] | None = None
+        self.weighted_gradient = weighted_gradient
         self._B = np.empty(self.K.shape)  # B, then its factor (cholesky_in_place)
         self.refresh()
 
     @classmethod
-    def starting_from(cls, K: np.ndarray, start: WarmStart | None) -> DensePosterior:
+    def starting_from(
+        cls,
+        K: np.ndarray,
+        start: WarmStart | None,
+        weighted_gradient: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> DensePosterior:
         """The posterior on ``K`` from a :class:`WarmStart`'s sites (None: zero sites)."""
         K = np.asarray(K, dtype=float)
-        return cls(K, *warm_sites(start, len(K), _mean_diagonal(K)))
+        return cls(K, *warm_sites(start, len(K), _mean_diagonal(K)), weighted_gradient)
 
     def refresh(self) -> None:
         """Factor ``B`` and recompute the marginals, in ⅔n³ flops.

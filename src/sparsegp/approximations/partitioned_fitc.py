@@ -301,6 +301,8 @@ class PartitionedFITCPosterior:
         The mean of ``k(x, x)`` over the blocks' rows.
     inverse_uu : ndarray of shape (M, M), optional
         ``L_u⁻¹`` if already computed (the blocks' priors used it).
+    at : (kernel, ndarray of shape (M, D)), optional
+        The kernel and pseudo-inputs of the blocks' priors, for the evidence gradient.
     """
 
     #: :meth:`checkpoint` saves the sites in the blocks: only the latest is kept.
@@ -312,13 +314,13 @@ class PartitionedFITCPosterior:
         chol_uu: np.ndarray,
         prior_variance: float,
         inverse_uu: np.ndarray | None = None,
+        at: tuple[Kernel, np.ndarray] | None = None,
     ) -> None:
         self.blocks = blocks
         self.chol_uu = chol_uu
         self.inverse_uu = inverse_lower(chol_uu) if inverse_uu is None else inverse_uu
         self.prior_variance = prior_variance
-        #: The kernel and pseudo-inputs of the blocks' priors, for the gradient.
-        self.at: tuple[Kernel, np.ndarray] | None = None
+        self.at = at
         self._mixing: AndersonMixing | None = None
         # Refresh statistics at the current sites, where the mixed step's round
         # already made them; the sites' change in the last sweep, from evidence().
@@ -511,12 +513,10 @@ class PartitionedFITC:
             self.blocks.update(
                 _with_carried_sites, start.likelihood, start.scale_to(prior_variance)
             )
-        posterior = PartitionedFITCPosterior(
-            self.blocks, chol_uu, prior_variance, inverse_uu
+        self._latest = PartitionedFITCPosterior(
+            self.blocks, chol_uu, prior_variance, inverse_uu, (kernel, Z)
         )
-        posterior.at = (kernel, Z)
-        self._latest = posterior
-        return posterior
+        return self._latest
 
     def gradient(
         self, state: EPState, likelihood: Likelihood
