@@ -77,6 +77,17 @@ def imbalanced_task(weight):
 D = 10
 
 
+def sine_task(n_train, n_test=100_000):
+    """The million-point task of issue 47, in memory: D standard-normal inputs, labels
+    ``sign(sin 2x₀ + x₁x₂ + 0.5ε)`` (seed 0); the first ``n_train`` points to train
+    on, the last ``n_test`` to test."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n_train + n_test, D))
+    latent = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.standard_normal(len(X))
+    y = np.where(latent > 0, 1, -1)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
 def noisy_classification_task(n_train):
     """``make_classification(n_samples=n_train + 12_000, n_features=22,
     n_informative=10, flip_y=0.1, random_state=0)``: the first ``n_train`` points to

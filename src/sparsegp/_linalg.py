@@ -111,21 +111,20 @@ def solve_lower_wide(
     than a triangular solve with n right-hand sides and 2× faster than a GEMM with
     the inverse (which does twice the flops), in ``B``'s precision (float32 or
     float64). The result is C-contiguous; ``out`` (C-contiguous, ``B``'s shape and
-    dtype) receives it without a new allocation — large fresh arrays cost page faults
-    at every call. The triangular inverse's product is as accurate as forward
-    substitution for the well-conditioned factors used here (``I + V G Vᵀ`` has
-    eigenvalues ≥ 1; ``K_uu`` carries a jitter). ``inverse``, ``L⁻¹`` already
-    computed (:func:`inverse_lower`), spares its ``trtri``: row blocks share one.
+    dtype) receives it without a new allocation (``B`` may then be a strided view) —
+    large fresh arrays cost page faults at every call. The triangular inverse's
+    product is as accurate as forward substitution for the well-conditioned factors
+    used here (``I + V G Vᵀ`` has eigenvalues ≥ 1; ``K_uu`` carries a jitter).
+    ``inverse``, ``L⁻¹`` already computed (:func:`inverse_lower`), spares its
+    ``trtri``: row blocks share one.
     """
-    B = np.ascontiguousarray(B)
-    if B.dtype != np.float32:
-        B = B.astype(float, copy=False)
     if out is None:
-        out = B.copy()
+        dtype = np.float32 if B.dtype == np.float32 else np.float64
+        out = np.array(B, dtype=dtype, order="C")
     else:
         np.copyto(out, B)
     inverse = np.asfortranarray(
-        inverse_lower(L) if inverse is None else inverse, dtype=B.dtype
+        inverse_lower(L) if inverse is None else inverse, dtype=out.dtype
     )
     # C-contiguous B is Fortran Bᵀ: (L⁻¹B)ᵀ = Bᵀ L⁻ᵀ and (L⁻ᵀB)ᵀ = Bᵀ L⁻¹.
     _trmm_right_lower(inverse, out.T, transpose=not trans)

@@ -213,3 +213,35 @@ def test_a_posterior_without_derivatives_refuses_the_gradient():
     state = run_ep(data.posterior(kernel, Z, None), y, Probit(0.0), tol=1e-6)
     with pytest.raises(ValueError, match="differentiable=True"):
         data.gradient(state, Probit(0.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_refresh_over_cache_sized_chunks_equals_the_dense_products(
+    monkeypatch, dtype
+):
+    """``V diag(G) Vᵀ``, ``V (t ⊙ ν̃)`` and the marginals summed over column chunks
+    (here of 64 columns, the last shorter) equal the products of the whole ``V``."""
+    from sparsegp._linalg import cholesky_jitter
+    from sparsegp.approximations import fitc_ep
+
+    monkeypatch.setattr(fitc_ep, "CHUNK_BYTES", 1)
+    rng = np.random.default_rng(3)
+    M, n = 7, 300
+    V = rng.standard_normal((M, n)).astype(dtype)
+    d0, tau = rng.uniform(0.1, 1.0, n), rng.uniform(0.0, 2.0, n)
+    nu = rng.standard_normal(n)
+    assert len(fitc_ep.column_chunks(V)) == 5
+    workspace = fitc_ep.chunk_workspace(V)
+    VGVt, V_t_nu = fitc_ep.site_statistics(V, d0, tau, nu, workspace)
+    V64, t = V.astype(float), 1.0 / (1.0 + tau * d0)
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(VGVt, (V64 * (tau * t)) @ V64.T, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(V_t_nu, V64 @ (t * nu), rtol=rtol, atol=rtol)
+    chol_B = cholesky_jitter(np.eye(M) + VGVt)
+    u = np.linalg.solve(chol_B, V_t_nu)
+    mean, var = fitc_ep.fitc_marginal_moments(
+        V, d0, tau, nu, chol_B, u, None, workspace
+    )
+    E = np.linalg.solve(chol_B, V64)
+    np.testing.assert_allclose(var, d0 * t + t**2 * np.sum(E**2, axis=0), rtol=rtol)
+    np.testing.assert_allclose(mean, t * (d0 * nu + E.T @ u), rtol=rtol, atol=rtol)

@@ -58,8 +58,9 @@ from .fitc_ep import (
     FITCPredictor,
     InMemoryFITC,
     PointSensitivities,
+    chunk_workspace,
     cross_sensitivity,
-    fitc_marginals,
+    fitc_marginal_moments,
     inducing_sensitivities,
     point_sensitivities,
     site_statistics,
@@ -81,9 +82,9 @@ def _unset() -> np.ndarray:
 class FITCBlock:
     """One block of training rows and its share of the FITC-EP state.
 
-    ``V`` (M × rows), ``V_sweep`` (``V`` in the precision of the EP sweeps), ``E_sweep``
-    (a workspace of its shape for each refresh's ``L_B⁻¹ V``: fresh arrays of that size
-    cost page faults at every sweep), ``d0``,
+    ``V`` (M × rows), ``V_sweep`` (``V`` in the precision of the EP sweeps),
+    ``workspace`` (a cache-sized piece of ``V_sweep`` the refreshes work through:
+    :func:`~sparsegp.approximations.fitc_ep.chunk_workspace`), ``d0``,
     the sites and marginals are set (empty until then) by the block functions below;
     a block is never changed in place (dask keeps results immutable).
     ``sensitivities`` holds the block's gradient factors between the two
@@ -97,7 +98,7 @@ class FITCBlock:
     first: int = 0
     V: np.ndarray = field(default_factory=_unset)
     V_sweep: np.ndarray = field(default_factory=_unset)
-    E_sweep: np.ndarray = field(default_factory=_unset)
+    workspace: np.ndarray = field(default_factory=_unset)
     d0: np.ndarray = field(default_factory=_unset)
     tau: np.ndarray = field(default_factory=_unset)
     nu: np.ndarray = field(default_factory=_unset)
@@ -151,7 +152,7 @@ def _with_prior(
         cross=cross,
         V=V,
         V_sweep=V_sweep,
-        E_sweep=np.empty_like(V_sweep),
+        workspace=chunk_workspace(V_sweep),
         d0=d0,
         tau=zeros,
         nu=zeros,
@@ -190,7 +191,9 @@ def _with_carried_sites(
 
 def _refresh_statistics(block: FITCBlock) -> tuple[np.ndarray, np.ndarray, float]:
     """``V_c diag(G_c) V_cᵀ``, ``V_c (t_c ⊙ ν̃_c)`` and ``Σ log(1 + τ̃ d₀)`` of a block."""
-    VGVt, V_t_nu = site_statistics(block.V_sweep, block.d0, block.tau, block.nu)
+    VGVt, V_t_nu = site_statistics(
+        block.V_sweep, block.d0, block.tau, block.nu, block.workspace
+    )
     return VGVt, V_t_nu, float(np.sum(np.log1p(block.tau * block.d0)))
 
 
@@ -199,15 +202,15 @@ def _with_marginals(
 ) -> FITCBlock:
     """Marginals from ``L_B`` (and its inverse) and ``u = L_B⁻¹ V (t ⊙ ν̃)``
     (algorithms.md §5.3)."""
-    _, mean, var = fitc_marginals(
+    mean, var = fitc_marginal_moments(
         block.V_sweep,
         block.d0,
         block.tau,
         block.nu,
         chol_B,
         u,
-        out=block.E_sweep,
-        inverse_B=inverse_B,
+        inverse_B,
+        block.workspace,
     )
     return replace(block, mean=mean, var=var)
 
