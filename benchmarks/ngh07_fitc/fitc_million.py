@@ -47,7 +47,7 @@ def run(args):
             dict(
                 estimator=name,
                 where=where,
-                error=100 * result.error,
+                error=result.error,
                 nlp=result.nlp,
                 fit_seconds=result.fit_seconds,
             )
@@ -70,7 +70,7 @@ def main(argv=None):
         [
             ("estimator", "estimator", "s"),
             ("where", "where", "s"),
-            ("error %", "error", ".2f"),
+            ("error", "error", ".4f"),
             ("NLP", "nlp", ".3f"),
             ("fit s", "fit_seconds", ".1f"),
         ],
