@@ -29,6 +29,7 @@ import numpy.typing as npt
 from .._linalg import (
     cholesky_jitter,
     log_det_from_cholesky,
+    matvec,
     solve_lower,
     solve_lower_in_place,
     solve_lower_transpose,
@@ -110,7 +111,7 @@ class Inclusion:
     ) -> np.ndarray:
         """The new entry ``v_j = (√p k(x_i, x_j) − V_{·j}ᵀ r)/l₀`` of each column in
         ``Vt`` (rows × k), with ``a −= v²`` and ``h += c v`` applied in place."""
-        v = self.sqrt_p * k_row - Vt @ self.row.astype(Vt.dtype)
+        v = self.sqrt_p * k_row - matvec(Vt, self.row.astype(Vt.dtype))
         v /= self.l0
         a -= v * v
         h += self.c * v
@@ -337,7 +338,7 @@ class ADFActiveSet:
                 new = new.copy()
                 new[:, partial] *= ~known
             a[:lacking] -= np.einsum("ij,ij->j", new, new, dtype=float)
-            h[:lacking] += self.c[start:stop].astype(new.dtype) @ new
+            h[:lacking] += matvec(new.T, self.c[start:stop].astype(new.dtype))
 
     def release(
         self, columns: CurrentColumns, positions: np.ndarray | slice = slice(None)

@@ -25,6 +25,7 @@ from .._linalg import (
     cholesky_jitter,
     inverse_lower,
     log_det_from_cholesky,
+    matvec,
     solve_lower,
 )
 from ..likelihoods import Likelihood, site_from_cavity
@@ -581,7 +582,7 @@ class AndersonMixing:
         """The mixed step ``g(s_k) − ΔG γ`` from the history of updates, and whether it
         is finite with non-negative precisions (its first ``n`` entries)."""
         dG = np.diff(np.array(updates), axis=0).T
-        mixed = updates[-1] - dG @ gamma
+        mixed = updates[-1] - matvec(dG, gamma)
         return mixed, bool(np.all(np.isfinite(mixed)) and not np.any(mixed[:n] < 0.0))
 
 

@@ -29,6 +29,7 @@ from .._linalg import (
     cholesky_jitter,
     inverse_lower,
     log_det_from_cholesky,
+    matvec,
     solve_lower,
     solve_lower_transpose,
     solve_lower_wide,
@@ -118,11 +119,12 @@ class FITCPrior:
 
 
 #: Bytes of ``V``'s columns a refresh works through at once (:func:`column_chunks`):
-#: they stay in a core's cache between the products that read them. A row block's
-#: whole ``V`` went through memory five times a sweep otherwise, and 16 threads
-#: sweeping 10⁶ rows (M = 200) waited on memory: 0.58 s a sweep where its flops take
-#: 0.04 s, 2.8× the one-thread time (issue 47).
-CHUNK_BYTES = 1 << 19
+#: they stay in cache between the products that read them (a row block's whole ``V``
+#: went through memory five times a sweep otherwise). Few pieces per block: each
+#: numpy call holds the interpreter's lock a while, which row threads share — with
+#: 512 KiB pieces 13.6 % of a one-thread sweep held it, with 4 MiB 8.9 %, and the
+#: sweep was no slower (n = 4·10⁵, M = 200; issue 47).
+CHUNK_BYTES = 1 << 22
 
 
 def column_chunks(V: np.ndarray) -> list[slice]:
@@ -167,14 +169,13 @@ def site_statistics(
     t = 1.0 / (1.0 + tau * d0)
     root_G = np.sqrt(tau * t).astype(V.dtype)
     weights = (t * nu).astype(V.dtype)
-    VGVt, V_t_nu = np.zeros((len(V), len(V))), np.zeros(len(V))
+    VGVt = np.zeros((len(V), len(V)))
     for chunk in column_chunks(V):
         scaled = np.multiply(
             V[:, chunk], root_G[chunk], out=_chunk_of(workspace, V, chunk)
         )
         VGVt += scaled @ scaled.T  # numpy's syrk
-        V_t_nu += V[:, chunk] @ weights[chunk]
-    return VGVt, V_t_nu
+    return VGVt, matvec(V, weights).astype(float)
 
 
 def fitc_marginal_moments(
@@ -200,7 +201,7 @@ def fitc_marginal_moments(
             chol_B, V[:, chunk], out=_chunk_of(workspace, V, chunk), inverse=inverse
         )
         norms[chunk] = np.einsum("ij,ij->j", E, E)
-        projections[chunk] = E.T @ u
+        projections[chunk] = matvec(E.T, u)
     return t * (d0 * nu + projections), d0 * t + t**2 * norms
 
 
@@ -225,7 +226,7 @@ def fitc_marginals(
     t = 1.0 / (1.0 + tau * d0)
     E = solve_lower_wide(chol_B, V, out=out, inverse=inverse_B)
     var = d0 * t + t**2 * np.einsum("ij,ij->j", E, E).astype(float)
-    mean = t * (d0 * nu + (E.T @ u.astype(E.dtype)).astype(float))
+    mean = t * (d0 * nu + matvec(E.T, u.astype(E.dtype)).astype(float))
     return E, mean, var
 
 

@@ -33,6 +33,7 @@ from .._linalg import (
     cholesky_jitter,
     inverse_lower,
     log_det_from_cholesky,
+    matvec,
     solve_lower,
     solve_lower_transpose,
     solve_lower_wide,
@@ -242,7 +243,7 @@ def _with_anderson_history(
         updates=updates,
         residuals=residuals,
     )
-    return block, (R, Q.T @ residuals[-1])
+    return block, (R, matvec(Q.T, residuals[-1]))
 
 
 def _with_mixed_sites(
@@ -441,7 +442,7 @@ def _gradient_sums(
         block.tau, block.nu, block.mean, block.var, block.y, likelihood
     )
     sums = (
-        block.V @ parts.omega,
+        matvec(block.V, parts.omega),
         weighted_gram(block.V, parts.c),
         float(np.sum(parts.c)),
         bias,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
-from .._linalg import solve_lower
+from .._linalg import matvec, solve_lower
 from .._memory import held_bytes
 from ..likelihoods import Likelihood
 from .adf_active_set import Inclusion, active_set_predictor, entropy_reduction
@@ -204,7 +204,7 @@ def _complete(block: ADFBlock, positions: np.ndarray, kernel: Kernel, k: int) ->
     V = solve_lower(block.L[:k, :k], K_I)
     block.Vt[stale, :k] = V.T
     block.a[stale] = block.k_diag[stale] - np.einsum("ij,ij->j", V, V)
-    block.h[stale] = V.T @ block.c[:k]
+    block.h[stale] = matvec(V.T, block.c[:k])
     block.rows_done[stale] = k
 
 
