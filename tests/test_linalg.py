@@ -187,3 +187,17 @@ def test_inverse_lower_of_a_singular_factor_raises():
     L[250, 250] = 0.0  # in the second half's second half
     with pytest.raises(NotPSDError, match="singular"):
         inverse_lower(L)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matvec_equals_the_product_for_contiguous_and_strided_matrices(dtype):
+    from sparsegp._linalg import matvec
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 30)).astype(dtype)
+    x = rng.standard_normal(30).astype(dtype)
+    for matrix in (A, np.asfortranarray(A), A[:, :20]):
+        vector = x[: matrix.shape[1]]
+        result = matvec(matrix, vector)
+        assert result.dtype == dtype
+        np.testing.assert_allclose(result, matrix @ vector, rtol=1e-5)
