@@ -677,13 +677,13 @@ CLAIMS = [
         "images, M = 200, then with another process keeping one core busy; the IVM "
         '(its two selections of `selection="auto"` on a thread each, then its FITC '
         "pass on row blocks) on `make_classification(50 000, flip_y=0.05)`.",
-        "FITC 1.63× and the IVM 1.55× on two cores, short of the 1.8× asked; the same "
+        "FITC 1.57× and the IVM 1.44× on two cores, short of the 1.8× asked; the same "
         "models bit for bit; with the other core busy, n_jobs = 2 takes 0.95× (FITC) "
-        "and 0.87× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
-        "speed-up is over n_jobs = 1 with the core busy, 34.7 and 52.5 s). This "
-        "machine ran 14–22 % slower than in the runs of 07:55–11:28 the same day (the "
-        "FITC and IVM fits 30.3 and 47.1 s at n_jobs = 1, 1.74× and 1.49× on two "
-        "cores; the code's speed unchanged, checked against the commit before). Two BLAS "
+        "and 0.81× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
+        "speed-up is over n_jobs = 1 with the core busy, 33.4 and 56.1 s). The "
+        "one-thread fits ran 11–12 % slower than in the runs of 07:55–11:28 the same "
+        "day (30.3 and 47.1 s; 1.74× and 1.49× then); A/B runs against that code at "
+        "20 000 points agreed within ±10 %, this afternoon's spread. Two BLAS "
         "threads instead of row threads gain nothing on the loaded machine "
         "(thread_load: FITC M = 20 and 200, the IVM d = 1 000, time ratios "
         "0.99–1.03): every fit runs one BLAS thread.",
@@ -708,11 +708,12 @@ CLAIMS = [
         "Xeon, 16 cores, 300 MiB L3) once; its other runs were not repeated.",
         "Miss. The gradient scales (8.1× at 16 threads), the sweeps do not: 2.0× on 16 "
         "threads and 4.5× on 16 dask workers, 9–20× above their flops. Before the "
-        "refresh worked through cache-sized chunks (commit c4198db) the same machine "
-        "gave 2.8× (threads, 0.58 s) and 3.6× (dask, 0.45 s) at 16; the chunks cut the "
-        "one-thread and dask sweeps and the fits below, but not the threads' sweep, "
-        "whose limit (the interpreter's lock between short numpy calls, or the page "
-        "faults of 16 threads in one process) is not yet found.",
+        "refresh worked through cache-sized pieces (commit c4198db) the same machine "
+        "gave 2.8× (threads, 0.58 s) and 3.6× (dask, 0.45 s) at 16. The threads' limit "
+        "is the interpreter's lock: py-spy --gil found it held 13.6 % of a one-thread "
+        "sweep (at most 5.3× on 16 threads), a fifth of that in numpy's @ of a matrix "
+        "and a vector; with np.dot there and 4 MiB pieces about 9 %, not yet re-run on "
+        "16 cores (benchmarks/many_cores.sh is the prepared run).",
         ("fitc_workers", "fitc_workers_16"),
         _workers,
     ),

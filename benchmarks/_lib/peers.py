@@ -29,6 +29,33 @@ def kmeans_centres(X, n_inducing, random_state=0):
     )
 
 
+def binary_svgp(inducing):
+    """GPyTorch's whitened variational GP (Hensman et al. 2015) on the inducing inputs
+    ``inducing`` (a tensor, learnt): constant mean, amplitude × RBF kernel."""
+    import gpytorch
+
+    class Model(gpytorch.models.ApproximateGP):
+        def __init__(self):
+            distribution = gpytorch.variational.CholeskyVariationalDistribution(
+                len(inducing)
+            )
+            strategy = gpytorch.variational.VariationalStrategy(
+                self, inducing, distribution, learn_inducing_locations=True
+            )
+            super().__init__(strategy)
+            self.mean_module = gpytorch.means.ConstantMean()
+            self.covar_module = gpytorch.kernels.ScaleKernel(
+                gpytorch.kernels.RBFKernel()
+            )
+
+        def forward(self, x):
+            return gpytorch.distributions.MultivariateNormal(
+                self.mean_module(x), self.covar_module(x)
+            )
+
+    return Model()
+
+
 class _BinaryPeer(ClassifierMixin, BaseEstimator):
     def _encode(self, y):
         self.classes_ = np.unique(y)
@@ -98,26 +125,7 @@ class GPyTorchSVGP(_BinaryPeer):
             kmeans_centres(X, self.n_inducing, self.random_state), dtype=torch.float64
         )
 
-        class Model(gpytorch.models.ApproximateGP):
-            def __init__(self):
-                distribution = gpytorch.variational.CholeskyVariationalDistribution(
-                    len(inducing)
-                )
-                strategy = gpytorch.variational.VariationalStrategy(
-                    self, inducing, distribution, learn_inducing_locations=True
-                )
-                super().__init__(strategy)
-                self.mean_module = gpytorch.means.ConstantMean()
-                self.covar_module = gpytorch.kernels.ScaleKernel(
-                    gpytorch.kernels.RBFKernel()
-                )
-
-            def forward(self, x):
-                return gpytorch.distributions.MultivariateNormal(
-                    self.mean_module(x), self.covar_module(x)
-                )
-
-        model = Model().double()
+        model = binary_svgp(inducing).double()
         model.covar_module.base_kernel.lengthscale = float(np.sqrt(X.shape[1]))
         likelihood = gpytorch.likelihoods.BernoulliLikelihood().double()
         model.train()
@@ -194,26 +202,7 @@ class GPyTorchMinibatchSVGP(_BinaryPeer):
         train_y = torch.as_tensor(self._encode(y), dtype=torch.float32, device=device)
         inducing = torch.as_tensor(centres, dtype=torch.float32, device=device)
 
-        class Model(gpytorch.models.ApproximateGP):
-            def __init__(self):
-                distribution = gpytorch.variational.CholeskyVariationalDistribution(
-                    len(inducing)
-                )
-                strategy = gpytorch.variational.VariationalStrategy(
-                    self, inducing, distribution, learn_inducing_locations=True
-                )
-                super().__init__(strategy)
-                self.mean_module = gpytorch.means.ConstantMean()
-                self.covar_module = gpytorch.kernels.ScaleKernel(
-                    gpytorch.kernels.RBFKernel()
-                )
-
-            def forward(self, x):
-                return gpytorch.distributions.MultivariateNormal(
-                    self.mean_module(x), self.covar_module(x)
-                )
-
-        model = Model().to(device)
+        model = binary_svgp(inducing).to(device)
         model.covar_module.base_kernel.lengthscale = float(np.sqrt(X.shape[1]))
         likelihood = gpytorch.likelihoods.BernoulliLikelihood().to(device)
         model.train()
