@@ -56,11 +56,11 @@ __all__ = [
     "InMemoryFITC",
     "PointSensitivities",
     "StructuredFITCPosterior",
+    "chunk_workspace",
+    "column_chunks",
     "cross_sensitivity",
     "fitc_ep_gradient",
     "fitc_ep_sensitivities",
-    "chunk_workspace",
-    "column_chunks",
     "fitc_marginal_moments",
     "fitc_marginals",
     "inducing_sensitivities",
@@ -122,8 +122,8 @@ class FITCPrior:
 #: they stay in cache between the products that read them (a row block's whole ``V``
 #: went through memory five times a sweep otherwise). Few pieces per block: each
 #: numpy call holds the interpreter's lock a while, which row threads share — with
-#: 512 KiB pieces 13.6 % of a one-thread sweep held it, with 4 MiB 8.9 %, and the
-#: sweep was no slower (n = 4·10⁵, M = 200; issue 47).
+#: 512 KiB pieces 13.6 % of a one-thread sweep held it, with 4 MiB about 9 %, and
+#: the sweep was no slower (n = 4·10⁵, M = 200; issue 47).
 CHUNK_BYTES = 1 << 22
 
 
