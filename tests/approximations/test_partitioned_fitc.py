@@ -248,3 +248,29 @@ def test_the_gradient_of_an_older_state_is_refused_not_taken_at_newer_priors():
     data.gradient(newer, likelihood)
     with pytest.raises(ValueError, match="newer posterior"):
         data.gradient(older, likelihood)
+
+
+@pytest.mark.parametrize("store_dtype", [np.float32, np.float64])
+def test_a_new_prior_written_over_the_old_equals_one_on_fresh_blocks(store_dtype):
+    """``_with_prior`` writes a new prior into the old one's ``V`` and ``V_sweep``:
+    the posterior at a second kernel equals, bit for bit, the one of blocks that
+    never held the first, and the first prior's arrays are the ones reused."""
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    X, y, _ = small_problem(n=60, seed=2)
+    Z, likelihood = X[::6] + 0.05, Probit(0.2)
+    first, second = ConstantKernel(1.0) * RBF(1.0), ConstantKernel(2.0) * RBF(0.7)
+    reused = PartitionedFITC(blocks_of(X, y, [25]), 1e-6)
+    reused.posterior(first, Z, None, store_dtype)
+    old_V = [block.V for block in reused.blocks.blocks]
+    fresh = PartitionedFITC(blocks_of(X, y, [25]), 1e-6)
+    states = [
+        run_ep(data.posterior(second, Z, None, store_dtype), None, likelihood)
+        for data in (reused, fresh)
+    ]
+    assert all(
+        block.V is V for block, V in zip(reused.blocks.blocks, old_V, strict=True)
+    )
+    np.testing.assert_array_equal(states[0].mean, states[1].mean)
+    np.testing.assert_array_equal(states[0].var, states[1].var)
+    assert states[0].log_evidence == states[1].log_evidence
