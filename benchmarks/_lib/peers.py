@@ -56,6 +56,34 @@ def binary_svgp(inducing):
     return Model()
 
 
+def train_by_minibatches(
+    model, likelihood, data, epochs, batch_size, learning_rate, generator
+):
+    """Adam on the variational ELBO over ``epochs`` shuffled passes through
+    ``data = (x, y)`` in batches of ``batch_size`` (the order drawn by ``generator``,
+    on the data's device); the model and likelihood are left in evaluation mode."""
+    import gpytorch
+    import torch
+
+    x, y = data
+    model.train()
+    likelihood.train()
+    optimizer = torch.optim.Adam(
+        list(model.parameters()) + list(likelihood.parameters()), lr=learning_rate
+    )
+    elbo = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=len(y))
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=generator, device=y.device)
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            optimizer.zero_grad()
+            loss = -elbo(model(x[batch]), y[batch])
+            loss.backward()
+            optimizer.step()
+    model.eval()
+    likelihood.eval()
+
+
 class _BinaryPeer(ClassifierMixin, BaseEstimator):
     def _encode(self, y):
         self.classes_ = np.unique(y)
@@ -205,24 +233,16 @@ class GPyTorchMinibatchSVGP(_BinaryPeer):
         model = binary_svgp(inducing).to(device)
         model.covar_module.base_kernel.lengthscale = float(np.sqrt(X.shape[1]))
         likelihood = gpytorch.likelihoods.BernoulliLikelihood().to(device)
-        model.train()
-        likelihood.train()
-        optimizer = torch.optim.Adam(
-            list(model.parameters()) + list(likelihood.parameters()),
-            lr=self.learning_rate,
-        )
-        elbo = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=len(train_y))
         generator = torch.Generator(device=device).manual_seed(self.random_state)
-        for _ in range(self.n_epochs):
-            order = torch.randperm(len(train_y), generator=generator, device=device)
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                optimizer.zero_grad()
-                loss = -elbo(model(train_x[batch]), train_y[batch])
-                loss.backward()
-                optimizer.step()
-        model.eval()
-        likelihood.eval()
+        train_by_minibatches(
+            model,
+            likelihood,
+            (train_x, train_y),
+            self.n_epochs,
+            self.batch_size,
+            self.learning_rate,
+            generator,
+        )
         if device.type == "cuda":
             torch.cuda.synchronize()
         self.model_, self.likelihood_, self.device_ = model, likelihood, device
@@ -306,25 +326,16 @@ class GPyTorchMultiClassSVGP(ClassifierMixin, BaseEstimator):
         likelihood = gpytorch.likelihoods.SoftmaxLikelihood(
             num_classes=C, mixing_weights=False
         ).double()
-        model.train()
-        likelihood.train()
-        optimizer = torch.optim.Adam(
-            list(model.parameters()) + list(likelihood.parameters()),
-            lr=self.learning_rate,
-        )
-        elbo = gpytorch.mlls.VariationalELBO(likelihood, model, num_data=len(train_y))
-        generator = torch.Generator().manual_seed(self.random_state)
         batches = -(-len(train_y) // self.batch_size)
-        for _ in range(max(3, -(-self.n_steps // batches))):  # epochs
-            order = torch.randperm(len(train_y), generator=generator)
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                optimizer.zero_grad()
-                loss = -elbo(model(train_x[batch]), train_y[batch])
-                loss.backward()
-                optimizer.step()
-        model.eval()
-        likelihood.eval()
+        train_by_minibatches(
+            model,
+            likelihood,
+            (train_x, train_y),
+            max(3, -(-self.n_steps // batches)),
+            self.batch_size,
+            self.learning_rate,
+            torch.Generator().manual_seed(self.random_state),
+        )
         self.model_, self.likelihood_ = model, likelihood
         self.inducing_points_ = (
             model.variational_strategy.base_variational_strategy.inducing_points[0]
