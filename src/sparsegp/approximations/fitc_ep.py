@@ -191,7 +191,6 @@ def fitc_marginal_moments(
     """The posterior means and variances of :func:`fitc_marginals`, without keeping
     ``E = L_B⁻¹ V``: each of ``V``'s :func:`column_chunks` is multiplied by the
     triangle in ``workspace`` (:func:`chunk_workspace`) and read there, in cache."""
-    t = 1.0 / (1.0 + tau * d0)
     inverse = inverse_lower(chol_B) if inverse_B is None else inverse_B
     inverse = np.asfortranarray(inverse, dtype=V.dtype)
     u = u.astype(V.dtype)
@@ -202,7 +201,7 @@ def fitc_marginal_moments(
         )
         norms[chunk] = np.einsum("ij,ij->j", E, E)
         projections[chunk] = matvec(E.T, u)
-    return t * (d0 * nu + projections), d0 * t + t**2 * norms
+    return _moments(d0, tau, nu, norms, projections)
 
 
 def fitc_marginals(
@@ -223,11 +222,24 @@ def fitc_marginals(
     ``h_i = t(d₀ν̃_i + E_iᵀu)`` add non-negative or independent terms: no
     cancellation amplifies float32 rounding.
     """
-    t = 1.0 / (1.0 + tau * d0)
     E = solve_lower_wide(chol_B, V, out=out, inverse=inverse_B)
-    var = d0 * t + t**2 * np.einsum("ij,ij->j", E, E).astype(float)
-    mean = t * (d0 * nu + matvec(E.T, u.astype(E.dtype)).astype(float))
+    norms = np.einsum("ij,ij->j", E, E).astype(float)
+    mean, var = _moments(d0, tau, nu, norms, matvec(E.T, u.astype(E.dtype)))
     return E, mean, var
+
+
+def _moments(
+    d0: np.ndarray,
+    tau: np.ndarray,
+    nu: np.ndarray,
+    norms: np.ndarray,
+    projections: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``h_i = t(d₀ν̃_i + E_iᵀu)`` and ``Σ_ii = d₀t + t²‖E_i‖²`` from ``‖E_i‖²`` and
+    ``E_iᵀu`` (:func:`fitc_marginals`), in float64."""
+    t = 1.0 / (1.0 + tau * d0)
+    projections = np.asarray(projections, dtype=float)
+    return t * (d0 * nu + projections), d0 * t + t**2 * norms
 
 
 class FITCPosterior(ArraySites):
