@@ -310,6 +310,24 @@ def test_entering_alpha_maximises_the_evidence_with_the_others_fixed():
         assert evidence(j, 1e3) > evidence(j, 1.0) > evidence(j, 1e-2)
 
 
+@pytest.mark.parametrize("mean_field", ["tap", "laplace"])
+def test_newcomers_data_precision_is_the_product_at_the_e_steps_sites(mean_field):
+    """``Ψ_RᵀΩΨ_R`` read off the E-step's factor, with α over eight decades and after
+    the M-step's pruning, against the O(n·r²) product at the E-step's sites."""
+    Psi, t, _ = classification_problem(n=60, r=8)
+    trainer = _trainer(t, {"classification": True, "mean_field": mean_field})
+    basis = _ActiveBasis.empty(trainer.t)
+    for j in range(8):
+        basis.add(j, Psi[:, j])
+    alpha = np.logspace(-2, 6, 8)
+    trainer.mean = np.zeros(8)
+    for _ in range(3):
+        alpha, _ = trainer.em_step(basis, alpha)
+        omega = trainer.sites.omega
+        direct = basis.Psi.T @ (omega[:, None] * basis.Psi)
+        np.testing.assert_allclose(trainer._data_precision(), direct, atol=1e-9)
+
+
 def test_evidence_keeps_is_tipping_and_fauls_test_on_the_dense_evidence():
     """``μ_j² > γ_j Σ_jj`` against ``q_j² > s_j`` from ``C_{−j}``, and the evidence."""
     Psi, t = sinc_problem()

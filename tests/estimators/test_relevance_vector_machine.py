@@ -90,6 +90,22 @@ def test_classifier_multiclass_and_dictionary_subset():
     assert a.score(X, y) > 0.9
 
 
+def test_classifier_dictionary_is_500_random_centres_by_default():
+    """The default dictionary keeps the sweep linear in n: 500 distinct training
+    inputs, drawn by ``random_state``; all of them with ``n_basis=None`` or fewer."""
+    X = np.zeros((1_200, 2))
+    default = RVMClassifier()
+    centres = default._centres(X, np.random.default_rng(0))
+    assert len(centres) == len(np.unique(centres)) == 500
+    np.testing.assert_array_equal(
+        centres, default._centres(X, np.random.default_rng(0))
+    )
+    assert len(default._centres(X[:300], np.random.default_rng(0))) == 300
+    assert (
+        len(RVMClassifier(n_basis=None)._centres(X, np.random.default_rng(0))) == 1_200
+    )
+
+
 def test_bad_input_gets_clear_errors():
     X, y = make_xor_clusters(20, random_state=0)
     with pytest.raises(ValueError, match="at least two classes"):

@@ -323,13 +323,19 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     Parameters
     ----------
-    kernel, method, update, threshold, entering, bias, n_basis, batch_start, tol, max_iter
+    kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
         As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
         first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
         final batch EM stops when no ``log α`` moves
         by more than ``tol`` ([QW03] gives no classification evidence to monitor).
         With ``entering="tipping_faul"`` it deletes each weight whose evidence peaks at
         ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
+    n_basis : int or None, default=500
+        Size of the dictionary of centres, a random subset of the training inputs (all
+        of them when there are fewer); ``None`` uses all. Each centre offered to the
+        sweep costs O(n·|R|) and, when it enters, an E-step of O(n·|R|²): a dictionary
+        of all n centres makes the fit O(n²·|R|), one of fixed size linear in n
+        (algorithms.md §4.3).
     mean_field : {"tap", "naive", "laplace"}, default="tap"
         Naive mean field takes the prior variance as cavity variance: on well-separated
         classes it drives α to its floor and the weights to thousands, where its E-step
@@ -388,7 +394,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         threshold=1e12,
         entering="tipping_faul",
         bias=True,
-        n_basis=None,
+        n_basis=500,
         mean_field="tap",
         sigma_in=1.0,
         batch_start=20,
