@@ -48,9 +48,11 @@ _MIN_NOISE = 1e-10
 #: and of the final one.
 _E_STEP_ITER, _FINAL_E_STEP_ITER = 30, 300
 #: EP sweeps of an adaptive-TAP E-step after a newcomer entered, in the sweep over the
-#: dictionary: a generalised EM step, continued by the next. Two halved the fit at
-#: n = 10 000 with the same test error and NLP; the final EM keeps full E-steps (with
-#: partial ones there it reached ``max_iter`` on banana).
+#: dictionary: a generalised EM step, continued by the next (algorithms.md §4.3). Three
+#: end at the relevance vectors that full E-steps reach on banana at three kernel
+#: widths; with two the final EM ran past ``max_iter`` at one of them, with one at
+#: n = 10 000. The final EM keeps full E-steps (partial ones there ran past
+#: ``max_iter`` on banana too).
 _SWEEP_TAP_E_STEP_ITER = 3
 #: EP's tolerance (:func:`~sparsegp.approximations.ep.sites_converged`) in an adaptive-TAP
 #: E-step inside EM, and in the final one. Inside EM the next E-step continues from the
