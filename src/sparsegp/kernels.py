@@ -6,33 +6,19 @@ pseudo-input methods need (scikit-learn differentiates ``K(X, X)`` only).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+
 import numpy as np
-from sklearn.gaussian_process.kernels import (
-    RBF,
-    ConstantKernel,
-    Matern,
-    Product,
-    Sum,
-    WhiteKernel,
-)
+from numpy.typing import ArrayLike, DTypeLike
+from sklearn.gaussian_process.kernels import Kernel, Sum, WhiteKernel
 
-#: The smoothness ``ν`` of the Matérn kernels whose input and hyperparameter
-#: gradients are implemented (``ν = ∞`` is the RBF).
-DIFFERENTIABLE_MATERN_NU = (1.5, 2.5)
+from . import kernel_expression as expression
+
+#: One term of :class:`KernelBlocks`' sum: rows, columns, ``log c_t``.
+_Term = tuple[np.ndarray, np.ndarray, "float | np.ndarray"]
 
 
-def _stationary_leaf(node):
-    """``(ν, length_scale)`` of an RBF (``ν = inf``) or a differentiable Matérn leaf,
-    else None: the one place that decides which distance-based kernels every path
-    (blocks, cross-covariances, gradients) treats as its own."""
-    if type(node) is RBF:
-        return np.inf, np.asarray(node.length_scale, dtype=float)
-    if type(node) is Matern and float(node.nu) in DIFFERENTIABLE_MATERN_NU:
-        return float(node.nu), np.asarray(node.length_scale, dtype=float)
-    return None
-
-
-def split_white_noise(kernel):
+def split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
     """Split ``kernel`` into its latent part and the level of its ``WhiteKernel`` term.
 
     Regressors follow ``GaussianProcessRegressor``: the Gaussian noise is a
@@ -57,7 +43,7 @@ def split_white_noise(kernel):
     return latent, noise
 
 
-def _split_white_noise(kernel):
+def _split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
     if isinstance(kernel, Sum):
         if isinstance(kernel.k2, WhiteKernel):
             return kernel.k1, float(kernel.k2.noise_level)
@@ -84,15 +70,15 @@ class KernelColumns:
     can be shrunk or have members replaced without re-reading the training inputs.
     """
 
-    def __init__(self, parts):
+    def __init__(self, parts: list[np.ndarray]) -> None:
         self.parts = parts
 
-    def take(self, positions):
+    def take(self, positions: np.ndarray) -> KernelColumns:
         """The points at ``positions`` (a copy)."""
         return KernelColumns([part[positions] for part in self.parts])
 
     @staticmethod
-    def concatenate(first, second):
+    def concatenate(first: KernelColumns, second: KernelColumns) -> KernelColumns:
         """The points of ``first`` followed by those of ``second`` (a copy)."""
         return KernelColumns(
             [
@@ -101,7 +87,7 @@ class KernelColumns:
             ]
         )
 
-    def replace(self, positions, other):
+    def replace(self, positions: np.ndarray, other: KernelColumns) -> None:
         """Overwrite the points at ``positions`` with those of ``other``, in place."""
         for part, new in zip(self.parts, other.parts, strict=True):
             part[positions] = new
@@ -133,10 +119,12 @@ class KernelBlocks:
         for the float32 store of the IVM, whose columns have that precision anyway.
     """
 
-    def __init__(self, kernel, X, dtype=np.float64):
+    def __init__(
+        self, kernel: Kernel, X: np.ndarray, dtype: DTypeLike = np.float64
+    ) -> None:
         self.kernel = kernel
         self.X = X
-        terms = _expand(kernel)
+        terms = expression.parse(kernel).expansion()
         self.expanded = terms is not None
         self.constant = 0.0
         self.log_coefficients = []
@@ -159,13 +147,13 @@ class KernelBlocks:
             ]
         self._all = KernelColumns(parts)
 
-    def _scaled(self, X, term):
+    def _scaled(self, X: np.ndarray, term: int) -> tuple[np.ndarray, np.ndarray]:
         """``z = (x − centre)/ℓ_t`` and ``½‖z‖²`` for the RBF term ``term``."""
         Z = X - self._centre
         Z *= self._scales[term]
         return Z, 0.5 * np.einsum("ij,ij->i", Z, Z)
 
-    def cross(self, X_new):
+    def cross(self, X_new: np.ndarray) -> np.ndarray:
         """``K(X, X_new)`` (n × len(X_new), float64): the inputs against new ones.
 
         The expanded form costs one matrix product and one ``exp`` per RBF term, where
@@ -176,7 +164,7 @@ class KernelBlocks:
             return self.kernel(self.X, X_new)
         rows = self._all.parts[1::2][: len(self.log_coefficients)]
 
-        def terms():
+        def terms() -> Iterator[_Term]:
             for t, log_coefficient in enumerate(self.log_coefficients):
                 Z, half_norms = self._scaled(X_new, t)
                 cols = _augmented(Z, 1.0, -half_norms, float)
@@ -187,7 +175,9 @@ class KernelBlocks:
             block += self.constant
         return block
 
-    def columns(self, points=None, layout="C") -> KernelColumns:
+    def columns(
+        self, points: np.ndarray | None = None, layout: str = "C"
+    ) -> KernelColumns:
         """The points ``points`` (all training points, without a copy, if ``None``).
 
         ``layout="F"`` copies the points' inputs column-major: a block of one row
@@ -200,7 +190,13 @@ class KernelBlocks:
             return KernelColumns([np.asfortranarray(part) for part in columns.parts])
         return columns
 
-    def block(self, rows, columns: KernelColumns, stop=None, row_scale=None):
+    def block(
+        self,
+        rows: ArrayLike,
+        columns: KernelColumns,
+        stop: int | None = None,
+        row_scale: np.ndarray | None = None,
+    ) -> np.ndarray:
         """``K(X[rows], ·)`` against the first ``stop`` of ``columns`` (all if ``None``).
 
         ``row_scale`` (positive, one per row) multiplies the rows of the block.
@@ -213,7 +209,7 @@ class KernelBlocks:
         constant = self.constant * (1.0 if row_scale is None else row_scale[:, None])
         log_scale = None if row_scale is None else np.log(row_scale)
 
-        def terms():
+        def terms() -> Iterator[_Term]:
             for t, log_coefficient in enumerate(self.log_coefficients):
                 row_inputs = self._all.parts[2 * t + 1][rows]  # a copy
                 if log_scale is not None:
@@ -226,12 +222,17 @@ class KernelBlocks:
             block += constant
         return block
 
-    def __call__(self, rows, cols=None):
+    def __call__(self, rows: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
         """``K(X[rows], X[cols])``; ``cols=None`` means all training points."""
         return self.block(rows, self.columns(cols))
 
 
-def _augmented(Z, first, second, dtype):
+def _augmented(
+    Z: np.ndarray,
+    first: np.ndarray | float,
+    second: np.ndarray | float,
+    dtype: DTypeLike,
+) -> np.ndarray:
     """``[Z, first, second]`` (two columns appended) written straight into ``dtype``:
     no float64 copy of ``Z`` on the way to a float32 one (at large n those temporaries
     are hundreds of MB of fresh pages)."""
@@ -243,7 +244,7 @@ def _augmented(Z, first, second, dtype):
     return out
 
 
-def _exponential_sum(terms, shape):
+def _exponential_sum(terms: Iterable[_Term], shape: tuple[int, int]) -> np.ndarray:
     """``Σ_t exp(min(R_t C_tᵀ, log c_t))`` over the terms ``(R_t, C_t, log c_t)`` of
     :class:`KernelBlocks` (the minimum keeps distances ≥ 0): one product and one
     ``exp`` per term, in the inputs' precision, the first product's array holding the
@@ -259,35 +260,7 @@ def _exponential_sum(terms, shape):
     return np.zeros(shape) if total is None else total
 
 
-def _expand(kernel):
-    """``[(c_t, 1/ℓ_t² or None)]`` with ``k = Σ_t c_t exp(−½ Σ_d (x_d − x′_d)²/ℓ_td²)``.
-
-    ``None`` marks a constant term; returns ``None`` for a kernel outside sums and
-    products of ``ConstantKernel``, ``RBF`` and ``WhiteKernel`` (off its diagonal).
-    """
-    if isinstance(kernel, Sum | Product):
-        first, second = _expand(kernel.k1), _expand(kernel.k2)
-        if first is None or second is None:
-            return None
-        if isinstance(kernel, Sum):
-            return first + second
-        return [
-            (c1 * c2, s1 if s2 is None else s2 if s1 is None else s1 + s2)
-            for c1, s1 in first
-            for c2, s2 in second
-        ]
-    if isinstance(kernel, ConstantKernel):
-        value = float(kernel.constant_value)
-        return [(value, None)] if value >= 0 else None
-    if isinstance(kernel, WhiteKernel):
-        return []
-    leaf = _stationary_leaf(kernel)
-    if leaf is not None and leaf[0] == np.inf:
-        return [(1.0, 1.0 / leaf[1] ** 2)]
-    return None  # Matérn kernels are evaluated by their own ``__call__``
-
-
-def is_input_differentiable(kernel) -> bool:
+def is_input_differentiable(kernel: Kernel) -> bool:
     """Whether :func:`check_input_differentiable` accepts ``kernel``."""
     try:
         check_input_differentiable(kernel)
@@ -296,28 +269,35 @@ def is_input_differentiable(kernel) -> bool:
     return True
 
 
-def check_input_differentiable(kernel):
+def check_input_differentiable(kernel: Kernel) -> None:
     """Raise ``ValueError`` unless ``kernel`` is built from what FITC can differentiate.
 
     Supported: sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` with
     ``ν`` = 1.5 or 2.5 (isotropic or ARD). These are stationary, so ``k(x, x)`` does
     not depend on ``x``.
     """
-    if isinstance(kernel, Sum | Product):
-        check_input_differentiable(kernel.k1)
-        check_input_differentiable(kernel.k2)
-    elif not (isinstance(kernel, ConstantKernel) or _stationary_leaf(kernel)):
-        nu = f" (nu={kernel.nu})" if isinstance(kernel, Matern) else ""
-        raise ValueError(
-            f"Learning pseudo-inputs or hyperparameters of a sparse GP needs gradients "
-            f"of k(x, z) in x and theta; they are implemented for sums and products of "
-            f"ConstantKernel, RBF and Matern with nu=1.5 or 2.5, not "
-            f"{type(kernel).__name__}{nu}. Pass such a kernel, or optimizer=None to "
-            f"keep the hyperparameters fixed."
-        )
+    _differentiable_terms(kernel)
 
 
-def gram_and_weighted_gradient(kernel, X):
+def _differentiable_terms(kernel: Kernel) -> expression.Term:
+    """``kernel`` parsed (:func:`~sparsegp.kernel_expression.parse`), or the
+    ``ValueError`` of :func:`check_input_differentiable`."""
+    terms = expression.parse(kernel)
+    for leaf in terms.leaves():
+        if not leaf.differentiable:
+            raise ValueError(
+                f"Learning pseudo-inputs or hyperparameters of a sparse GP needs "
+                f"gradients of k(x, z) in x and theta; they are implemented for sums "
+                f"and products of ConstantKernel, RBF and Matern with nu=1.5 or 2.5, "
+                f"not {expression.describe(leaf)}. Pass such a kernel, or "
+                f"optimizer=None to keep the hyperparameters fixed."
+            )
+    return terms
+
+
+def gram_and_weighted_gradient(
+    kernel: Kernel, X: np.ndarray
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """``K(X, X)`` and the map ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` (θ in log-space).
 
     Sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` (ν = 3/2, 5/2) go
@@ -333,14 +313,19 @@ def gram_and_weighted_gradient(kernel, X):
     return 0.5 * (K + K.T), lambda W: block.gradients(W)[0]
 
 
-def _constant_gradient(node, scale, weights, factor=None):
-    """``∂/∂ log c`` of a ``ConstantKernel`` ``c`` for the weights ``scale · weights``
+def _constant_gradient(
+    term: expression.Constant,
+    scale: float,
+    weights: np.ndarray,
+    factor: np.ndarray | None = None,
+) -> np.ndarray:
+    """``∂/∂ log c`` of a constant term ``c`` for the weights ``scale · weights``
     (times ``factor``, the other factor of a product, if given):
     ``c · scale · Σ W ⊙ F``, one inner product and no |A| × |B| array."""
-    if len(node.theta) == 0:
+    if not term.learnt:
         return np.zeros(0)
     total = np.sum(weights) if factor is None else np.vdot(weights, factor)
-    return np.array([node.constant_value * scale * total])
+    return np.array([term.value * scale * total])
 
 
 class CrossCovariance:
@@ -367,49 +352,42 @@ class CrossCovariance:
         ``A`` if omitted.
     """
 
-    def __init__(self, kernel, A, B=None):
-        check_input_differentiable(kernel)
+    def __init__(
+        self, kernel: Kernel, A: np.ndarray, B: np.ndarray | None = None
+    ) -> None:
         self.kernel = kernel
+        self.terms = _differentiable_terms(kernel)
         self.A = np.asarray(A, dtype=float)
         self.B = self.A if B is None else np.asarray(B, dtype=float)
-        self._values = {}
-        self._slopes = {}  # g = k′(r)/r of each Matérn leaf (an RBF's is −k)
-        value = self._evaluate(kernel)
+        self._values: dict[expression.Path, np.ndarray | float] = {}
+        self._slopes: dict[
+            expression.Path, np.ndarray
+        ] = {}  # g = k′(r)/r of each Matérn leaf (an RBF's is −k)
+        value = np.asarray(self._evaluate(self.terms))
         shape = (len(self.A), len(self.B))
-        if np.shape(value) != shape:  # a constant, or a sum with one
+        if value.shape != shape:  # a constant, or a sum with one
             value = np.broadcast_to(value, shape).copy()
         # the nodes' values serve the gradients: read-only, shared rather than copied
         value.flags.writeable = False
         self.value = value
 
-    def _evaluate(self, node, path=()):
-        """``node``'s value, kept under its ``path`` in the expression (the positions
-        of its ancestors' operands: unlike ``id``, it survives pickling to a worker)."""
-        if isinstance(node, Sum):
-            value = self._evaluate(node.k1, (*path, 1)) + self._evaluate(
-                node.k2, (*path, 2)
-            )
-        elif isinstance(node, Product):
-            value = self._evaluate(node.k1, (*path, 1)) * self._evaluate(
-                node.k2, (*path, 2)
-            )
-        elif isinstance(node, ConstantKernel):
-            value = float(node.constant_value)
-        else:
-            nu, length_scale = _stationary_leaf(node)
-            if nu == np.inf:
-                value = self._rbf(length_scale)
-            else:
-                value, self._slopes[path] = self._matern(length_scale, nu)
-        self._values[path] = value
+    def _evaluate(self, term: expression.Term) -> np.ndarray | float:
+        """``term``'s value, kept under its path in the expression."""
+        match term:
+            case expression.Sum(first, second):
+                value = self._evaluate(first) + self._evaluate(second)
+            case expression.Product(first, second):
+                value = self._evaluate(first) * self._evaluate(second)
+            case expression.Constant(constant):
+                value = constant
+            case expression.Stationary():
+                value, slope = term.value_and_slope(self._exponent(term.length_scale))
+                if slope is not None:
+                    self._slopes[term.path] = slope
+        self._values[term.path] = value
         return value
 
-    def _rbf(self, length_scale):
-        """``exp(−½ Σ_d (a_d − b_d)²/ℓ_d²)``, in place over :meth:`_exponent`."""
-        exponent = self._exponent(length_scale)
-        return np.exp(exponent, out=exponent)
-
-    def _exponent(self, length_scale):
+    def _exponent(self, length_scale: np.ndarray) -> np.ndarray:
         """``−½ r²`` with ``r² = Σ_d (a_d − b_d)²/ℓ_d²``, by one product and two
         in-place passes over its result. The weights ``1/ℓ²`` go into the smaller input
         set and into the norms (``einsum``), so no scaled copy of the larger set is made
@@ -425,17 +403,7 @@ class CrossCovariance:
         value -= 0.5 * np.einsum("ij,ij,j->i", B, B, inverse_squares)[None, :]
         return np.minimum(value, 0.0, out=value)
 
-    def _matern(self, length_scale, nu):
-        """Matérn ``ν`` = 3/2 or 5/2 at the scaled distances ([RW06] eq. 4.17), and
-        ``g = k′(r)/r`` (finite at ``r = 0``)."""
-        exponent = self._exponent(length_scale)
-        s = np.sqrt(-2.0 * exponent * (2.0 * nu), out=exponent)  # √(2ν) r
-        decay = np.exp(-s)
-        if nu == 1.5:
-            return (1.0 + s) * decay, -3.0 * decay
-        return (1.0 + s + s * s / 3.0) * decay, (-5.0 / 3.0) * (1.0 + s) * decay
-
-    def gradients(self, weights):
+    def gradients(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``Σ_ij W_ij ∂k(a_i, b_j)/∂θ`` and ``G_id = Σ_j W_ij ∂k(a_i, b_j)/∂a_id``.
 
         Parameters
@@ -450,52 +418,75 @@ class CrossCovariance:
             Gradient in the first argument.
         """
         grad_A = np.zeros_like(self.A)
-        grad_theta = self._gradients(self.kernel, np.asarray(weights, float), grad_A)
+        grad_theta = self._gradients(self.terms, np.asarray(weights, float), grad_A)
         return grad_theta, grad_A
 
-    def _gradients(self, node, weights, grad_A, scale=1.0, path=()):
-        """The gradients of ``node`` (at ``path``) for the weights ``scale · weights``:
-        a constant factor of a product is carried in ``scale`` rather than multiplied
-        into an |A| × |B| array, and a constant factor's own gradient is one inner
-        product."""
-        first, second = (*path, 1), (*path, 2)
-        if isinstance(node, Sum):
-            return np.concatenate(
-                [
-                    self._gradients(node.k1, weights, grad_A, scale, first),
-                    self._gradients(node.k2, weights, grad_A, scale, second),
-                ]
-            )
-        if isinstance(node, Product):
-            parts = []
-            for child, at, other_at in (
-                (node.k1, first, second),
-                (node.k2, second, first),
-            ):
-                other = self._values[other_at]
-                if np.ndim(other) == 0:
-                    parts.append(
-                        self._gradients(child, weights, grad_A, scale * other, at)
-                    )
-                elif isinstance(child, ConstantKernel):
-                    parts.append(_constant_gradient(child, scale, weights, other))
-                else:
-                    parts.append(
-                        self._gradients(child, weights * other, grad_A, scale, at)
-                    )
-            return np.concatenate(parts)
-        if isinstance(node, ConstantKernel):
-            return _constant_gradient(node, scale, weights)
+    def _gradients(
+        self,
+        term: expression.Term,
+        weights: np.ndarray,
+        grad_A: np.ndarray,
+        scale: float = 1.0,
+    ) -> np.ndarray:
+        """The gradients of ``term`` for the weights ``scale · weights``: a constant
+        factor of a product is carried in ``scale`` rather than multiplied into an
+        |A| × |B| array, and a constant factor's own gradient is one inner product."""
+        match term:
+            case expression.Sum(first, second):
+                return np.concatenate(
+                    [
+                        self._gradients(first, weights, grad_A, scale),
+                        self._gradients(second, weights, grad_A, scale),
+                    ]
+                )
+            case expression.Product(first, second):
+                return np.concatenate(
+                    [
+                        self._factor_gradients(first, second, weights, grad_A, scale),
+                        self._factor_gradients(second, first, weights, grad_A, scale),
+                    ]
+                )
+            case expression.Constant():
+                return _constant_gradient(term, scale, weights)
+        assert isinstance(term, expression.Stationary)  # _differentiable_terms
+        return self._leaf_gradients(term, weights, grad_A, scale)
+
+    def _factor_gradients(
+        self,
+        factor: expression.Term,
+        other: expression.Term,
+        weights: np.ndarray,
+        grad_A: np.ndarray,
+        scale: float,
+    ) -> np.ndarray:
+        """The gradients of one factor of a product, the other's value folded into
+        the weights (or into ``scale`` if it is a scalar)."""
+        other_value = self._values[other.path]
+        if isinstance(other_value, float):
+            return self._gradients(factor, weights, grad_A, scale * other_value)
+        if isinstance(factor, expression.Constant):
+            return _constant_gradient(factor, scale, weights, other_value)
+        return self._gradients(factor, weights * other_value, grad_A, scale)
+
+    def _leaf_gradients(
+        self,
+        term: expression.Stationary,
+        weights: np.ndarray,
+        grad_A: np.ndarray,
+        scale: float,
+    ) -> np.ndarray:
+        """A stationary leaf's length-scale gradient, its input gradient added to
+        ``grad_A``: ``∂k/∂a_d = g (a_d − b_d)/ℓ_d²``, ``∂k/∂ log ℓ_d = −g (a_d − b_d)²/ℓ_d²``."""
         # −g of the leaf times the weights: K for the RBF, −k′(r)/r for a Matérn
-        slope = self._slopes.get(path)
-        WK = weights * (self._values[path] if slope is None else -slope)
+        slope = self._slopes.get(term.path)
+        WK = weights * (self._values[term.path] if slope is None else -slope)
         if scale != 1.0:
             WK *= scale
         WK_B = WK @ self.B
         row_sums = WK.sum(axis=1)
-        inverse_squares = 1.0 / np.asarray(node.length_scale, dtype=float) ** 2
+        inverse_squares = 1.0 / term.length_scale**2
         grad_A += (WK_B - row_sums[:, None] * self.A) * inverse_squares
-        if len(node.theta) == 0:
+        if not term.learnt:
             return np.zeros(0)
         squared_distance = (
             np.einsum("i,id,id->d", row_sums, self.A, self.A)
@@ -503,4 +494,4 @@ class CrossCovariance:
             - 2.0 * np.einsum("ij,ij->j", WK_B, self.A)
         )
         per_dimension = squared_distance * inverse_squares
-        return per_dimension if node.anisotropic else np.array([per_dimension.sum()])
+        return per_dimension if term.anisotropic else np.array([per_dimension.sum()])
