@@ -1,10 +1,13 @@
-"""``python -m benchmarks list | run SCRIPT [ARGS...] | table KEY [--dry-run] | markdown``.
+"""``python -m benchmarks list | run SCRIPT [ARGS...] | table KEY [--dry-run] | markdown
+| compare RUN --against REV``.
 
 Run from the repository root. ``run`` executes one script of the paper folders as
 ``__main__`` with ``ARGS`` (its results record the command); ``table`` runs the commands
 of one paper table of BENCHMARKS.md (``benchmarks/_lib/tables.py``), each in a fresh
 interpreter, stopping at the first failure. ``markdown`` writes BENCHMARKS.md from the
 saved runs (``benchmarks/_lib/claims.py``); ``--check`` only says whether it is current.
+``compare`` sets a saved run beside its version at a git revision
+(``benchmarks/_lib/compare.py``).
 """
 
 import argparse
@@ -16,6 +19,7 @@ import sys
 from pathlib import Path
 
 from benchmarks._lib.claims import document
+from benchmarks._lib.compare import report
 from benchmarks._lib.tables import TABLES
 
 PACKAGE = Path(__file__).parent
@@ -111,6 +115,13 @@ def main(argv=None):
     writer.add_argument(
         "--check", action="store_true", help="fail if BENCHMARKS.md is not current"
     )
+    comparer = commands.add_parser(
+        "compare", help="a saved run against its version at a git revision"
+    )
+    comparer.add_argument("run", help="the name of benchmarks/results/RUN.json")
+    comparer.add_argument("--against", default="HEAD", help="git revision")
+    comparer.add_argument("--key", nargs="+", default=["estimator", "dataset"])
+    comparer.add_argument("--metrics", nargs="+", default=["error", "nlp"])
     args = parser.parse_args(argv)
     if args.command == "list":
         list_scripts()
@@ -118,6 +129,8 @@ def main(argv=None):
         run(args.script, args.arguments)
     elif args.command == "markdown":
         markdown(args.check)
+    elif args.command == "compare":
+        report(args.run, args.against, args.key, args.metrics)
     else:
         table(args.key, args.dry_run)
 

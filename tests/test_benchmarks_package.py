@@ -75,3 +75,22 @@ def test_run_of_an_unknown_script_names_the_list_command():
 def test_benchmarks_md_is_made_from_the_saved_runs_and_stays_short():
     main(["markdown", "--check"])  # raises SystemExit when the file is not current
     assert len((ROOT / "BENCHMARKS.md").read_text().splitlines()) <= 500
+
+
+def test_compare_tells_identical_from_spread_from_moved():
+    from benchmarks._lib.compare import compare
+
+    def run(errors, name="a"):
+        return [
+            {"estimator": name, "dataset": "s", "error": e, "nlp": 0.5} for e in errors
+        ]
+
+    earlier = run([0.10, 0.12, 0.14]) + run([0.2, 0.2], "b") + run([0.3, 0.3], "c")
+    later = run([0.10, 0.12, 0.14]) + run([0.21, 0.2], "b") + run([0.5, 0.6], "c")
+    rows = compare(earlier, later, ["estimator", "dataset"], ["error", "nlp"])
+    verdicts = {row[0][0]: (row[-2], row[-1]) for row in rows}
+    assert verdicts["a"] == ("3/3", "same")
+    assert verdicts["b"] == ("1/2", "moved")  # zero sd: any shift over rounding moves
+    assert verdicts["c"] == ("0/2", "moved")
+    within = compare(earlier, run([0.11, 0.13, 0.15]), ["estimator"], ["error"])
+    assert within[0][-1] == "within" and abs(within[0][6] - 0.5) < 1e-9
