@@ -117,8 +117,8 @@ class Opaque:
 
 
 @dataclass(frozen=True)
-class Sum:
-    """``k1 + k2``."""
+class _Binary:
+    """Two operands: supported where both are."""
 
     first: Term
     second: Term
@@ -127,6 +127,14 @@ class Sum:
     @property
     def differentiable(self) -> bool:
         return self.first.differentiable and self.second.differentiable
+
+    def leaves(self) -> list[Leaf]:
+        return self.first.leaves() + self.second.leaves()
+
+
+@dataclass(frozen=True)
+class Sum(_Binary):
+    """``k1 + k2``."""
 
     def expansion(self) -> Expansion:
         first, second = self.first.expansion(), self.second.expansion()
@@ -134,21 +142,10 @@ class Sum:
             return None
         return first + second
 
-    def leaves(self) -> list[Leaf]:
-        return self.first.leaves() + self.second.leaves()
-
 
 @dataclass(frozen=True)
-class Product:
+class Product(_Binary):
     """``k1 · k2``; a product of RBF terms is one RBF term."""
-
-    first: Term
-    second: Term
-    path: Path
-
-    @property
-    def differentiable(self) -> bool:
-        return self.first.differentiable and self.second.differentiable
 
     def expansion(self) -> Expansion:
         first, second = self.first.expansion(), self.second.expansion()
@@ -159,9 +156,6 @@ class Product:
             for c1, s1 in first
             for c2, s2 in second
         ]
-
-    def leaves(self) -> list[Leaf]:
-        return self.first.leaves() + self.second.leaves()
 
 
 Leaf = Constant | Stationary | White | Opaque
