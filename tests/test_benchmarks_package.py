@@ -94,3 +94,4 @@ def test_compare_tells_identical_from_spread_from_moved():
     assert verdicts["c"] == ("0/2", "moved")
     within = compare(earlier, run([0.11, 0.13, 0.15]), ["estimator"], ["error"])
     assert within[0][-1] == "within" and abs(within[0][6] - 0.5) < 1e-9
+    assert abs(within[0][7] - 0.01) < 1e-12  # the largest change of one record

@@ -45,11 +45,11 @@ def _groups(records, key):
 
 def compare(earlier, later, key, metrics, resolution=1e-4):
     """Rows ``(group, metric, earlier mean, earlier sd, later mean, later sd, shift,
-    identical records, verdict)`` for the groups present in both runs.
+    largest change, identical records, verdict)`` for the groups present in both runs.
 
     Records pair up by their position in the group (the realizations in run order);
     ``shift`` is ``|Δ mean| / earlier sd`` (``inf`` for a shift over ``resolution``
-    with zero sd)."""
+    with zero sd); the largest change is that of one record."""
     before, after = _groups(earlier, key), _groups(later, key)
     rows = []
     for group in sorted(set(before) & set(after), key=str):
@@ -66,6 +66,8 @@ def compare(earlier, later, key, metrics, resolution=1e-4):
             if not len(a) or not len(b):
                 continue
             delta = abs(b.mean() - a.mean())
+            paired = min(len(a), len(b))
+            largest = float(np.max(np.abs(b[:paired] - a[:paired])))
             sd = a.std(ddof=1) if len(a) > 1 else 0.0
             shift = delta / sd if sd > 0 else (0.0 if delta <= resolution else np.inf)
             verdicts.append(shift <= 1.0)
@@ -78,6 +80,7 @@ def compare(earlier, later, key, metrics, resolution=1e-4):
                     b.mean(),
                     b.std(ddof=1) if len(b) > 1 else 0.0,
                     shift,
+                    largest,
                 ]
             )
         same = identical == len(old) == len(new)
@@ -93,14 +96,14 @@ def report(run, revision, key, metrics):
     print(f"# {run}: working tree against {revision}")
     print(
         f"{'group':42s} {'metric':12s} {'before':>17s} {'now':>17s} "
-        f"{'shift/sd':>8s}  same   verdict"
+        f"{'shift/sd':>8s} {'max |Δ|':>8s}  same   verdict"
     )
     moved = set()
-    for group, metric, m0, s0, m1, s1, shift, identical, verdict in rows:
+    for group, metric, m0, s0, m1, s1, shift, largest, identical, verdict in rows:
         name = " / ".join(str(g) for g in group)
         print(
             f"{name:42s} {metric:12s} {m0:9.4f} ± {s0:.4f} {m1:9.4f} ± {s1:.4f} "
-            f"{shift:8.2f}  {identical:6s} {verdict}"
+            f"{shift:8.2f} {largest:8.1e}  {identical:6s} {verdict}"
         )
         if verdict == "moved":
             moved.add(group)
