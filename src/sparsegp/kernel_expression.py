@@ -18,6 +18,7 @@ worker.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from sklearn.gaussian_process import kernels as sk
@@ -32,8 +33,15 @@ Path = tuple[int, ...]
 Expansion = list[tuple[float, np.ndarray | None]] | None
 
 
+class _Leaf:
+    """A term without operands: its own only leaf."""
+
+    def leaves(self) -> list[Leaf]:
+        return [cast(Leaf, self)]
+
+
 @dataclass(frozen=True)
-class Constant:
+class Constant(_Leaf):
     """``ConstantKernel(c)``; ``learnt`` when ``c`` is a hyperparameter."""
 
     value: float
@@ -44,12 +52,9 @@ class Constant:
     def expansion(self) -> Expansion:
         return [(self.value, None)] if self.value >= 0 else None
 
-    def leaves(self) -> list[Leaf]:
-        return [self]
-
 
 @dataclass(frozen=True)
-class Stationary:
+class Stationary(_Leaf):
     """An RBF (``nu = inf``) or a Matérn ``ν`` = 3/2 or 5/2 of the scaled distance
     ``r = ‖(x − x′)/ℓ‖``, isotropic or ARD (``anisotropic``)."""
 
@@ -64,9 +69,6 @@ class Stationary:
         if self.nu == np.inf:
             return [(1.0, 1.0 / self.length_scale**2)]
         return None  # a Matérn kernel is evaluated by its own ``__call__``
-
-    def leaves(self) -> list[Leaf]:
-        return [self]
 
     def value_and_slope(
         self, exponent: np.ndarray
@@ -87,7 +89,7 @@ class Stationary:
 
 
 @dataclass(frozen=True)
-class White:
+class White(_Leaf):
     """``WhiteKernel``: zero between distinct evaluations; no input gradient."""
 
     kernel: sk.WhiteKernel
@@ -97,12 +99,9 @@ class White:
     def expansion(self) -> Expansion:
         return []
 
-    def leaves(self) -> list[Leaf]:
-        return [self]
-
 
 @dataclass(frozen=True)
-class Opaque:
+class Opaque(_Leaf):
     """Any other kernel: evaluated by its own ``__call__``, never differentiated here."""
 
     kernel: sk.Kernel
@@ -111,9 +110,6 @@ class Opaque:
 
     def expansion(self) -> Expansion:
         return None
-
-    def leaves(self) -> list[Leaf]:
-        return [self]
 
 
 @dataclass(frozen=True)
