@@ -17,6 +17,7 @@ from sparsegp.approximations.ep import (
     carried_sites,
     cavity_gradient,
     ep_log_evidence_weights,
+    leave_one_out,
     parallel_site_update,
     run_ep,
     sites_converged,
@@ -451,3 +452,16 @@ def test_convergence_by_settled_sites_or_by_settled_evidence():
     assert not sites_converged(2e-2, log_z, log_z, tol, evidence_tol=1e-6)
     # or sites settled to 1e-6, the evidence moving by rounding noise
     assert sites_converged(1e-7, log_z, log_z + 0.1, tol, evidence_tol=1e-6)
+
+
+def test_leave_one_out_is_the_posterior_without_the_point_s_site():
+    X, y, kernel = small_problem(15)
+    K = kernel(X)
+    state = dense_ep(K, y, Probit(0.2), mode="parallel", **TIGHT)
+    mean, var = leave_one_out(state)
+    for i in range(len(y)):
+        tau, nu = state.tau.copy(), state.nu.copy()
+        tau[i] = nu[i] = 0.0
+        Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(tau))
+        np.testing.assert_allclose(var[i], Sigma[i, i], rtol=1e-8)
+        np.testing.assert_allclose(mean[i], Sigma[i] @ nu, rtol=1e-7, atol=1e-10)

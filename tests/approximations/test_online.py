@@ -201,3 +201,23 @@ def test_a_full_set_grows_and_deletes_in_its_own_buffers():
     assert np.shares_memory(state.L, state._L) and np.shares_memory(state.W, state._W)
     np.testing.assert_allclose(state.L @ state.L.T, state.K, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(state.K, state.kernel(state.basis_vectors), atol=1e-12)
+
+
+@pytest.mark.parametrize("max_basis_vectors", [100, 4])
+def test_each_example_s_prediction_is_the_model_of_the_examples_before_it(
+    max_basis_vectors,
+):
+    X, y = regression_data(30, seed=2)
+    y = np.where(y > 0, 1.0, -1.0)
+    args = (KERNEL, Probit(0.3), max_basis_vectors, 1e-6, "approximate")
+    recorded = np.empty((len(y), 2))
+    SparseOnlineGP(*args).update(X, y, recorded)
+    state = SparseOnlineGP(*args)
+    np.testing.assert_allclose(recorded[0], [0.0, KERNEL.diag(X[:1])[0]])  # the prior
+    state.update(X[:1], y[:1])
+    for i in range(1, len(y)):
+        mean, var = state.latent_mean_and_variance(
+            KERNEL(state.basis_vectors, X[i : i + 1]), KERNEL.diag(X[i : i + 1])
+        )
+        np.testing.assert_allclose(recorded[i], [mean[0], var[0]], atol=1e-10)
+        state.update(X[i : i + 1], y[i : i + 1])

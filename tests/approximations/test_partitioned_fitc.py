@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from sparsegp.approximations.blocks import LocalBlocks
-from sparsegp.approximations.ep import AndersonMixing, WarmStart, carried_sites, run_ep
+from sparsegp.approximations.ep import (
+    AndersonMixing,
+    WarmStart,
+    carried_sites,
+    leave_one_out,
+    run_ep,
+)
 from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
     FITCPredictor,
@@ -53,6 +59,9 @@ def test_blocks_reach_the_in_memory_fixed_point(bounds):
     expected = FITCPredictor.from_state(in_memory).latent_mean_and_variance(cross, diag)
     got = posterior.predictor().latent_mean_and_variance(cross, diag)
     np.testing.assert_allclose(got, expected, atol=1e-9)
+    np.testing.assert_allclose(
+        leave_one_out(partitioned), leave_one_out(in_memory), rtol=1e-7, atol=1e-9
+    )
 
 
 @pytest.mark.parametrize("sweeps", [1, 2, 6, 10])

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.special import ndtr
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
@@ -80,3 +81,50 @@ def test_an_offset_on_its_upper_bound_is_not_called_separable():
     (warning,) = caught
     assert "k2__constant_value ended on its upper bound" in str(warning.message)
     assert "separable" not in str(warning.message)
+
+
+def _three_classes(n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    noisy = X[:, 0] + 0.5 * rng.standard_normal(n)  # overlapping classes
+    return X, np.digitize(noisy, [-0.5, 0.5])
+
+
+def test_one_vs_rest_probabilities_combine_by_the_leave_one_out_odds_weight():
+    from sparsegp.approximations.one_vs_rest import class_log_probabilities
+
+    X, y = _three_classes()
+    clf = FITCGPClassifier(n_inducing=5, n_restarts_optimizer=0).fit(X, y)
+    assert 0.0 <= clf.odds_weight_ <= 1.0
+    expected = np.exp(
+        class_log_probabilities(clf.decision_function(X), clf.odds_weight_)
+    )
+    np.testing.assert_allclose(clf.predict_proba(X), expected)
+    # the training latents' cavities served the fit and are not kept
+    assert all("leave_one_out" not in m.details for m in clf.estimators_)
+
+
+def test_a_binary_model_or_one_without_held_out_latents_normalises_the_probabilities():
+    from sparsegp import SparseOnlineGPClassifier
+
+    X, y = _three_classes()
+    binary = FITCGPClassifier(n_inducing=5, n_restarts_optimizer=0).fit(X, y > 0)
+    assert binary.odds_weight_ == 0.0
+    # two passes: the second pass's predictions have seen their examples
+    online = SparseOnlineGPClassifier(max_basis_vectors=10, n_passes=2, random_state=0)
+    online.fit(X, y)
+    assert online.odds_weight_ == 0.0
+    phi = ndtr(online.decision_function(X))
+    np.testing.assert_allclose(
+        online.predict_proba(X), phi / phi.sum(axis=1, keepdims=True)
+    )
+    streamed = SparseOnlineGPClassifier(max_basis_vectors=10, random_state=0)
+    assert streamed.partial_fit(X, y, classes=[0, 1, 2]).odds_weight_ == 0.0
+
+
+def test_one_online_pass_fits_the_weight_on_its_predictions_before_absorbing():
+    from sparsegp import SparseOnlineGPClassifier
+
+    X, y = _three_classes()
+    online = SparseOnlineGPClassifier(max_basis_vectors=10, random_state=0).fit(X, y)
+    assert 0.0 < online.odds_weight_ <= 1.0

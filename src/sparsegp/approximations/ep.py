@@ -112,6 +112,9 @@ class SitePosterior(Protocol[_LikelihoodT_contra]):
     def log_det(self) -> float:
         """``log|I + K T̃|`` for the prior covariance ``K``."""
 
+    def site_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each latent's site ``(τ̃, ν̃)``, shaped as :meth:`marginals` (gathered)."""
+
     def sites(self) -> object:
         """A copy of the current sites, for :meth:`change_since`."""
 
@@ -151,6 +154,9 @@ class ArraySites:
 
     def log_det(self) -> float:
         raise NotImplementedError
+
+    def site_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.tau, self.nu
 
     def sites(self) -> tuple[np.ndarray, np.ndarray]:
         return self.tau.copy(), self.nu.copy()
@@ -339,6 +345,19 @@ def _cavities(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cavity natural parameters ``(τ_c, ν_c)`` of every site."""
     return 1.0 / var - tau, mean / var - nu
+
+
+def leave_one_out(state: EPState) -> tuple[np.ndarray, np.ndarray]:
+    """Each training latent's cavity mean and variance: EP's approximation of its
+    leave-one-out predictive latent ([RW06] §3.6, algorithms.md §0.1).
+
+    A site whose cavity is improper (a negative site precision past the marginal's)
+    keeps its marginal.
+    """
+    tau_c, nu_c = _cavities(state.mean, state.var, *state.posterior.site_arrays())
+    proper = tau_c > 0
+    var = np.where(proper, 1.0 / np.where(proper, tau_c, 1.0), state.var)
+    return np.where(proper, nu_c * var, state.mean), var
 
 
 def cavity_gradient(state: EPState, y: np.ndarray, likelihood: Likelihood) -> float:

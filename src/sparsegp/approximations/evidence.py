@@ -33,7 +33,7 @@ from .._optimize import (
     kernel_block,
     maximize,
 )
-from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP
+from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP, leave_one_out
 
 __all__ = [
     "EvidenceApproximation",
@@ -153,6 +153,9 @@ class EvidenceFit:
         the final EP run on its own.
     final_sweeps : int
         Sweeps of the final EP run.
+    leave_one_out : (ndarray, ndarray)
+        Each training latent's cavity mean and variance in the final run
+        (:func:`~sparsegp.approximations.ep.leave_one_out`).
     """
 
     kernel: Kernel
@@ -165,6 +168,7 @@ class EvidenceFit:
     optimizer_converged: bool
     ep_converged: bool
     final_sweeps: int
+    leave_one_out: tuple[np.ndarray, np.ndarray]
 
 
 def _sweep_dtype(settings: EvidenceSettings, ep: WarmStartedEP) -> np.dtype:
@@ -264,6 +268,7 @@ def maximize_evidence(
         optimizer_converged=converged,
         ep_converged=state.converged,
         final_sweeps=state.n_sweeps,
+        leave_one_out=leave_one_out(state),
     )
 
 

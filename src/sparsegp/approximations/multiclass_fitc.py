@@ -225,6 +225,10 @@ class MultiClassFITCPosterior:
     def log_det(self) -> float:
         return sum(posterior.log_det() for posterior in self.classes)
 
+    def site_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each class's site on each point, ``(τ̃, ν̃)`` of shape (n, C)."""
+        return self.step_sites.class_sites(self.label_mask)
+
     def sites(self) -> StepSites:
         return self.step_sites.copy()
 

@@ -210,8 +210,14 @@ class SparseOnlineGP:
             return np.zeros(0)
         return blas.dtrsv(self.L.T, np.asarray(k, dtype=float), lower=0, trans=1)
 
-    def update(self, X: np.ndarray, y: np.ndarray) -> SparseOnlineGP:
+    def update(
+        self, X: np.ndarray, y: np.ndarray, predictive: np.ndarray | None = None
+    ) -> SparseOnlineGP:
         """Process the examples ``(X[i], y[i])`` in order ([Csa02] §3.6, one pass).
+
+        ``predictive`` (n × 2), if given, receives each example's latent mean and
+        variance just before it is absorbed: the model of the examples before it, so
+        a prediction of an example it has not seen (in one pass).
 
         BLAS runs on one thread here (:func:`~sparsegp._threads.fit_threads`, the
         estimators' own policy; a no-op inside a fit): the O(t²) operations are too
@@ -220,10 +226,16 @@ class SparseOnlineGP:
         """
         with fit_threads():
             for start in range(0, len(X), _CHUNK):
-                self._update_chunk(X[start : start + _CHUNK], y[start : start + _CHUNK])
+                self._update_chunk(
+                    X[start : start + _CHUNK],
+                    y[start : start + _CHUNK],
+                    None if predictive is None else predictive[start : start + _CHUNK],
+                )
         return self
 
-    def _update_chunk(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _update_chunk(
+        self, X: np.ndarray, y: np.ndarray, predictive: np.ndarray | None
+    ) -> None:
         if self._basis.shape[1] != X.shape[1]:  # the first examples
             self._allocate(len(self._basis), X.shape[1])
         K_chunk = self.kernel(X)
@@ -235,7 +247,11 @@ class SparseOnlineGP:
         for i in range(len(X)):
             t = self.size
             grown, deleted = self._update_one(
-                X[i], float(y[i]), cross[i, :t], K_chunk[i, i]
+                X[i],
+                float(y[i]),
+                cross[i, :t],
+                K_chunk[i, i],
+                None if predictive is None else predictive[i],
             )
             if grown:  # the new element is the chunk's example i
                 cross[:, t] = K_chunk[:, i]
@@ -244,17 +260,27 @@ class SparseOnlineGP:
             self.n_seen += 1
 
     def _update_one(
-        self, x: np.ndarray, y: float, k: np.ndarray, k_star: float
+        self,
+        x: np.ndarray,
+        y: float,
+        k: np.ndarray,
+        k_star: float,
+        predictive: np.ndarray | None = None,
     ) -> tuple[bool, int | None]:
         """One example: eqs. 57/64 (full) or 88 (projected), then deletion if needed.
 
-        Returns whether the BV set grew by ``x`` and which element, if any, was deleted.
+        Returns whether the BV set grew by ``x`` and which element, if any, was deleted;
+        writes the example's latent mean and variance before the update into
+        ``predictive`` if given.
         """
         u = self._whiten(k)
         gamma = max(k_star - float(u @ u), 0.0)
         v = self.W @ u
         var = gamma + max(float(u @ v), 0.0)
-        moments = self.likelihood.scalar_moments(float(u @ self.a), var, y)
+        mean = float(u @ self.a)
+        if predictive is not None:
+            predictive[:] = mean, var
+        moments = self.likelihood.scalar_moments(mean, var, y)
         q, r = float(moments.g), -float(moments.w)
         s_hat = self._unwhiten(v)  # Csató's ŝ = Ck + ê
         if self.fixed_basis or gamma < self.tol * k_star:

@@ -305,6 +305,17 @@ def _marginals(block: FITCBlock) -> tuple[np.ndarray, np.ndarray]:
     return block.mean, block.var
 
 
+def _site_arrays(block: FITCBlock) -> tuple[np.ndarray, np.ndarray]:
+    return block.tau, block.nu
+
+
+def _gathered(
+    parts: list[tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The blocks' pairs of row arrays, each concatenated in row order."""
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 class PartitionedFITCPosterior:
     """The EP posterior on the FITC prior, its rows in :class:`Blocks` (parallel EP).
 
@@ -364,10 +375,11 @@ class PartitionedFITCPosterior:
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         """All blocks' marginals, gathered (O(n) numbers: once, at the end of EP)."""
-        parts = self.blocks.map(_marginals)
-        return np.concatenate([p[0] for p in parts]), np.concatenate(
-            [p[1] for p in parts]
-        )
+        return _gathered(self.blocks.map(_marginals))
+
+    def site_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """All blocks' sites, gathered (O(n) numbers)."""
+        return _gathered(self.blocks.map(_site_arrays))
 
     def log_det(self) -> float:
         """``Σ log(1 + τ̃ d₀) + log|B|`` (algorithms.md §5.5)."""

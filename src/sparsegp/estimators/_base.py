@@ -16,14 +16,14 @@ import functools
 import logging
 import warnings
 from abc import abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from numbers import Integral
 from typing import Any, Protocol
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import issparse
-from scipy.special import log_ndtr, ndtr
+from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import (
@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
+from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks
 from ._input_units import conditioned_dask_inputs, conditioned_inputs
@@ -139,6 +140,11 @@ class FittedModel:
         return latent_from_kernel(self.kernel, self.points, self.predictor, X)
 
 
+def _without_leave_one_out(details):
+    """``details`` less the training latents' cavities (O(n), needed in fit only)."""
+    return {key: value for key, value in details.items() if key != "leave_one_out"}
+
+
 def fitted_model(fit) -> FittedModel:
     """The :class:`FittedModel` of an
     :class:`~sparsegp.approximations.evidence.EvidenceFit` (FITC, full EP), its EP
@@ -151,7 +157,7 @@ def fitted_model(fit) -> FittedModel:
         log_marginal_likelihood=fit.log_evidence,
         n_iterations=fit.n_evaluations,
         converged=fit.optimizer_converged and fit.ep_converged,
-        details={"n_sweeps": fit.n_sweeps},
+        details={"n_sweeps": fit.n_sweeps, "leave_one_out": fit.leave_one_out},
     )
 
 
@@ -600,11 +606,31 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
                 zip(one_vs_rest(self.classes_, y), seeds, names, strict=True)
             )
             self.estimators_ = self._fit_one_vs_rest(X, problems, distributed)
+        self.odds_weight_ = self._odds_weight(y)
+        self.estimators_ = [
+            replace(model, details=_without_leave_one_out(model.details))
+            for model in self.estimators_
+        ]
         self._set_fitted_summaries()
         if getattr(self, "optimizer", None) is not None:
             for model, name in zip(self.estimators_, names, strict=True):
                 warn_at_bounds(model.kernel, self, name)
         return self
+
+    def _odds_weight(self, y):
+        """How one-vs-rest probabilities are combined
+        (:func:`~sparsegp.approximations.one_vs_rest.fit_odds_weight`, on the binary
+        models' leave-one-out latents); 0 (the ``Φ``'s normalised) for one binary or
+        joint model, or where a binary model has no EP cavities."""
+        models = self.estimators_
+        if len(models) < 2 or self._is_multiclass_model():
+            return 0.0
+        if not all("leave_one_out" in model.details for model in models):
+            return 0.0
+        scores = np.column_stack(
+            [m.likelihood.predictive_z(*m.details["leave_one_out"]) for m in models]
+        )
+        return fit_odds_weight(scores, np.searchsorted(self.classes_, y))
 
     def _fit_joint(self, X, y, seed, distributed):
         """The one multi-class model (in memory only)."""
@@ -768,8 +794,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
         Two classes: ``P(y = classes_[1]) = Φ(λ(μ* + b)/√(1 + λ²σ*²))``. More classes:
         a multi-class model's joint predictive probability that each class's noisy
-        latent is the largest (algorithms.md §7.4), or the one-vs-rest probabilities
-        normalised to sum to one. A dask array ``X``
+        latent is the largest (algorithms.md §7.4), or the one-vs-rest ``Φ_k``
+        combined as ``P(k) ∝ Φ_k (1 − Φ_k)^(−odds_weight_)`` (algorithms.md §7.5:
+        normalised at weight 0, the odds at 1). A dask array ``X``
         gives a dask array, computed block by block on the cluster.
         """
         if is_dask_array(X):
@@ -784,10 +811,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         if scores.ndim == 1:
             p = ndtr(scores)
             return np.column_stack([1.0 - p, p])
-        # Normalised in log space: far from every class's data all Φ underflow to 0.
-        log_p = log_ndtr(scores)
-        p = np.exp(log_p - np.max(log_p, axis=1, keepdims=True))
-        return p / np.sum(p, axis=1, keepdims=True)
+        return np.exp(class_log_probabilities(scores, self.odds_weight_))
 
     def predict(self, X):
         """Most probable class: the argmax of :meth:`predict_proba` (ties go to the

@@ -99,6 +99,9 @@ def every_site(
         predictor=fit.predictor,
         log_marginal_likelihood=fit.log_evidence,
         details=dict(
-            model.details, n_sweeps=fit.n_sweeps, fitc_evaluations=fit.n_evaluations
+            model.details,
+            n_sweeps=fit.n_sweeps,
+            fitc_evaluations=fit.n_evaluations,
+            leave_one_out=fit.leave_one_out,
         ),
     )

@@ -90,6 +90,11 @@ class EPGPClassifier(GPClassifierMixin):
 
     Attributes
     ----------
+    odds_weight_ : float
+        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
+        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
+        training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
+        ``Φ_k`` normalised) for two classes.
     n_iter_ : int or ndarray
         Evidence evaluations of the optimizer (each an EP run to convergence),
         per one-vs-rest problem.

@@ -198,6 +198,11 @@ default="kmeans"
 
     Attributes
     ----------
+    odds_weight_ : float
+        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
+        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
+        training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
+        ``Φ_k`` normalised) for two classes or the multinomial model.
     n_iter_ : int or ndarray
         Evidence evaluations of the optimizer over all starts, per one-vs-rest problem.
     converged_ : bool
@@ -477,7 +482,8 @@ default="kmeans"
         return replace(
             best,
             n_iterations=sum(model.n_iterations for model in fits),
-            details={"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
+            details=best.details
+            | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
         )
 
     def _fit_start(self, data, kernel, Z0, unit, random_state):

@@ -359,6 +359,12 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     Attributes
     ----------
+    odds_weight_ : float
+        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
+        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
+        training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
+        ``Φ_k`` normalised) for two classes or without the FITC pass
+        (``posterior="active_set"``).
     n_iter_ : int or ndarray
         Alternations of hyperparameter steps and reselection run
         (``n_outer_iterations``, 0 without an optimizer).

@@ -237,6 +237,13 @@ class NLPSparseGPClassifier(GPClassifierMixin):
 
     Attributes
     ----------
+    odds_weight_ : float
+        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
+        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
+        training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
+        ``Φ_k`` normalised) for two classes or where the paper's predictor is kept
+        (``posterior="active_set"``, or a pass over every site that would not fit in
+        memory).
     n_iter_ : int or ndarray
         Outer iterations run (as ``n_outer_iterations_``).
     converged_ : bool

@@ -11,6 +11,7 @@ with ``optimizer=None``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -93,7 +94,11 @@ class _OnlineFitting:
     """
 
     def _run_passes(self, X, y, kernel, likelihood, rng):
+        """The state after ``n_passes`` passes, and with one pass each example's
+        latent mean and variance before it was absorbed (rows in ``X``'s order; the
+        prediction of a model that had not seen it), else None."""
         state = self._new_state(kernel, likelihood)
+        predictive = np.empty((len(y), 2)) if self.n_passes == 1 else None
         for n_pass in range(self.n_passes):
             if n_pass:
                 state = SparseOnlineGP.with_basis(
@@ -105,22 +110,25 @@ class _OnlineFitting:
                     self.deletion_score,
                 )
             order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
-            self._absorb(state, X[order], y[order], f"online pass {n_pass + 1}")
-        return state
+            seen = self._absorb(state, X[order], y[order], f"online pass {n_pass + 1}")
+        if predictive is not None:
+            predictive[order] = seen
+        return state, predictive
 
     def _absorb(self, state, X, y, description):
         """``state.update`` in chunks of ``_PROGRESS_CHUNK`` examples, with a progress
         bar when ``verbose`` (chunked updates equal one update: the pass is sequential).
+        Returns each example's latent mean and variance before its update (n × 2).
         """
+        predictive = np.empty((len(y), 2))
         with tqdm(
             total=len(y), desc=description, disable=not self.verbose, leave=False
         ) as bar:
             for start in range(0, len(y), _PROGRESS_CHUNK):
-                state.update(
-                    X[start : start + _PROGRESS_CHUNK],
-                    y[start : start + _PROGRESS_CHUNK],
-                )
+                stop = start + _PROGRESS_CHUNK
+                state.update(X[start:stop], y[start:stop], predictive[start:stop])
                 bar.update(min(_PROGRESS_CHUNK, len(y) - start))
+        return predictive
 
     def _new_state(self, kernel, likelihood):
         return SparseOnlineGP(
@@ -284,7 +292,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         y = self._normalize_targets(y)
         self.kernel_ = self._hyperparameters(X, y, rng)
         latent, likelihood = _split_noise(self.kernel_)
-        self.state_ = self._run_passes(X, y, latent, likelihood, rng)
+        self.state_, _ = self._run_passes(X, y, latent, likelihood, rng)
         self._report(self.state_, start)
         self.n_iter_, self.converged_ = self.state_.n_seen, True
         return self
@@ -393,6 +401,12 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 
     Attributes
     ----------
+    odds_weight_ : float
+        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
+        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the likelihood of the training labels
+        under each example's prediction before the pass absorbed it (algorithms.md
+        §7.5); 0 (the ``Φ_k`` normalised) for two classes, with ``n_passes > 1`` (a
+        later pass has seen its examples) and after ``partial_fit`` alone.
     n_iter_ : int or ndarray
         Examples absorbed per one-vs-rest problem.
     converged_ : bool
@@ -461,9 +475,14 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         start = time.perf_counter()
         rng = check_random_state(random_state)
         kernel, likelihood = self._hyperparameters(X, y, rng)
-        state = self._run_passes(X, y, kernel, likelihood, rng)
+        state, predictive = self._run_passes(X, y, kernel, likelihood, rng)
         self._report(state, start)
-        return online_model(state)
+        model = online_model(state)
+        if predictive is None:
+            return model
+        # each example's prediction before it was absorbed: held out, as EP's cavities
+        held_out = (predictive[:, 0], predictive[:, 1])
+        return replace(model, details={"leave_one_out": held_out})
 
     def _hyperparameters(self, X, y, rng):
         kernel = self.kernel
@@ -543,6 +562,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             state.update(X, labels)
             self._report(state, start)
         self.estimators_ = [online_model(state) for state in states]
+        if first:  # the examples' predictions before absorption are not kept here
+            self.odds_weight_ = 0.0
         self._set_fitted_summaries()
         return self
 
