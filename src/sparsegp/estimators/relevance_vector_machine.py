@@ -349,11 +349,9 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     Attributes
     ----------
     odds_weight_ : float
-        How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
-        (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
-        training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
-        ``Φ_k`` normalised) for two classes and always here (its E-step's sites are on
-        weights, not latents).
+        How the one-vs-rest probabilities of more than two classes combine,
+        ``P(k) ∝ Φ_k (1 − Φ_k)^(−w)`` (algorithms.md §7.5): 0 here, the ``Φ_k``
+        normalised, as the cavities of its final E-step over-rate the odds (measured).
     converged_ : bool
         The final EM stopped on ``tol`` and the final mean-field E-step settled,
         for every one-vs-rest problem.
