@@ -889,7 +889,7 @@ CLAIMS = [
         "error, the IVM and full EP exceed 5 min. Run as two processes at once (the "
         "sets split, one per core); re-run since: the online GP at its new default "
         "(13:14), the RVM with the peers (18:58), and ten classes after the odds weight "
-        "(20:22, the machine otherwise idle but for a test run).",
+        "(20:22, beside a test run and another benchmark).",
         ("defaults_table",),
         _defaults,
     ),
