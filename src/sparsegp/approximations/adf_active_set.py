@@ -20,6 +20,7 @@ whole store, without a copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +52,72 @@ __all__ = [
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
 _ROW_BLOCK = 128
+
+
+def complete_columns(
+    Vt: np.ndarray,
+    held: np.ndarray,
+    k: int,
+    L: np.ndarray,
+    c: np.ndarray,
+    kernel_rows: Callable[[int, int, int], np.ndarray],
+    a: np.ndarray,
+    h: np.ndarray,
+) -> None:
+    """Complete the rows ``held[j]:k`` of columns ``V_{·j} = L⁻¹ Π½ K_{I,j}`` and
+    update their ``a``, ``h`` by them, in place.
+
+    A blocked forward substitution over row blocks of ``_ROW_BLOCK`` (algorithms.md
+    §1.5): sorted by ``held``, the columns lacking rows of a block are a prefix of the
+    set, so each block is one kernel block, one product with the rows above it and one
+    triangular solve. A column costs O((k − rows held)·k) plus at most one block of
+    rows recomputed. ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj``
+    (algorithms.md §1.2) change only by the new rows' terms, accumulated in float64
+    whatever V's precision.
+
+    Parameters
+    ----------
+    Vt : ndarray of shape (m, ≥ k)
+        The columns as rows, sorted by ``held`` (ascending), current in their first
+        ``held[j]`` entries.
+    held : ndarray of int, shape (m,)
+    k : int
+        The active set's size.
+    L : ndarray
+        The factor, lower triangular with zeros above its diagonal, in ``Vt``'s dtype.
+    c : ndarray
+        The sites' ``c`` (algorithms.md §1.2).
+    kernel_rows : callable
+        ``(start, stop, lacking) ↦ Π½ K`` of the active points ``start:stop`` against
+        the first ``lacking`` columns.
+    a, h : ndarray of shape (m,)
+        The columns' marginals, current at the rows held.
+    """
+    if not len(held) or held[0] >= k:
+        return
+    for start in range(int(held[0]) // _ROW_BLOCK * _ROW_BLOCK, k, _ROW_BLOCK):
+        stop = min(start + _ROW_BLOCK, k)
+        lacking = int(np.searchsorted(held, stop))
+        V = Vt[:lacking].T
+        L_block = L[start:stop, start:stop]
+        rhs = kernel_rows(start, stop, lacking).astype(V.dtype, copy=False)
+        if start:
+            rhs -= L[start:stop, :start] @ V[:start]
+        partial = slice(int(np.searchsorted(held, start, side="right")), lacking)
+        if partial.start < lacking:
+            # rows held in this block: given L_block x (L is stored with zeros
+            # above its diagonal), the solve returns them
+            known = np.arange(start, stop)[:, None] < held[None, partial]
+            rhs[:, partial] = np.where(
+                known, L_block @ (V[start:stop, partial] * known), rhs[:, partial]
+            )
+        V[start:stop] = solve_lower_in_place(L_block, rhs)
+        new = V[start:stop]
+        if partial.start < lacking:
+            new = new.copy()
+            new[:, partial] *= ~known
+        a[:lacking] -= np.einsum("ij,ij->j", new, new, dtype=float)
+        h[:lacking] += matvec(new.T, c[start:stop].astype(new.dtype))
 
 
 def entropy_reduction(
@@ -271,12 +338,7 @@ class ADFActiveSet:
         above it by one column-major GEMV — for a set of all n points (full greedy
         selection), where a C-ordered copy would touch n cache lines per row.
 
-        Stale columns are completed by a blocked forward substitution
-        ``V_{·j} = L⁻¹ Π½ K_{I,j}`` over row blocks of ``_ROW_BLOCK`` (algorithms.md
-        §1.5): sorted by ``rows_done``, the columns lacking rows of a block are a
-        prefix of the set, so each block is one kernel block, one product with the
-        rows above it and one triangular solve. A column costs O((k − rows held)·k)
-        plus at most one block of rows recomputed.
+        Stale columns are completed by :func:`complete_columns`.
         """
         points = np.asarray(points, dtype=int)
         held = self.rows_done[points]
@@ -291,8 +353,7 @@ class ADFActiveSet:
         Vt[:, :k] = self.Vt[points, :k]
         kernel_columns = self.kernel_blocks.columns(points, layout)
         a, h = self.a[points], self.h[points]  # current at the rows held
-        if len(points) and held[0] < k:
-            self._forward_substitute(Vt, held, kernel_columns, a, h)
+        self._forward_substitute(Vt, held, kernel_columns, a, h)
         return CurrentColumns(points, Vt, a, h, kernel_columns, k)
 
     def _forward_substitute(
@@ -303,42 +364,19 @@ class ADFActiveSet:
         a: np.ndarray,
         h: np.ndarray,
     ) -> None:
-        """Complete the rows ``held[j]:k`` of each column and update ``a``, ``h`` by them.
-
-        ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj`` (algorithms.md §1.2) change
-        only by the new rows' terms, accumulated in float64 whatever V's precision.
-        """
-        k = self.size
-        active = np.asarray(self.active)
+        """:func:`complete_columns` with this store's factor, sites and kernel rows."""
+        active = np.asarray(self.active, dtype=int)
         sqrt_p = np.sqrt(self.p[active])
-        for start in range(int(held[0]) // _ROW_BLOCK * _ROW_BLOCK, k, _ROW_BLOCK):
-            stop = min(start + _ROW_BLOCK, k)
-            lacking = int(np.searchsorted(held, stop))
-            V = Vt[:lacking].T
-            L_block = self.L_v[start:stop, start:stop]
-            rhs = self.kernel_blocks.block(
+
+        def kernel_rows(start: int, stop: int, lacking: int) -> np.ndarray:
+            return self.kernel_blocks.block(
                 active[start:stop],
                 kernel_columns,
                 lacking,
                 row_scale=sqrt_p[start:stop],
-            ).astype(V.dtype, copy=False)
-            if start:
-                rhs -= self.L_v[start:stop, :start] @ V[:start]
-            partial = slice(int(np.searchsorted(held, start, side="right")), lacking)
-            if partial.start < lacking:
-                # rows held in this block: given L_block x (L is stored with zeros
-                # above its diagonal), the solve returns them
-                known = np.arange(start, stop)[:, None] < held[None, partial]
-                rhs[:, partial] = np.where(
-                    known, L_block @ (V[start:stop, partial] * known), rhs[:, partial]
-                )
-            V[start:stop] = solve_lower_in_place(L_block, rhs)
-            new = V[start:stop]
-            if partial.start < lacking:
-                new = new.copy()
-                new[:, partial] *= ~known
-            a[:lacking] -= np.einsum("ij,ij->j", new, new, dtype=float)
-            h[:lacking] += matvec(new.T, self.c[start:stop].astype(new.dtype))
+            )
+
+        complete_columns(Vt, held, self.size, self.L_v, self.c, kernel_rows, a, h)
 
     def release(
         self, columns: CurrentColumns, positions: np.ndarray | slice = slice(None)

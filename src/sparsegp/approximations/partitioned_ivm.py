@@ -23,10 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
-from .._linalg import matvec, solve_lower
 from .._memory import held_bytes
 from ..likelihoods import Likelihood
-from .adf_active_set import Inclusion, active_set_predictor, entropy_reduction
+from .adf_active_set import (
+    Inclusion,
+    active_set_predictor,
+    complete_columns,
+    entropy_reduction,
+)
 from .blocks import Blocks
 from .ep import DensePredictor
 from .ivm import Progress, advance
@@ -195,16 +199,22 @@ def _include(
 
 
 def _complete(block: ADFBlock, positions: np.ndarray, kernel: Kernel, k: int) -> None:
-    """Columns ``positions`` recomputed to ``k`` rows: ``V_{·j} = L⁻¹ Π½ K_{I,j}``, and
-    their marginals ``a = k_jj − ‖V_{·j}‖²``, ``h = V_{·j}ᵀ c`` (algorithms.md §1.2)."""
+    """Columns ``positions`` brought to ``k`` rows by the in-memory store's
+    :func:`~sparsegp.approximations.adf_active_set.complete_columns`, the kernel rows
+    of the active inputs the block keeps (``X_I``)."""
     stale = positions[block.rows_done[positions] < k]
-    if not len(stale) or k == 0:
+    if not len(stale):
         return
-    K_I = block.sqrt_p[:k, None] * kernel(block.X_I[:k], block.X[stale])
-    V = solve_lower(block.L[:k, :k], K_I)
-    block.Vt[stale, :k] = V.T
-    block.a[stale] = block.k_diag[stale] - np.einsum("ij,ij->j", V, V)
-    block.h[stale] = matvec(V.T, block.c[:k])
+    stale = stale[np.argsort(block.rows_done[stale], kind="stable")]
+    Vt, a, h = block.Vt[stale, :k], block.a[stale], block.h[stale]  # copies
+
+    def kernel_rows(start: int, stop: int, lacking: int) -> np.ndarray:
+        rows = kernel(block.X_I[start:stop], block.X[stale[:lacking]])
+        return block.sqrt_p[start:stop, None] * rows
+
+    L = block.L[:k, :k].astype(Vt.dtype, copy=False)
+    complete_columns(Vt, block.rows_done[stale], k, L, block.c, kernel_rows, a, h)
+    block.Vt[stale, :k], block.a[stale], block.h[stale] = Vt, a, h
     block.rows_done[stale] = k
 
 
