@@ -679,13 +679,14 @@ CLAIMS = [
         "images, M = 200, then with another process keeping one core busy; the IVM "
         '(its two selections of `selection="auto"` on a thread each, then its FITC '
         "pass on row blocks) on `make_classification(50 000, flip_y=0.05)`.",
-        "FITC 1.57× and the IVM 1.44× on two cores, short of the 1.8× asked; the same "
+        "FITC 1.67× and the IVM 1.52× on two cores, short of the 1.8× asked; the same "
         "models bit for bit; with the other core busy, n_jobs = 2 takes 0.95× (FITC) "
-        "and 0.81× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
-        "speed-up is over n_jobs = 1 with the core busy, 33.4 and 56.1 s). The "
-        "one-thread fits ran 11–12 % slower than in the runs of 07:55–11:28 the same "
-        "day (30.3 and 47.1 s; 1.74× and 1.49× then); A/B runs against that code at "
-        "20 000 points agreed within ±10 %, this afternoon's spread. Two BLAS "
+        "and 0.85× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
+        "speed-up is over n_jobs = 1 with the core busy). Re-run at 20:45 on an idle "
+        "machine (the 16:03 run gave 1.57× and 1.44×); FITC's row blocks of 4 096, "
+        "8 192 and 15 000 rows gave 1.63–1.73× (8 192, the default, 1.72× and 1.73× "
+        "in two runs; 20 000, three blocks on two threads, 1.41×), so the block size "
+        "is not what is missing. Two BLAS "
         "threads instead of row threads gain nothing on the loaded machine "
         "(thread_load: FITC M = 20 and 200, the IVM d = 1 000, time ratios "
         "0.99–1.03): every fit runs one BLAS thread.",
