@@ -76,8 +76,17 @@ def test_split_white_noise_finds_the_noise_anywhere():
         (RBF(1.0) + WhiteKernel(0.4)) + ConstantKernel(1.0)
     )
     assert noise == 0.4 and "WhiteKernel" not in repr(latent)
-    with pytest.raises(ValueError, match="WhiteKernel"):
-        split_white_noise(RBF(1.0))
+    # nested in the second operand: the reduced operand first, as scikit-learn names
+    latent, noise = split_white_noise(RBF(2.0) + (WhiteKernel(0.5) + RBF(1.0)))
+    assert noise == 0.5 and repr(latent) == repr(RBF(1.0) + RBF(2.0))
+    # products stop the search: a WhiteKernel factor is no summand
+    for kernel in (
+        RBF(1.0),
+        WhiteKernel(0.1),
+        RBF(1.0) * (RBF(2.0) + WhiteKernel(0.1)),
+    ):
+        with pytest.raises(ValueError, match="WhiteKernel"):
+            split_white_noise(kernel)
 
 
 @pytest.mark.parametrize("noise", [0.0, -0.1])

@@ -51,9 +51,8 @@ def test_estimator_modules_do_not_share_an_engines_name():
 #: scikit-learn's GP estimators, which no estimator of the package builds either.
 SKLEARN_GPS = {"GaussianProcessClassifier", "GaussianProcessRegressor"}
 
-#: Estimator modules that still fit another estimator inside their own (issue 45's
-#: remaining step: the online GP's hyperparameters by full EP and by scikit-learn's
-#: GPR); the IVM's FITC posterior goes through the engine since 2026-11-26.
+#: Estimator modules that still fit another estimator inside their own: none (one
+#: method composes another through the approximation protocol).
 STILL_BUILD_ESTIMATORS: set[str] = set()
 
 
@@ -119,3 +118,53 @@ def test_docstrings_state_facts_not_runs(path):
     if path.name == "cli.py":  # the ``benchmark`` command re-runs its tables
         return
     assert "BENCHMARKS.md" not in path.read_text()
+
+
+def _kernel_class_names():
+    import inspect
+
+    from sklearn.gaussian_process import kernels
+
+    return {
+        name
+        for name, value in vars(kernels).items()
+        if inspect.isclass(value) and issubclass(value, kernels.Kernel)
+    }
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SOURCE)))
+def test_only_kernel_expression_tells_kernel_classes_apart(path):
+    """Every kernel path reads a kernel through ``kernel_expression.parse``, so they
+    all accept the same kernels (CONTRIBUTING.md)."""
+    if path.name == "kernel_expression.py":
+        return
+    names = _kernel_class_names()
+
+    def named(node):
+        """Kernel classes named in ``node``: bare, or as ``kernels.X`` / ``sk.X``."""
+        found = set()
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                found.add(n.id)
+            elif isinstance(n, ast.Attribute) and getattr(n.value, "id", "") in {
+                "kernels",
+                "sk",
+            }:
+                found.add(n.attr)
+        return found & names
+
+    tests = [
+        ast.unparse(node)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", "") == "isinstance"
+            and named(node.args[1])
+        )
+        or (
+            isinstance(node, ast.Compare)
+            and any(isinstance(op, ast.Is | ast.IsNot) for op in node.ops)
+            and any(named(c) for c in node.comparators)
+        )
+    ]
+    assert not tests

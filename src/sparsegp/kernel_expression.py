@@ -192,6 +192,12 @@ def _learnt(kernel: sk.Kernel) -> bool:
     return any(not hyperparameter.fixed for hyperparameter in kernel.hyperparameters)
 
 
+def parameter_prefix(path: Path) -> str:
+    """The prefix of scikit-learn's hyperparameter names for the term at ``path``
+    (``k1__k2__`` for the second operand of the first)."""
+    return "".join(f"k{side}__" for side in path)
+
+
 def describe(leaf: Leaf) -> str:
     """A leaf's kernel named for an error message (with its ``ν`` if a Matérn)."""
     if isinstance(leaf, Constant):

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
-from sklearn.gaussian_process.kernels import Kernel, Sum, WhiteKernel
+from sklearn.gaussian_process.kernels import Kernel, Sum
 
 from . import kernel_expression as expression
 
@@ -44,22 +44,49 @@ def split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
 
 
 def _split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
-    if isinstance(kernel, Sum):
-        if isinstance(kernel.k2, WhiteKernel):
-            return kernel.k1, float(kernel.k2.noise_level)
-        if isinstance(kernel.k1, WhiteKernel):
-            return kernel.k2, float(kernel.k1.noise_level)
-        for index, part in enumerate((kernel.k1, kernel.k2)):
-            try:
-                latent, noise = _split_white_noise(part)
-            except ValueError:
-                continue
-            other = kernel.k2 if index == 0 else kernel.k1
-            return Sum(latent, other), noise
-    raise ValueError(
-        f"The kernel {kernel} needs a WhiteKernel summand for the observation noise, "
-        "e.g. ConstantKernel() * RBF() + WhiteKernel(0.1), besides a latent part."
-    )
+    white = _white_summand(expression.parse(kernel))
+    if white is None:
+        raise ValueError(
+            f"The kernel {kernel} needs a WhiteKernel summand for the observation "
+            "noise, e.g. ConstantKernel() * RBF() + WhiteKernel(0.1), besides a latent "
+            "part."
+        )
+    return _without_summand(kernel, white.path), float(white.kernel.noise_level)
+
+
+def _white_summand(term: expression.Term) -> expression.White | None:
+    """The ``WhiteKernel`` summand of a sum: an operand of the outermost sum (the
+    second first), else one found in its first operand, else in its second."""
+    if not isinstance(term, expression.Sum):
+        return None
+    for operand in (term.second, term.first):
+        if isinstance(operand, expression.White):
+            return operand
+    return _white_summand(term.first) or _white_summand(term.second)
+
+
+def _without_summand(kernel: Kernel, path: expression.Path) -> Kernel:
+    """The sum ``kernel`` less its summand at ``path``; where the summand sat deeper,
+    the reduced operand comes first and the other operand second."""
+    holder, other = (kernel.k1, kernel.k2) if path[0] == 1 else (kernel.k2, kernel.k1)
+    if len(path) == 1:
+        return other
+    return Sum(_without_summand(holder, path[1:]), other)
+
+
+def offset_names(kernel: Kernel) -> set[str]:
+    """Names of the hyperparameters of ``kernel``'s constant offsets: the
+    ``ConstantKernel`` terms of its top-level sum (``k2__constant_value`` in
+    ``C * RBF + C``)."""
+    return _offset_names(expression.parse(kernel))
+
+
+def _offset_names(term: expression.Term) -> set[str]:
+    if isinstance(term, expression.Sum):
+        return _offset_names(term.first) | _offset_names(term.second)
+    if isinstance(term, expression.Constant):
+        return {expression.parameter_prefix(term.path) + "constant_value"}
+    return set()
 
 
 class KernelColumns:

@@ -10,12 +10,12 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from sparsegp import FITCGPClassifier, IVMRegressor
 from sparsegp.estimators._base import (
-    offset_names,
     one_vs_rest,
     per_problem,
     positive_classes,
     warn_at_bounds,
 )
+from sparsegp.kernels import offset_names
 
 
 def test_two_classes_are_one_problem_with_the_second_class_positive():

@@ -64,34 +64,20 @@ def complete_columns(
     a: np.ndarray,
     h: np.ndarray,
 ) -> None:
-    """Complete the rows ``held[j]:k`` of columns ``V_{·j} = L⁻¹ Π½ K_{I,j}`` and
-    update their ``a``, ``h`` by them, in place.
+    """Complete the rows ``held[j]:k`` of columns ``V_{·j} = L⁻¹ Π½ K_{I,j}``, in place,
+    and their ``a_j = k_jj − Σ_t V_tj²``, ``h_j = Σ_t c_t V_tj`` (algorithms.md §1.2) by
+    the new rows' terms (in float64 whatever V's precision).
 
     A blocked forward substitution over row blocks of ``_ROW_BLOCK`` (algorithms.md
     §1.5): sorted by ``held``, the columns lacking rows of a block are a prefix of the
     set, so each block is one kernel block, one product with the rows above it and one
-    triangular solve. A column costs O((k − rows held)·k) plus at most one block of
-    rows recomputed. ``a_j = k_jj − Σ_t V_tj²`` and ``h_j = Σ_t c_t V_tj``
-    (algorithms.md §1.2) change only by the new rows' terms, accumulated in float64
-    whatever V's precision.
+    triangular solve: O((k − rows held)·k) a column, plus at most one block of rows.
 
-    Parameters
-    ----------
-    Vt : ndarray of shape (m, ≥ k)
-        The columns as rows, sorted by ``held`` (ascending), current in their first
-        ``held[j]`` entries.
-    held : ndarray of int, shape (m,)
-    k : int
-        The active set's size.
-    L : ndarray
-        The factor, lower triangular with zeros above its diagonal, in ``Vt``'s dtype.
-    c : ndarray
-        The sites' ``c`` (algorithms.md §1.2).
-    kernel_rows : callable
-        ``(start, stop, lacking) ↦ Π½ K`` of the active points ``start:stop`` against
-        the first ``lacking`` columns.
-    a, h : ndarray of shape (m,)
-        The columns' marginals, current at the rows held.
+    ``Vt`` (m × ≥ k) holds the columns as rows, sorted by ``held`` (ascending), each
+    current in its first ``held[j]`` entries, as ``a``, ``h`` are; ``L`` is the factor
+    in ``Vt``'s dtype, zeros above its diagonal; ``kernel_rows(start, stop, lacking)``
+    gives ``Π½ K`` of the active points ``start:stop`` against the first ``lacking``
+    columns.
     """
     if not len(held) or held[0] >= k:
         return

@@ -31,7 +31,6 @@ from sklearn.gaussian_process.kernels import (
     CompoundKernel,
     ConstantKernel,
     Kernel,
-    Sum,
 )
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -41,7 +40,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning
-from ..kernels import KernelBlocks
+from ..kernels import KernelBlocks, offset_names
 from ._input_units import conditioned_dask_inputs, conditioned_inputs
 
 #: Parameter constraints of the run-time options every GP classifier has.
@@ -292,19 +291,6 @@ def warn_ep_not_converged(estimator, n_sweeps, tol, stacklevel=3):
         ConvergenceWarning,
         stacklevel=stacklevel,
     )
-
-
-def offset_names(kernel, prefix=""):
-    """Names of the hyperparameters of ``kernel``'s constant offsets: the
-    ``ConstantKernel`` terms of its top-level sum (``k2__constant_value`` in
-    ``C * RBF + C``)."""
-    if isinstance(kernel, Sum):
-        return offset_names(kernel.k1, f"{prefix}k1__") | offset_names(
-            kernel.k2, f"{prefix}k2__"
-        )
-    if isinstance(kernel, ConstantKernel):
-        return {f"{prefix}constant_value"}
-    return set()
 
 
 def warn_at_bounds(kernel, estimator, problem=None):
