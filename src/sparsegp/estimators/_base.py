@@ -606,8 +606,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _odds_weight(self, y):
         """How one-vs-rest probabilities are combined
         (:func:`~sparsegp.approximations.one_vs_rest.fit_odds_weight`, on the binary
-        models' leave-one-out latents); 0 (the ``Φ``'s normalised) for one binary or
-        joint model, or where a binary model has no EP cavities."""
+        models' held-out latents at the training points, ``details["leave_one_out"]``);
+        0 (the ``Φ``'s normalised) for one binary or joint model, or where a binary
+        model has none."""
         models = self.estimators_
         if len(models) < 2 or self._is_multiclass_model():
             return 0.0

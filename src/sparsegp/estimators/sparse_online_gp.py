@@ -98,7 +98,6 @@ class _OnlineFitting:
         latent mean and variance before it was absorbed (rows in ``X``'s order; the
         prediction of a model that had not seen it), else None."""
         state = self._new_state(kernel, likelihood)
-        predictive = np.empty((len(y), 2)) if self.n_passes == 1 else None
         for n_pass in range(self.n_passes):
             if n_pass:
                 state = SparseOnlineGP.with_basis(
@@ -111,8 +110,10 @@ class _OnlineFitting:
                 )
             order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
             seen = self._absorb(state, X[order], y[order], f"online pass {n_pass + 1}")
-        if predictive is not None:
-            predictive[order] = seen
+        if self.n_passes > 1:
+            return state, None
+        predictive = np.empty_like(seen)
+        predictive[order] = seen
         return state, predictive
 
     def _absorb(self, state, X, y, description):
