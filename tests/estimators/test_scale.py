@@ -176,3 +176,39 @@ def test_a_hyperparameter_on_its_bound_is_reported_once_by_the_estimator(
         m.startswith(f"{type(estimator).__name__}: the learnt ") for m in messages
     )
     assert sum("length_scale ended on its upper bound" in m for m in messages) == 1
+
+
+def _length_scales(kernel):
+    """Every length-scale of ``kernel`` (one-vs-rest: of each problem's kernel)."""
+    kernels = getattr(kernel, "kernels", [kernel])
+    return np.concatenate(
+        [
+            np.ravel(value)
+            for k in kernels
+            for name, value in k.get_params().items()
+            if name.endswith("length_scale")
+        ]
+    )
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
+@pytest.mark.filterwarnings("ignore::sparsegp.exceptions.FeatureScaleWarning")  # raw
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_the_learnt_kernel_is_in_the_units_of_rescaled_inputs(make):
+    # Inputs of 1e180 are divided by a power of two before any kernel sees them;
+    # kernel_ reads back in X's units, as the points a model exposes do.
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:80], y[:80]
+    scale = 2.0**600
+    fits = [make().fit(s * X, y) for s in (1.0, scale)]
+    assert fits[0].input_scale_ == 1.0 and fits[1].input_scale_ != 1.0
+    kernels = [fit.kernel_ for fit in fits]
+    # the fits agree to rounding (EP, the online GP, the RVM, the NLP classifier) or
+    # to a few per cent (FITC's float32 sweeps, the IVM's selection on 80 points);
+    # kernel_ in internal units would be 2⁻⁶¹¹ times off
+    np.testing.assert_allclose(
+        _length_scales(kernels[1]), scale * _length_scales(kernels[0]), rtol=0.25
+    )
+    np.testing.assert_allclose(
+        _length_scale_bounds(kernels[1]), scale * _length_scale_bounds(kernels[0])
+    )

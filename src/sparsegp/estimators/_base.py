@@ -41,7 +41,11 @@ from .._threads import one_blas_thread
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks, offset_names
-from ._input_units import conditioned_dask_inputs, conditioned_inputs
+from ._input_units import (
+    conditioned_dask_inputs,
+    conditioned_inputs,
+    kernel_in_input_units,
+)
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -702,7 +706,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         self.n_iter_ = per_problem((m.n_iterations for m in models), stack=True)
         self.converged_ = all(model.converged for model in models)
         self.bias_ = per_problem((m.likelihood.bias for m in models), stack=True)
-        kernels = [m.kernel for m in models]
+        kernels = [kernel_in_input_units(self, m.kernel) for m in models]
         self.kernel_ = kernels[0] if len(models) == 1 else CompoundKernel(kernels)
         if all(hasattr(m, "log_marginal_likelihood") for m in models):
             self.log_marginal_likelihood_value_ = float(

@@ -15,16 +15,24 @@ A stationary kernel sees differences of inputs, through squared distances
 
 Ordinary inputs are left untouched (no copy); predictions apply the same shift and
 scale, and the points a model exposes (``inducing_points_``, ``basis_vectors_``,
-``relevance_vectors_``) are given back in ``X``'s units. The learnt kernel's
-length-scales stay in the internal units (``input_scale_`` times smaller). Non-stationary
-kernels (a user's ``DotProduct``) are never shifted.
+``relevance_vectors_``) are given back in ``X``'s units, and so is the learnt
+``kernel_``: its stationary length-scales and their bounds times ``input_scale_``
+(an offset does not change a stationary kernel). Non-stationary kernels (a user's
+``DotProduct``) are never shifted.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["conditioned_dask_inputs", "conditioned_inputs", "in_input_units"]
+from .. import kernel_expression as expression
+
+__all__ = [
+    "conditioned_dask_inputs",
+    "conditioned_inputs",
+    "in_input_units",
+    "kernel_in_input_units",
+]
 
 #: Inputs whose largest magnitude lies outside this range are rescaled by a power of
 #: two before any kernel sees them: squared distances of 1e±160 over- or underflow.
@@ -104,6 +112,26 @@ def in_input_units(estimator, points):
     if np.isscalar(offset) and offset == 0.0 and scale == 1.0:
         return points
     return points * scale + offset
+
+
+def kernel_in_input_units(estimator, kernel):
+    """A fitted ``kernel``, learnt in the units its inputs were scaled to, in ``X``'s:
+    the length-scales of its RBF and Matérn terms (and their bounds) times
+    ``input_scale_``; ``kernel`` itself where the inputs were not rescaled."""
+    scale = getattr(estimator, "input_scale_", 1.0)
+    if scale == 1.0:
+        return kernel
+    params = kernel.get_params()
+    scaled = {}
+    for leaf in expression.parse(kernel).leaves():
+        if isinstance(leaf, expression.Stationary):
+            name = expression.parameter_prefix(leaf.path) + "length_scale"
+            length_scale = leaf.length_scale * scale
+            scaled[name] = length_scale if leaf.anisotropic else float(length_scale)
+            bounds = params[name + "_bounds"]
+            if not (isinstance(bounds, str) and bounds == "fixed"):
+                scaled[name + "_bounds"] = np.asarray(bounds, dtype=float) * scale
+    return kernel.clone_with_theta(kernel.theta).set_params(**scaled)
 
 
 def _input_offset(estimator, high, low, n):

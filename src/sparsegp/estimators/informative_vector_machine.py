@@ -44,6 +44,7 @@ from ._base import (
     warn_at_bounds,
 )
 from ._fitc_pass import every_site, every_site_if_it_fits
+from ._input_units import kernel_in_input_units
 from .fitc_classifier import require_fitc_memory
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
@@ -621,11 +622,12 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         else:
             kernel = self.kernel
         self._likelihood(kernel, y)  # validates the noise term before any work
-        self.model_, self.kernel_ = self._fit_active_set(
+        self.model_, kernel = self._fit_active_set(
             X, y, kernel, check_random_state(self.random_state)
         )
         if self.optimizer is not None:
-            warn_at_bounds(self.kernel_, self)
+            warn_at_bounds(kernel, self)
+        self.kernel_ = kernel_in_input_units(self, kernel)
         self.active_set_ = self.model_.details["active_set"]
         self.selection_time_ = self.model_.details["selection_seconds"]
         self.selection_used_ = self.model_.details["selection"]

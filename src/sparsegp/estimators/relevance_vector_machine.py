@@ -27,7 +27,7 @@ from ._base import (
     restore_on_failure,
     validate_dense,
 )
-from ._input_units import in_input_units
+from ._input_units import in_input_units, kernel_in_input_units
 
 #: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
 #: posterior covariance and its factor).
@@ -298,7 +298,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
             learn_noise=self.learn_noise,
         )
         self.model_ = replace(self.model_, likelihood=Gaussian(float(fit.noise)))
-        self.kernel_ = self.model_.kernel
+        self.kernel_ = kernel_in_input_units(self, self.model_.kernel)
         self.relevance_vectors_ = in_input_units(self, self.model_.points)
         self.alpha_ = self.model_.details["alpha"]
         self.noise_ = float(fit.noise) * self.y_std_**2

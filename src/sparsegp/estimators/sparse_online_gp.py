@@ -40,7 +40,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
-from ._input_units import in_input_units
+from ._input_units import in_input_units, kernel_in_input_units
 from .ep_classifier import fit_full_ep, full_ep_settings, warn_full_ep_not_converged
 
 _SHARED_CONSTRAINTS: dict = {
@@ -291,8 +291,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         X, y = validate_dense(self, X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         y = self._normalize_targets(y)
-        self.kernel_ = self._hyperparameters(X, y, rng)
-        latent, likelihood = _split_noise(self.kernel_)
+        kernel = self._hyperparameters(X, y, rng)
+        self.kernel_ = kernel_in_input_units(self, kernel)
+        latent, likelihood = _split_noise(kernel)
         self.state_, _ = self._run_passes(X, y, latent, likelihood, rng)
         self._report(self.state_, start)
         self.n_iter_, self.converged_ = self.state_.n_seen, True
@@ -318,10 +319,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         X, y = validate_dense(self, X, y, y_numeric=True, reset=first)
         if first:
             y = self._normalize_targets(y)
-            self.kernel_ = self._hyperparameters(
-                X, y, check_random_state(self.random_state)
-            )
-            self.state_ = self._new_state(*_split_noise(self.kernel_))
+            kernel = self._hyperparameters(X, y, check_random_state(self.random_state))
+            self.kernel_ = kernel_in_input_units(self, kernel)
+            self.state_ = self._new_state(*_split_noise(kernel))
         else:
             y = (y - self.y_mean_) / self.y_std_
         self.state_.update(X, y)
