@@ -554,9 +554,13 @@ class _Trainer:
         """The E-step: to convergence when ``final``, a few EP sweeps in the ``sweep``
         over the dictionary (adaptive TAP), else at most ``_E_STEP_ITER`` steps."""
         if self.classification and self.mean_field == "tap":
-            max_iter = _FINAL_E_STEP_ITER if final else _E_STEP_ITER
-            if sweep:
-                max_iter = _SWEEP_TAP_E_STEP_ITER
+            max_iter = (
+                _FINAL_E_STEP_ITER
+                if final
+                else _SWEEP_TAP_E_STEP_ITER
+                if sweep
+                else _E_STEP_ITER
+            )
             posterior, self.sites = ep_e_step(
                 basis.Psi,
                 alpha,
