@@ -4,7 +4,7 @@ import logging
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits, make_classification
+from sklearn.datasets import load_digits, make_blobs, make_classification
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -280,10 +280,23 @@ def test_verbose_fitc_posterior_shows_its_progress(capsys, caplog):
 
 @pytest.mark.parametrize("estimator", [IVMClassifier(), IVMRegressor()])
 def test_default_active_set_is_a_fifth_of_the_data_up_to_a_thousand(estimator):
+    estimator.classes_ = np.array([0, 1])  # a regressor ignores it
     assert estimator._active_set_size(1_000) == 200
     assert estimator._active_set_size(5_002) == 1_000
     assert estimator._active_set_size(48_000) == 1_000
     assert estimator.set_params(active_set_size=0.5)._active_set_size(48_000) == 24_000
+
+
+def test_one_vs_rest_problems_share_the_default_active_sets_budget(monkeypatch):
+    monkeypatch.setattr(ivm_module, "DEFAULT_MAX_ACTIVE_SET", 40)
+    X, y = make_blobs(400, centers=4, random_state=0)
+    options = dict(posterior="active_set", n_outer_iterations=1, random_state=0)
+    four = IVMClassifier(**options).fit(X, y)
+    assert [len(active) for active in four.active_set_] == [20] * 4  # 40/√4
+    two = IVMClassifier(**options).fit(X[y < 2], y[y < 2])
+    assert len(two.active_set_) == 40
+    small = IVMClassifier(**options).fit(X[:80], y[:80])  # N/5 below the cap
+    assert [len(active) for active in small.active_set_] == [16] * 4
 
 
 def test_the_fitc_posterior_does_not_depend_on_n_jobs(monkeypatch):
