@@ -15,6 +15,7 @@ from sklearn.gaussian_process.kernels import (
 from sparsegp.kernels import (
     CrossCovariance,
     KernelBlocks,
+    amplitude_mask,
     check_input_differentiable,
     gram_and_weighted_gradient,
     split_white_noise,
@@ -224,3 +225,22 @@ def test_a_cross_covariance_differentiates_after_a_trip_to_a_worker(rng):
     there = pickle.loads(pickle.dumps(here))
     for a, b in zip(here.gradients(weights), there.gradients(weights), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "kernel, expected",
+    [
+        (ConstantKernel() * RBF(), [True, False]),
+        (ConstantKernel() * RBF() + ConstantKernel(), [True, False, False]),
+        (ConstantKernel(1.0, "fixed") * RBF(), [False]),
+        (
+            ConstantKernel() * RBF([1.0, 2.0]) + ConstantKernel() * Matern(nu=1.5),
+            [True, False, False, True, False],
+        ),
+        (ConstantKernel() * (RBF() + ConstantKernel()), [True, False, False]),
+        (ConstantKernel() + WhiteKernel(), [False, False]),
+    ],
+    ids=["product", "offset", "fixed", "two-terms", "offset-inside", "no-product"],
+)
+def test_amplitudes_are_the_learnt_constant_factors_of_products(kernel, expected):
+    np.testing.assert_array_equal(amplitude_mask(kernel), expected)

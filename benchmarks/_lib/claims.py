@@ -11,6 +11,8 @@ stays in git and in the issues' closing notes.
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from benchmarks._lib import paper_tables as paper
 from benchmarks._lib.markdown import load_run, pivot, rows, table
 
@@ -483,6 +485,41 @@ def _scale():
     return pivot(results, "where", "scale", columns, ("error", "nlp"), spread=())
 
 
+def _amplitude_prior():
+    """Per estimator (and FITC per large set): the test NLP with the prior and with the
+    evidence alone, on how many sets the prior's is lower, the largest latent standard
+    deviation and amplitude, each "prior / alone"."""
+    found = {}
+    for r in _results("amplitude_prior"):
+        small = r["dataset"] not in ("mnist4", "magic")
+        where = r["estimator"] if small else f"{r['estimator']} on {r['dataset']}"
+        found.setdefault(where, {}).setdefault(r["amplitude_prior"], []).append(r)
+    body = []
+    for where, fits in found.items():
+        prior, alone = fits[3.0], fits[None]
+        nlp = [np.mean([r["nlp"] for r in f]) for f in (prior, alone)]
+        lower = sum(a["nlp"] <= b["nlp"] for a, b in zip(prior, alone, strict=True))
+        sd = [max(r["largest_latent_sd"] for r in f) for f in (prior, alone)]
+        amplitude = [max(r["amplitude"] for r in f) for f in (prior, alone)]
+        body.append(
+            [
+                where,
+                f"{nlp[0]:.4f} / {nlp[1]:.4f}",
+                f"{lower} of {len(prior)}",
+                f"{sd[0]:.0f} / {sd[1]:.0f}",
+                f"{amplitude[0]:.3g} / {amplitude[1]:.3g}",
+            ]
+        )
+    header = [
+        "estimator",
+        "mean test NLP",
+        "NLP lower or equal",
+        "largest latent sd",
+        "largest σ²",
+    ]
+    return table(header, body)
+
+
 def _predict():
     return rows(
         _results("predict_speed"),
@@ -905,9 +942,26 @@ CLAIMS = [
         "Scale invariance: inputs in other units",
         "A model fitted on X × 10⁻³ or X × 10³ is the model on X.",
         "Every classifier's error and NLP unchanged across three decades either way "
-        "(raw breast-cancer features here; banana and Friedman #1 in the run too).",
+        "(raw breast-cancer features here, banana and Friedman #1 in the run too).",
         ("scale_invariance",),
         _scale,
+    ),
+    Claim(
+        "amplitude-prior",
+        "every method",
+        "The amplitude's prior",
+        "Issue 49: latent error bars that can be read on (nearly) separable data, where "
+        "the evidence grows with the amplitude σ² to its bound. Each evidence-learnt "
+        "classifier with its defaults, `amplitude_prior=3.0` (a normal prior on log σ², "
+        "algorithms.md §5.8) against `None` (the evidence alone), on one split each of "
+        "breast cancer, wine, iris, IDA banana, diabetis, twonorm, image and splice; "
+        "FITC also on MNIST 13×13 4 against the rest and MAGIC. Cells: prior / alone.",
+        "The largest test latent standard deviation falls from 47–241 to 7–86 (FITC "
+        "on twonorm from σ² = 10⁵, the bound, to 159), the mean test NLP is lower for "
+        "every estimator, and lower or equal on 21 of the 32 small-set fits (the "
+        "largest rise: the IVM on wine, 0.018 → 0.025 nats on 54 test points).",
+        ("amplitude_prior",),
+        _amplitude_prior,
     ),
     Claim(
         "predict",
@@ -962,8 +1016,9 @@ def command(claim, run_name):
 def section(claim):
     """A claim's section: the claim, the finding, the table, and the command and date
     of every run the table reads (a paper table's command once)."""
-    lines = [f"## {claim.title}", "", f"*{claim.paper}.* {claim.claim}", ""]
-    lines += [claim.finding, "", *claim.render(), ""]
+    lines = [f"## {claim.title}", ""]
+    lines += [f"*{claim.paper}.* {claim.claim} **Found:** {claim.finding}", ""]
+    lines += [*claim.render(), ""]
     sources = {}
     for name in claim.runs:
         date = str(load_run(name).get("date", "undated"))[:16]

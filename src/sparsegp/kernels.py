@@ -89,6 +89,31 @@ def _offset_names(term: expression.Term) -> set[str]:
     return set()
 
 
+def amplitude_mask(kernel: Kernel) -> np.ndarray:
+    """Which entries of ``kernel.theta`` are learnt amplitudes: the ``ConstantKernel``
+    factors of its products (``k1__constant_value`` in ``C * RBF + C``), not its
+    offsets."""
+    names = _amplitude_names(expression.parse(kernel))
+    free = [h for h in kernel.hyperparameters if not h.fixed]
+    return np.array(
+        [h.name in names for h in free for _ in range(h.n_elements)], dtype=bool
+    )
+
+
+def _amplitude_names(term: expression.Term) -> set[str]:
+    """The learnt constants that are operands of a product, anywhere in ``term``."""
+    if not isinstance(term, expression.Sum | expression.Product):
+        return set()
+    names = set()
+    for operand in (term.first, term.second):
+        if isinstance(operand, expression.Constant):
+            if isinstance(term, expression.Product) and operand.learnt:
+                names.add(expression.parameter_prefix(operand.path) + "constant_value")
+        else:
+            names |= _amplitude_names(operand)
+    return names
+
+
 class KernelColumns:
     """A set of training points prepared for :meth:`KernelBlocks.block`.
 

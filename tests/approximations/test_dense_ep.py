@@ -8,7 +8,11 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, DotProduct, Ma
 
 from sparsegp.approximations.dense_ep import DenseEP
 from sparsegp.approximations.ep import DensePosterior, run_ep
-from sparsegp.approximations.evidence import EvidenceSettings, maximize_evidence
+from sparsegp.approximations.evidence import (
+    EvidenceSettings,
+    amplitude_log_prior,
+    maximize_evidence,
+)
 from sparsegp.testing import assert_gradient_matches
 
 TIGHT = dict(tol=1e-12, max_sweeps=2000)
@@ -78,6 +82,42 @@ def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
     assert learnt.log_evidence > fixed.log_evidence + 0.1
     np.testing.assert_array_equal(learnt.points, X)
     assert learnt.optimizer_converged and learnt.ep_converged
+
+
+def test_the_amplitude_prior_is_a_normal_log_density_in_the_masked_entries():
+    mask = np.array([True, False, True])
+    theta = np.array([2.0, -1.0, 0.5])
+    value, gradient = amplitude_log_prior(theta, mask, 3.0)
+    assert value == pytest.approx(-(2.0**2 + 0.5**2) / (2 * 9.0))
+    assert gradient[1] == 0.0
+    assert_gradient_matches(
+        lambda t: amplitude_log_prior(t, mask, 3.0)[0], gradient, theta
+    )
+
+
+def test_on_separable_labels_the_prior_ends_the_amplitudes_climb_at_a_stationary_point():
+    X, _ = problem(30)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)  # separable: the evidence grows with σ²
+    kernel = ConstantKernel(1.0) * RBF(1.0)
+    settings = EvidenceSettings(
+        ep_options=dict(tol=1e-8, max_sweeps=500),
+        max_iter=100,
+        learn_inducing=False,
+        sweep_dtype=np.float64,
+    )
+    engine = DenseEP(X, y, True)
+    alone = maximize_evidence(engine, kernel, X, 0.0, settings)
+    with_prior = maximize_evidence(
+        engine, kernel, X, 0.0, replace(settings, amplitude_prior=3.0)
+    )
+    amplitude = with_prior.kernel.theta[0]
+    assert np.exp(alone.kernel.theta[0]) > 10 * np.exp(amplitude)
+    state = run_ep(
+        engine.posterior(with_prior.kernel, X, None), y, with_prior.likelihood, **TIGHT
+    )
+    grad_kernel = engine.gradient(state, with_prior.likelihood)[0]
+    assert grad_kernel[0] > 0.1  # the evidence alone still climbs here ...
+    assert grad_kernel[0] - amplitude / 9.0 == pytest.approx(0.0, abs=1e-3)  # ... not
 
 
 def test_each_state_is_differentiated_at_its_own_kernel():

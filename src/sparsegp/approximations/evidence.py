@@ -33,6 +33,7 @@ from .._optimize import (
     kernel_block,
     maximize,
 )
+from ..kernels import amplitude_mask
 from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP, leave_one_out
 
 __all__ = [
@@ -121,6 +122,11 @@ class EvidenceSettings:
         A progress bar's label over the optimizer's iterations.
     report : callable or None
         Called with a line per evidence evaluation and for the final run.
+    amplitude_prior : float or None
+        The standard deviation ``s`` of a normal prior on the log of each learnt
+        amplitude ``σ²`` (:func:`~sparsegp.kernels.amplitude_mask`), centred at
+        ``log σ² = 0``: the optimizer maximises ``log Z_EP`` plus its log density
+        (algorithms.md §5.8). None: ``log Z_EP`` alone.
     """
 
     ep_options: dict
@@ -134,6 +140,16 @@ class EvidenceSettings:
     ftol: float | None = None
     progress: str | None = None
     report: Callable[[str], None] | None = field(default=None, repr=False)
+    amplitude_prior: float | None = None
+
+
+def amplitude_log_prior(
+    theta: np.ndarray, mask: np.ndarray, sd: float
+) -> tuple[float, np.ndarray]:
+    """``Σ_a log N(θ_a | 0, sd²)`` over the entries ``θ_a = log σ²_a`` of ``theta``
+    that ``mask`` marks (constants dropped), and its gradient in ``theta``."""
+    amplitudes = np.where(mask, theta, 0.0)
+    return -0.5 * float(amplitudes @ amplitudes) / sd**2, -amplitudes / sd**2
 
 
 @dataclass(frozen=True)
@@ -223,12 +239,14 @@ def maximize_evidence(
     bias0: Any,
     settings: EvidenceSettings,
 ) -> EvidenceFit:
-    """L-BFGS-B on ``log Z_EP`` over kernel, bias and pseudo-inputs from ``Z0``, then
-    EP to the final tolerance at the optimizer's point (algorithms.md §5.8)."""
+    """L-BFGS-B on ``log Z_EP`` (with ``settings.amplitude_prior``'s log density) over
+    kernel, bias and pseudo-inputs from ``Z0``, then EP to the final tolerance at the
+    optimizer's point (algorithms.md §5.8)."""
     ep = WarmStartedEP(approximation.labels, settings.ep_options)
     sweep_dtype = _sweep_dtype(settings, ep)
     space = _parameter_space(approximation, kernel, Z0, settings)
     initial = {"kernel": kernel, "bias": bias0, "inducing": Z0}
+    amplitudes = amplitude_mask(kernel)
 
     def evidence(x: np.ndarray) -> tuple[float, np.ndarray]:
         values = initial | space.unpack(x)
@@ -244,8 +262,14 @@ def maximize_evidence(
         _report(
             settings, f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
         )
+        objective = state.log_evidence
+        if settings.amplitude_prior is not None:
+            prior, grad_prior = amplitude_log_prior(
+                values["kernel"].theta, amplitudes, settings.amplitude_prior
+            )
+            objective, grad_kernel = objective + prior, grad_kernel + grad_prior
         gradient = {"kernel": grad_kernel, "bias": grad_bias, "inducing": grad_Z}
-        return state.log_evidence, space.pack_gradient(values, gradient)
+        return objective, space.pack_gradient(values, gradient)
 
     x = space.pack(initial)
     n_evaluations, converged = 0, True

@@ -17,7 +17,7 @@ import logging
 import warnings
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any, Protocol
 
 import numpy as np
@@ -33,6 +33,7 @@ from sklearn.gaussian_process.kernels import (
     Kernel,
 )
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -48,6 +49,10 @@ from ._input_units import (
 )
 
 #: Parameter constraints of the run-time options every GP classifier has.
+#: ``amplitude_prior``: the standard deviation of the log amplitudes' normal prior
+#: (:class:`~sparsegp.approximations.evidence.EvidenceSettings`), or None.
+AMPLITUDE_PRIOR_CONSTRAINT: list = [Interval(Real, 0, None, closed="neither"), None]
+
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
     "n_jobs": [Integral, None],
     "random_state": ["random_state"],

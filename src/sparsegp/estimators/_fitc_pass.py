@@ -33,7 +33,15 @@ _DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
 
 
 def every_site_if_it_fits(
-    estimator, X, y, model, random_state, optimizer, kept, prior=None
+    estimator,
+    X,
+    y,
+    model,
+    random_state,
+    optimizer,
+    kept,
+    prior=None,
+    amplitude_prior=None,
 ):
     """:func:`every_site`, or ``model`` unchanged with a warning (naming ``kept``, the
     posterior it keeps) where the pass's M × n blocks would not fit in memory (on a
@@ -49,11 +57,13 @@ def every_site_if_it_fits(
             stacklevel=6,
         )
         return model
-    return every_site(estimator, X, y, model, random_state, optimizer, prior)
+    return every_site(
+        estimator, X, y, model, random_state, optimizer, prior, amplitude_prior
+    )
 
 
 def every_site(
-    estimator, X, y, model, random_state, optimizer, prior=None
+    estimator, X, y, model, random_state, optimizer, prior=None, amplitude_prior=None
 ) -> FittedModel:
     """``model`` with the FITC posterior over every site, its points as pseudo-inputs.
 
@@ -61,7 +71,8 @@ def every_site(
     model's own (the NLP classifier's slope folded in).
 
     With ``optimizer``, kernel and bias relearnt by ``FITC_ITERATIONS`` steps on FITC's
-    evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`); kernels
+    evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`, with
+    ``amplitude_prior``'s prior on the log amplitudes where given); kernels
     FITC cannot differentiate keep the model's. Row blocks run on the estimator's
     row threads (``n_jobs``).
     """
@@ -78,6 +89,7 @@ def every_site(
         ),
         max_iter=FITC_ITERATIONS if learn else None,
         learn_inducing=False,
+        amplitude_prior=amplitude_prior,
         progress=f"{name}: FITC evidence" if estimator.verbose else None,
         report=lambda line: report_progress(estimator, level=2, message=line),
     )

@@ -23,6 +23,7 @@ from ..approximations.blocks import (
     run_together,
     thread_pool,
 )
+from ..approximations.evidence import amplitude_log_prior
 from ..approximations.ivm import (
     grow_active_set,
     ivm_log_marginal_likelihood,
@@ -30,9 +31,10 @@ from ..approximations.ivm import (
     subset_log_marginal_likelihood,
 )
 from ..approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
-from ..kernels import KernelBlocks, split_white_noise
+from ..kernels import KernelBlocks, amplitude_mask, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
+    AMPLITUDE_PRIOR_CONSTRAINT,
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
@@ -366,6 +368,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         Alternations of optimisation and reselection.
     max_iter_optimizer : int, default=20
         L-BFGS-B iterations per alternation.
+    amplitude_prior : float or None, default=3.0
+        As for :class:`EPGPClassifier`: the prior on the log amplitude, here on
+        ``L_IVM`` in the hyperparameter rounds and on the FITC evidence of the pass
+        that relearns the kernel.
     n_jobs, random_state, verbose
         One-vs-rest processes (and a binary problem's FITC posterior on ``n_jobs``
         threads over row blocks; the model does not depend on it), reproducibility
@@ -421,6 +427,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         "posterior": [StrOptions({"auto", "active_set", "fitc"})],
         "bias": [StrOptions({"class_ratio"}), Real],
         "bias_variance": [None, Interval(Real, 0, None, closed="neither")],
+        "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         "n_jobs": [Integral, None],
     }
 
@@ -441,6 +448,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         optimizer="fmin_l_bfgs_b",
         n_outer_iterations=3,
         max_iter_optimizer=20,
+        amplitude_prior=3.0,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -459,6 +467,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.optimizer = optimizer
         self.n_outer_iterations = n_outer_iterations
         self.max_iter_optimizer = max_iter_optimizer
+        self.amplitude_prior = amplitude_prior
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -484,8 +493,15 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         return kernel, Probit(bias)
 
     def _evidence(self, kernel, X_I, y_I, sites):
+        """``L_IVM`` (algorithms.md §1.8), with ``amplitude_prior``'s log density."""
         K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
-        return ivm_log_marginal_likelihood(K_I, K_I_gradient, *sites)
+        value, gradient = ivm_log_marginal_likelihood(K_I, K_I_gradient, *sites)
+        if self.amplitude_prior is None:
+            return value, gradient
+        prior, grad_prior = amplitude_log_prior(
+            kernel.theta, amplitude_mask(kernel), self.amplitude_prior
+        )
+        return value + prior, gradient + grad_prior
 
     def _kernel_for(self, X):
         kernel = default_kernel(X, constant=1.0) if self.kernel is None else self.kernel
@@ -497,7 +513,15 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         kernel = self._kernel_for(X)
         model = self._fit_active_set(X, y, kernel, check_random_state(random_state))[0]
         if self.posterior == "fitc":
-            model = every_site(self, X, y, model, random_state, self.optimizer)
+            model = every_site(
+                self,
+                X,
+                y,
+                model,
+                random_state,
+                self.optimizer,
+                amplitude_prior=self.amplitude_prior,
+            )
         elif self.posterior == "auto":
             model = self._every_site_if_it_fits(X, y, model, random_state)
         return model
@@ -509,7 +533,14 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         relearn = len(y) * len(model.points) ** 2 <= _RELEARN_SIZE
         optimizer = self.optimizer if relearn else None
         return every_site_if_it_fits(
-            self, X, y, model, random_state, optimizer, "eq. 5's posterior"
+            self,
+            X,
+            y,
+            model,
+            random_state,
+            optimizer,
+            "eq. 5's posterior",
+            amplitude_prior=self.amplitude_prior,
         )
 
     def _fit_binary_distributed(self, X, y, random_state):

@@ -29,6 +29,7 @@ from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
+    AMPLITUDE_PRIOR_CONSTRAINT,
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
@@ -395,6 +396,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         Extra optimiser starts from random hyperparameters.
     bias : float, default=0.0
         Probit bias ``b`` (the starting value when it is learnt).
+    amplitude_prior : float or None, default=3.0
+        As for :class:`EPGPClassifier`: the prior on the log amplitude, here on
+        the evidence of the hyperparameters' subsample.
     n_jobs : int or None, default=None
         One-vs-rest problems fitted in parallel by ``fit``.
     random_state, verbose
@@ -438,6 +442,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     _parameter_constraints: dict = {
         **_SHARED_CONSTRAINTS,
         "bias": [Real],
+        "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         "n_jobs": [Integral, None],
     }
 
@@ -454,6 +459,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         n_hyperparameter_samples=300,
         n_restarts_optimizer=2,
         bias=0.0,
+        amplitude_prior=3.0,
         n_jobs=None,
         random_state=None,
         verbose=0,
@@ -468,6 +474,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self.n_hyperparameter_samples = n_hyperparameter_samples
         self.n_restarts_optimizer = n_restarts_optimizer
         self.bias = bias
+        self.amplitude_prior = amplitude_prior
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -504,6 +511,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         settings = full_ep_settings(
             n_restarts=self.n_restarts_optimizer,
             random_state=int(rng.randint(np.iinfo(np.int32).max, size=1)[0]),
+            amplitude_prior=self.amplitude_prior,
             progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
         )
         fit = fit_full_ep(X_sub, y_sub, kernel, self.bias, settings)
