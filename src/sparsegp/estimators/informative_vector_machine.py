@@ -23,7 +23,7 @@ from ..approximations.blocks import (
     run_together,
     thread_pool,
 )
-from ..approximations.evidence import amplitude_log_prior
+from ..approximations.evidence import with_amplitude_prior
 from ..approximations.ivm import (
     grow_active_set,
     ivm_log_marginal_likelihood,
@@ -31,7 +31,7 @@ from ..approximations.ivm import (
     subset_log_marginal_likelihood,
 )
 from ..approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
-from ..kernels import KernelBlocks, amplitude_mask, split_white_noise
+from ..kernels import KernelBlocks, split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
@@ -496,12 +496,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         """``L_IVM`` (algorithms.md §1.8), with ``amplitude_prior``'s log density."""
         K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
         value, gradient = ivm_log_marginal_likelihood(K_I, K_I_gradient, *sites)
-        if self.amplitude_prior is None:
-            return value, gradient
-        prior, grad_prior = amplitude_log_prior(
-            kernel.theta, amplitude_mask(kernel), self.amplitude_prior
-        )
-        return value + prior, gradient + grad_prior
+        return with_amplitude_prior(value, gradient, kernel, self.amplitude_prior)
 
     def _kernel_for(self, X):
         kernel = default_kernel(X, constant=1.0) if self.kernel is None else self.kernel
