@@ -58,6 +58,9 @@ def test_an_offset_the_data_do_not_need_is_no_warning_but_a_separable_amplitude_
     (warning,) = caught  # the amplitude's, not the offset's
     assert "k1__k1__constant_value ended on its upper bound" in str(warning.message)
     assert "separable" in str(warning.message)
+    assert "Narrow its prior (amplitude_prior < 3.0)" in str(warning.message)
+    with pytest.warns(ConvergenceWarning, match=r"Put a prior on it"):
+        warn_at_bounds(kernel, FITCGPClassifier(amplitude_prior=None))
     regression = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(1e-5, (1e-5, 1.0))
     with pytest.warns(ConvergenceWarning, match="noise-free"):
         warn_at_bounds(regression, IVMRegressor())

@@ -336,12 +336,17 @@ def _bound_advice(estimator, name, side, offsets):
     """What a hyperparameter on a bound means, and what to do about it."""
     amplitude = "constant_value" in name and name not in offsets
     if is_classifier(estimator) and side == "upper" and amplitude:
+        prior = getattr(estimator, "amplitude_prior", False)
+        remedy = {
+            False: "Fix the amplitude",  # an estimator without the prior
+            None: "Put a prior on it (amplitude_prior=3.0, the default) or fix it",
+        }.get(prior, f"Narrow its prior (amplitude_prior < {prior}) or fix it")
         return (
             "the classes are (nearly) separable under this kernel, and the evidence "
             "grows with the latent scale: the probabilities are sound, but the latent "
             "mean and variance (latent_mean_and_variance) are on an arbitrary scale. "
-            "Fix the amplitude (e.g. ConstantKernel(1.0, 'fixed')) for latent error "
-            "bars that can be read."
+            f"{remedy} (e.g. ConstantKernel(1.0, 'fixed')) for latent error bars that "
+            "can be read."
         )
     if "noise_level" in name and side == "lower":
         return "the targets look noise-free, or the kernel interpolates their noise."
