@@ -619,8 +619,8 @@ CLAIMS = [
         "Full EP on the IDA suite",
         "Full EP ([RW06] Alg. 3.5) reproduces the published full-GP columns.",
         "Within one sd of [NGH07]'s GPC column on every set with original splits "
-        "(flare_solar's † splits are reconstructed and differ); 1.6–11× faster than "
-        "scikit-learn's Laplace GPC, its NLP within 0.004 of it or better on every set "
+        "(flare_solar's † splits are reconstructed and differ); 1.4–11× faster than "
+        "scikit-learn's Laplace GPC, its NLP within 0.005 of it or better on every set "
         "and far better on image, ringnorm, splice and thyroid.",
         ("ida_ep_tol_1e-3",),
         _ida_ep,
@@ -642,7 +642,7 @@ CLAIMS = [
         "IVM on the IDA suite",
         "The IVM (d = 200, eq. 5) near the full GP at a fraction of its size.",
         "Errors near full EP's on most sets (image and titanic the exceptions); eq. 5's "
-        "NLP is 2–2.6× full EP's where the data are clean (image, ringnorm, thyroid; "
+        "NLP is 2.1–2.7× full EP's where the data are clean (image, ringnorm, thyroid; "
         "issue 48).",
         ("ida_ivm",),
         lambda: _ida(
@@ -825,9 +825,8 @@ CLAIMS = [
         "[Csa02] sparse online GP",
         "The online classifier on the IDA suite",
         "One pass with a bounded basis, near the full GP.",
-        "At d = N/5 within one sd of full EP's error on every set but image, ringnorm "
-        "and splice (0.5, 0.1 and 1.2 points above); at d = N/2 on every set but "
-        "image.",
+        "At d = N/5 within one sd of full EP's error on every set but image and "
+        "splice (0.6 and 1.1 points above); at d = N/2 on every set but image.",
         ("ida_online", "ida_ep_tol_1e-3"),
         lambda: _ida(
             ["ida_online", "ida_ep_tol_1e-3"],
