@@ -606,10 +606,10 @@ CLAIMS = [
         "On MAGIC FITC-EP beats libsvm + Platt in error and NLP in 0.6× its time; on "
         "MNIST libsvm leads every GP in error and NLP, and is faster than all but the "
         "online GP. The IVM's default is now [NGH07] §6's FITC pass over every site "
-        "(issue 48): ECE 0.013 and 0.011 where the paper's eq. 5 gives 0.023 and 0.171, "
-        "at 1.6× and 2.3× eq. 5's time; the NLP classifier's default makes the same "
-        "pass over its basis (2.43 % / 0.071 before on MNIST). Re-run for issue 45 "
-        "with another experiment on the second core.",
+        "(issue 48): ECE 0.013 and 0.011 where the paper's eq. 5 gives 0.024 and 0.168, "
+        "at 1.6× and 2.0× eq. 5's time; the NLP classifier's default makes the same "
+        "pass over its basis (2.43 % / 0.071 before on MNIST). Re-run with the "
+        "amplitude's prior (issue 49) beside two other benchmarks.",
         ("calibration",),
         _real_size,
     ),

@@ -48,11 +48,11 @@ from ._input_units import (
     kernel_in_input_units,
 )
 
-#: Parameter constraints of the run-time options every GP classifier has.
 #: ``amplitude_prior``: the standard deviation of the log amplitudes' normal prior
 #: (:class:`~sparsegp.approximations.evidence.EvidenceSettings`), or None.
 AMPLITUDE_PRIOR_CONSTRAINT: list = [Interval(Real, 0, None, closed="neither"), None]
 
+#: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
     "n_jobs": [Integral, None],
     "random_state": ["random_state"],

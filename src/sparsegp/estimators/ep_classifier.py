@@ -87,9 +87,10 @@ class EPGPClassifier(GPClassifierMixin):
         hyperparameters maximise the EP evidence times this prior (algorithms.md
         §5.8). On (nearly) separable data the evidence keeps growing with the
         amplitude, and the latent means and variances grow with it (standardised
-        breast cancer, FITC: latent means to ±474 with standard deviations to 143);
-        the prior settles them (±38, 12) at the same or a lower test NLP on every set
-        measured. ``None``: the evidence alone, as [RW06] and the papers.
+        breast cancer, FITC: latent means to ±420 with standard deviations to 131);
+        the prior settles them (±31, 10), and each estimator's mean test NLP over
+        eight small sets fell with it (BENCHMARKS.md, "The amplitude's prior").
+        ``None``: the evidence alone, as [RW06] and the papers.
     n_jobs : int, default=None
         Parallel one-vs-rest problems (joblib).
     random_state : int, RandomState instance or None, default=None
