@@ -89,7 +89,7 @@ class EPGPClassifier(GPClassifierMixin):
         amplitude, and the latent means and variances grow with it (standardised
         breast cancer, FITC: latent means to ±420 with standard deviations to 131);
         the prior settles them (±31, 10), and each estimator's mean test NLP over
-        eight small sets fell with it (BENCHMARKS.md, "The amplitude's prior").
+        eight small sets fell with it (algorithms.md §5.8).
         ``None``: the evidence alone, as [RW06] and the papers.
     n_jobs : int, default=None
         Parallel one-vs-rest problems (joblib).
