@@ -685,10 +685,10 @@ CLAIMS = [
         "[NGH07] FITC-EP",
         "FITC-EP on MNIST 13×13, 4 against the rest",
         "[NGH07]'s USPS-sized task (N = 7 291, M = 200), timed against libsvm.",
-        "1.14 % / 0.033 nats at 2.2× the flop floor of its evaluations and sweeps; "
-        "3.1× libsvm + Platt's time — a miss of the 2× target (re-run for issue 45 "
-        "with another experiment on the second core; 158 sweeps where the run of "
-        "2026-11-25 took 129 and 2.7×).",
+        "1.11 % / 0.033 nats at 2.3× the flop floor of its evaluations and sweeps; "
+        "2.6× libsvm + Platt's time — a miss of the 2× target (re-run with the "
+        "amplitude's prior on an idle machine: 117 sweeps where the run of 19:47 took "
+        "158 and 3.1×).",
         ("fitc_speed_task_2026-11-25_closing",),
         _fitc_task,
     ),
@@ -716,11 +716,12 @@ CLAIMS = [
         "images, M = 200, then with another process keeping one core busy; the IVM "
         '(its two selections of `selection="auto"` on a thread each, then its FITC '
         "pass on row blocks) on `make_classification(50 000, flip_y=0.05)`.",
-        "FITC 1.67× and the IVM 1.52× on two cores, short of the 1.8× asked; the same "
-        "models bit for bit; with the other core busy, n_jobs = 2 takes 0.95× (FITC) "
-        "and 0.85× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
-        "speed-up is over n_jobs = 1 with the core busy). Re-run at 20:45 on an idle "
-        "machine (the 16:03 run gave 1.57× and 1.44×); FITC's row blocks of 4 096, "
+        "FITC 1.72× and the IVM 1.41× on two cores, short of the 1.8× asked; the same "
+        "models bit for bit; with the other core busy, n_jobs = 2 takes 0.88× (FITC) "
+        "and 0.97× (IVM) the time of n_jobs = 1 on the idle machine (a busy row's "
+        "speed-up is over n_jobs = 1 with the core busy). Re-run with the amplitude's "
+        "prior at 23:20 on an idle machine (20:45 gave 1.67× and 1.52×, 16:03 1.57× "
+        "and 1.44×: ±0.1 from run to run); FITC's row blocks of 4 096, "
         "8 192 and 15 000 rows gave 1.63–1.73× (8 192, the default, 1.72× and 1.73× "
         "in two runs; 20 000, three blocks on two threads, 1.41×), so the block size "
         "is not what is missing. Two BLAS "
@@ -781,7 +782,7 @@ CLAIMS = [
         "FITC with M = 500 on two cores beside libsvm",
         "The model size that beats libsvm + Platt, fitted on both cores, the peer in "
         "the same run (MNIST 13×13 4 against the rest, 60 000 images).",
-        "M = 500 on two cores fits in 70 s, 2.2× faster than libsvm + Platt, at 1.4× "
+        "M = 500 on two cores fits in 71 s, 2.0× faster than libsvm + Platt, at 1.4× "
         "its error and 1.5× its NLP: on these digits libsvm stays ahead in accuracy.",
         ("fitc_cores_500",),
         lambda: _evaluated("fitc_cores_500", workers="n_jobs"),
