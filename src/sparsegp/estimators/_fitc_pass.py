@@ -40,7 +40,7 @@ def every_site_if_it_fits(
     random_state,
     optimizer,
     kept,
-    prior=None,
+    start=None,
     amplitude_prior=None,
 ):
     """:func:`every_site`, or ``model`` unchanged with a warning (naming ``kept``, the
@@ -58,16 +58,16 @@ def every_site_if_it_fits(
         )
         return model
     return every_site(
-        estimator, X, y, model, random_state, optimizer, prior, amplitude_prior
+        estimator, X, y, model, random_state, optimizer, start, amplitude_prior
     )
 
 
 def every_site(
-    estimator, X, y, model, random_state, optimizer, prior=None, amplitude_prior=None
+    estimator, X, y, model, random_state, optimizer, start=None, amplitude_prior=None
 ) -> FittedModel:
     """``model`` with the FITC posterior over every site, its points as pseudo-inputs.
 
-    ``prior``: the ``(kernel, bias)`` the pass starts from where they are not the
+    ``start``: the ``(kernel, bias)`` the pass starts from where they are not the
     model's own (the NLP classifier's slope folded in).
 
     With ``optimizer``, kernel and bias relearnt by ``FITC_ITERATIONS`` steps on FITC's
@@ -77,7 +77,7 @@ def every_site(
     row threads (``n_jobs``).
     """
     name = type(estimator).__name__
-    kernel, bias = (model.kernel, model.likelihood.bias) if prior is None else prior
+    kernel, bias = (model.kernel, model.likelihood.bias) if start is None else start
     learn = optimizer is not None and is_input_differentiable(kernel)
     settings = EvidenceSettings(
         ep_options=dict(

@@ -427,7 +427,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         )
         kept = "the basis' posterior ([SSK09], sites on the basis only)"
         return every_site_if_it_fits(
-            self, X, y, model, random_state, None, kept, prior=folded
+            self, X, y, model, random_state, None, kept, start=folded
         )
 
     def _select(self, X, y, kernel, likelihood, d, rng):
