@@ -322,3 +322,25 @@ def test_the_two_auto_selections_on_two_threads_give_the_one_thread_model():
         two.estimators_[0].details["active_set"],
     )
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
+def test_the_hyperparameter_rounds_objective_adds_the_amplitude_prior():
+    """``L_IVM`` plus the log amplitude's prior, its gradient by finite differences."""
+    from sparsegp.testing import assert_gradient_matches
+
+    rng = np.random.default_rng(0)
+    X_I, y_I = rng.standard_normal((12, 3)), np.where(rng.random(12) > 0.5, 1.0, -1.0)
+    sites = (rng.uniform(0.2, 2.0, 12), rng.standard_normal(12))
+    kernel = ConstantKernel(30.0) * RBF(1.3) + ConstantKernel(0.5)
+    with_prior = IVMClassifier(amplitude_prior=2.0)
+    alone = IVMClassifier(amplitude_prior=None)
+
+    def value(theta, estimator=with_prior):
+        return estimator._evidence(kernel.clone_with_theta(theta), X_I, y_I, sites)[0]
+
+    got, gradient = with_prior._evidence(kernel, X_I, y_I, sites)
+    log_amplitude = np.log(30.0)
+    assert got == pytest.approx(
+        value(kernel.theta, alone) - log_amplitude**2 / (2 * 2.0**2)
+    )
+    assert_gradient_matches(value, gradient, kernel.theta, step=1e-6, rtol=1e-6)

@@ -312,8 +312,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         IVM columns), at most ``DEFAULT_MAX_ACTIVE_SET`` (1 000) — selection costs
         O(n·d²) time and O(n·d) memory. With C > 2 classes each one-vs-rest problem
         takes at most 1 000/√C, so that the C fits cost about one binary fit (ten
-        MNIST 13×13 classes, 7 291 images: d = 316 in about a minute at 4.07 % /
-        0.135 nats; d = 1 000 took over 5 min).
+        MNIST 13×13 classes, 7 291 images: d = 316, 4.00 % / 0.131 nats in about a
+        minute; d = 1 000 took over 5 min).
     selection : {"auto", "randomized", "greedy", "random"}, default="auto"
         ``"randomized"``: the paper's randomized greedy schedule (``n_random_start``
         random, then ``n_full_greedy`` full greedy, then a selection index of
