@@ -229,3 +229,22 @@ def test_multiclass_predictive_matches_adaptive_quadrature():
             expected = quad(integrand, -np.inf, np.inf, epsabs=1e-13)[0]
             assert got[i, c] == pytest.approx(expected, abs=5e-4)
     np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_variance_scale_multiplies_the_latent_variances_only():
+    """``γ`` scales the latents' variances, not the unit noise: with ``γ`` the
+    two-class predictive is ``Φ(Δm/√(γ(σ₀² + σ₁²) + 2))``."""
+    rng = np.random.default_rng(2)
+    mean, var = 3 * rng.standard_normal((20, 4)), rng.uniform(0.01, 5, (20, 4))
+    bias = rng.standard_normal(4)
+    scaled = MultinomialProbit(bias, variance_scale=0.3)
+    np.testing.assert_allclose(
+        scaled.predict_proba(mean, var),
+        MultinomialProbit(bias).predict_proba(mean, 0.3 * var),
+    )
+    two = MultinomialProbit(bias[:2], variance_scale=0.3).predict_proba(
+        mean[:, :2], var[:, :2]
+    )[:, 1]
+    m = mean[:, :2] + bias[:2]
+    expected = norm.cdf((m[:, 1] - m[:, 0]) / np.sqrt(0.3 * var[:, :2].sum(1) + 2.0))
+    np.testing.assert_allclose(two, expected, atol=1e-9)

@@ -122,6 +122,7 @@ def main():
                 "n_inducing": len(fitted.estimators_[0].points),
                 "n_evaluations": int(np.sum(fitted.n_iter_)),
                 "kernel": str(fitted.kernel_),
+                "variance_scale": fitted.variance_scale_,
             }
         print(
             f"{args.data} {name}: {result.error:.2%} / {result.nlp:.4f} nats, "

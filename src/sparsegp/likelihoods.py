@@ -234,9 +234,16 @@ class MultinomialProbit:
     ----------
     bias : ndarray of shape (n_classes,)
         Per-class biases ``b_c`` (only their differences matter).
+    variance_scale : float, default=1.0
+        ``γ``: the predictive probabilities see the latents' variances times ``γ``
+        (algorithms.md §7.4), a calibration of the model's under-confident
+        predictive; a fitted model carries the ``γ`` of
+        :func:`~sparsegp.approximations.multiclass_fitc.fit_variance_scale`. EP
+        does not use it.
     """
 
     bias: np.ndarray
+    variance_scale: float = 1.0
 
     @property
     def n_classes(self) -> int:
@@ -270,11 +277,11 @@ class MultinomialProbit:
         """``log P(y = c | x)`` for latent predictives ``N(mean, var)``, shape (m, C).
 
         ``P(y = c) = ∫ N(t | μ_c + b_c, s_c²) Π_{j≠c} Φ((t − μ_j − b_j)/s_j) dt`` with
-        ``s² = σ² + 1`` (algorithms.md §7.4), by Gauss-Hermite quadrature in log space,
-        normalised over the classes; O(C²) per point and node, in row blocks.
+        ``s² = γσ² + 1`` (algorithms.md §7.4), by Gauss-Hermite quadrature in log
+        space, normalised over the classes; O(C²) per point and node, in row blocks.
         """
         mean = np.asarray(mean, float) + self.bias
-        scale = np.sqrt(np.asarray(var, float) + 1.0)
+        scale = np.sqrt(self.variance_scale * np.asarray(var, float) + 1.0)
         rows = max(1, _QUADRATURE_ENTRIES // (self.n_classes**2 * _HERMITE_NODES))
         return np.concatenate(
             [

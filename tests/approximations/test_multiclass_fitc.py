@@ -6,6 +6,7 @@ import pytest
 from scipy.stats import norm
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
+from sparsegp.approximations import multiclass_fitc
 from sparsegp.approximations.blocks import thread_pool
 from sparsegp.approximations.ep import WarmStartedEP, run_ep
 from sparsegp.approximations.multiclass_fitc import (
@@ -13,6 +14,7 @@ from sparsegp.approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
     MultiClassFITCPredictor,
     StepSites,
+    fit_variance_scale,
 )
 from sparsegp.likelihoods import MultinomialProbit
 from sparsegp.testing import assert_gradient_matches
@@ -205,3 +207,42 @@ def test_step_sites_of_the_label_sum_over_the_other_classes():
     tau, _ = sites.class_sites(label_mask)
     assert tau[0, 0] == sites.tau_other[0, 0] + sites.tau_label[0].sum()
     assert tau[1, 0] == sites.tau_other[1, 0]
+
+
+def sampled_labels(mean, latent_var, rng):
+    """Labels drawn from the multinomial probit with latents ``N(mean, latent_var)``."""
+    noisy = mean + np.sqrt(latent_var + LATENT_NOISE) * rng.standard_normal(mean.shape)
+    return np.argmax(noisy, axis=1)
+
+
+@pytest.mark.parametrize("true_scale", [0.3, 1.0])
+def test_variance_scale_recovers_an_overstated_variance(true_scale):
+    """Cavities whose latent variances are ``1/γ₀`` times those the labels were drawn
+    with: the fitted ``γ`` is ``γ₀`` (within sampling error); right variances keep 1."""
+    rng = np.random.default_rng(0)
+    n, C = 4000, 4
+    mean, latent_var = 2.0 * rng.standard_normal((n, C)), rng.uniform(1, 6, (n, C))
+    labels = sampled_labels(mean, latent_var, rng)
+    reported = latent_var / true_scale + LATENT_NOISE
+    fitted = fit_variance_scale(MultinomialProbit(np.zeros(C)), mean, reported, labels)
+    assert fitted.variance_scale == pytest.approx(true_scale, abs=0.1)
+    np.testing.assert_array_equal(fitted.bias, np.zeros(C))
+
+
+def test_variance_scale_reads_evenly_spaced_points_beyond_its_budget(monkeypatch):
+    """Past ``VARIANCE_SCALE_POINTS`` it reads that many points spread over all rows:
+    here the first half of the cavities is over-stated, the second not, and a fit on
+    the first rows alone would find γ₀."""
+    monkeypatch.setattr(multiclass_fitc, "VARIANCE_SCALE_POINTS", 2000)
+    rng = np.random.default_rng(1)
+    n, C = 8000, 3
+    mean, latent_var = 2.0 * rng.standard_normal((n, C)), rng.uniform(1, 6, (n, C))
+    labels = sampled_labels(mean, latent_var, rng)
+    reported = latent_var + LATENT_NOISE
+    reported[: n // 2] = latent_var[: n // 2] / 0.2 + LATENT_NOISE
+    first = fit_variance_scale(
+        MultinomialProbit(np.zeros(C)), mean[:2000], reported[:2000], labels[:2000]
+    )
+    spread = fit_variance_scale(MultinomialProbit(np.zeros(C)), mean, reported, labels)
+    assert first.variance_scale < 0.3
+    assert spread.variance_scale > first.variance_scale + 0.1

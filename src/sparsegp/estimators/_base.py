@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
+from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning
 from ..kernels import KernelBlocks, offset_names
@@ -634,14 +635,19 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         return fit_odds_weight(scores, np.searchsorted(self.classes_, y))
 
     def _fit_joint(self, X, y, seed, distributed):
-        """The one multi-class model (in memory only)."""
+        """The one multi-class model (in memory only), its predictive variance scale
+        fitted (algorithms.md §7.4)."""
         if distributed:
             raise ValueError(
                 f"{type(self).__name__}'s multi-class model fits in memory only; "
                 "fit a dask array with multi_class='one_vs_rest' (the default)."
             )
         codes = np.searchsorted(self.classes_, y)
-        return self._fit_multiclass_one_blas_thread(X, codes, seed)
+        model = self._fit_multiclass_one_blas_thread(X, codes, seed)
+        likelihood = fit_variance_scale(
+            model.likelihood, *model.details["leave_one_out"], codes
+        )
+        return replace(model, likelihood=likelihood)
 
     def _fit_one_vs_rest(self, X, problems, distributed):
         """The binary models of ``problems``: on the cluster one after another, each

@@ -208,6 +208,12 @@ default="kmeans"
         (1 − Φ_k)^(−w)``, fitted in [0, 1] by the leave-one-out likelihood of the
         training labels from the binary models' EP cavities (algorithms.md §7.5); 0 (the
         ``Φ_k`` normalised) for two classes or the multinomial model.
+    variance_scale_ : float
+        The multinomial model's ``γ`` in [10⁻³, 1]: its probabilities see each latent's
+        variance times ``γ``, fitted by the leave-one-out likelihood of the training
+        labels from its EP cavities, a calibration of its under-confident predictive
+        on clean data (algorithms.md §7.4); 1.0 otherwise.
+        :meth:`latent_mean_and_variance` reports the variances unscaled.
     n_iter_ : int or ndarray
         Evidence evaluations of the optimizer over all starts, per one-vs-rest problem.
     converged_ : bool
@@ -313,6 +319,11 @@ default="kmeans"
         """Learnt pseudo-inputs (in ``X``'s units), one array per binary problem for
         one-vs-rest."""
         return in_input_units(self, per_problem(m.points for m in self.estimators_))
+
+    @property
+    def variance_scale_(self):
+        """``γ`` of the multinomial model's predictive probabilities (1.0 otherwise)."""
+        return float(getattr(self.estimators_[0].likelihood, "variance_scale", 1.0))
 
     def _given_inducing_points(self):
         return None if isinstance(self.inducing_init, str) else self.inducing_init
