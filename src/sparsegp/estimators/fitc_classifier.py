@@ -184,8 +184,8 @@ default="kmeans"
         O(C·M²) per prediction, probabilities from the classes' joint predictive.
         One-vs-rest stays the default: at the same M the multinomial model measured
         as accurate on scikit-learn's digits and 0.5-1.4 points less on 50 000- and
-        60 000-point sets, its NLP 1.06-2.3× one-vs-rest's, and 1.3-1.9× slower (its
-        EP converges in more sweeps).
+        60 000-point sets, its NLP 1.06-1.22× one-vs-rest's (with its fitted
+        ``variance_scale_``), and 1.5-2× slower (its EP converges in more sweeps).
     amplitude_prior : float or None, default=3.0
         As for :class:`EPGPClassifier`: the prior on the log amplitude, here on
         FITC's EP evidence (the multinomial model's too).
