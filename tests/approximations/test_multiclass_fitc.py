@@ -246,3 +246,21 @@ def test_variance_scale_reads_evenly_spaced_points_beyond_its_budget(monkeypatch
     spread = fit_variance_scale(MultinomialProbit(np.zeros(C)), mean, reported, labels)
     assert first.variance_scale < 0.3
     assert spread.variance_scale > first.variance_scale + 0.1
+
+
+def test_variance_scale_skips_points_without_finite_cavities():
+    """Rows with an infinite or NaN cavity are left out; with none left, ``γ = 1``."""
+    rng = np.random.default_rng(2)
+    n, C = 2000, 3
+    mean, latent_var = 2.0 * rng.standard_normal((n, C)), rng.uniform(1, 6, (n, C))
+    labels = sampled_labels(mean, latent_var, rng)
+    reported = latent_var / 0.3 + LATENT_NOISE
+    clean = fit_variance_scale(MultinomialProbit(np.zeros(C)), mean, reported, labels)
+    reported[::7, 1], mean[::11, 0] = np.inf, np.nan
+    kept = fit_variance_scale(MultinomialProbit(np.zeros(C)), mean, reported, labels)
+    assert np.isfinite(kept.variance_scale)
+    assert kept.variance_scale == pytest.approx(clean.variance_scale, abs=0.05)
+    none = fit_variance_scale(
+        MultinomialProbit(np.zeros(C)), np.full((n, C), np.nan), reported, labels
+    )
+    assert none.variance_scale == 1.0

@@ -529,7 +529,8 @@ def fit_variance_scale(
     Each point's held-out predictive is its EP cavity (``ep.leave_one_out``: every
     class's latent with the point's sites removed), whose variance holds the unit
     noise; ``γ`` scales the rest. One bounded scalar search in ``log γ`` over up to
-    :data:`VARIANCE_SCALE_POINTS` evenly spaced points.
+    :data:`VARIANCE_SCALE_POINTS` evenly spaced points (those with finite cavities;
+    none: ``γ = 1``).
 
     Parameters
     ----------
@@ -539,11 +540,18 @@ def fit_variance_scale(
     labels : ndarray of shape (n,)
         Class indices in ``0 … C − 1``.
     """
-    rows = np.unique(
-        np.linspace(0, len(labels) - 1, min(len(labels), VARIANCE_SCALE_POINTS))
-        .round()
-        .astype(int)
+    finite = np.flatnonzero(
+        np.isfinite(mean).all(axis=1) & np.isfinite(var).all(axis=1)
     )
+    if not len(finite):
+        return replace(likelihood, variance_scale=1.0)
+    rows = finite[
+        np.unique(
+            np.linspace(0, len(finite) - 1, min(len(finite), VARIANCE_SCALE_POINTS))
+            .round()
+            .astype(int)
+        )
+    ]
     mean, labels = mean[rows], labels[rows]
     latent_var = np.maximum(var[rows] - LATENT_NOISE, 0.0)
 
@@ -558,5 +566,8 @@ def fit_variance_scale(
         method="bounded",
         options={"xatol": 1e-3},
     )
-    best = min((result.x, 0.0), key=loss)  # the bounded search stops short of its ends
-    return replace(likelihood, variance_scale=float(np.exp(best)))
+    # the bounded search stops short of its ends: γ = 1 is kept unless beaten
+    better = bool(np.isfinite(result.fun)) and result.fun < loss(0.0)
+    return replace(
+        likelihood, variance_scale=float(np.exp(result.x)) if better else 1.0
+    )
