@@ -7,7 +7,8 @@ class NumericalWarning(UserWarning):
 
 class FeatureScaleWarning(UserWarning):
     """``X``'s features differ so much in spread that an isotropic default kernel sees
-    only a few of them (features in different units): standardise ``X``."""
+    only a few of them (features in different units): standardise ``X``; or none of
+    them has any spread (every row the same input)."""
 
 
 class NotPSDError(ValueError):

@@ -463,6 +463,23 @@ def test_any_offset_gives_the_accuracy_at_zero_or_is_refused(
     assert abs(model.score(shifted, y) - at_zero) <= rounded / len(y) + 1e-12
 
 
+@pytest.mark.parametrize("estimator_class", ESTIMATORS, ids=lambda e: e.__name__)
+def test_inputs_an_offset_rounded_to_one_value_are_fitted_with_a_warning(
+    estimator_class,
+):
+    """xor at scale 10⁻⁵⁰ around 10⁵: float64 holds every row as the same input. The
+    fit says so (never a silently constant model) and predicts finite values."""
+    X, y = make_xor_clusters(40, random_state=1)
+    rounded = 1e-50 * X + 1e5
+    assert len(np.unique(rounded)) == 1
+    targets = y if is_classifier(estimator_class()) else X[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(sparsegp.exceptions.FeatureScaleWarning, match="same input"):
+            model = estimator_class(random_state=0).fit(rounded, targets)
+    check_fitted_outputs(model, rounded)
+
+
 def test_a_non_stationary_kernel_is_never_shifted():
     X, y = make_xor_clusters(60, random_state=1)
     model = quietly_fitted(

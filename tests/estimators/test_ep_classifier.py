@@ -109,8 +109,8 @@ def test_multiclass_one_vs_rest_is_the_same_with_two_jobs():
     [
         (np.array([[0.0], [np.nan], [1.0]]), np.array([0, 1, 1]), "NaN"),
         (np.array([[0.0], [np.inf], [1.0]]), np.array([0, 1, 1]), "infinity"),
-        (np.zeros((4, 2)), np.ones(4), "at least two classes"),
-        (np.zeros((4, 2)), np.array([0, 1, 0]), "inconsistent numbers of samples"),
+        (np.eye(4, 2), np.ones(4), "at least two classes"),
+        (np.eye(4, 2), np.array([0, 1, 0]), "inconsistent numbers of samples"),
     ],
 )
 def test_bad_input_gets_a_clear_error(X, y, message):

@@ -134,7 +134,7 @@ def test_classifier_bad_input():
 
 def test_regressor_needs_a_noise_term():
     with pytest.raises(ValueError, match="WhiteKernel"):
-        IVMRegressor(RBF(1.0)).fit(np.zeros((5, 1)), np.zeros(5))
+        IVMRegressor(RBF(1.0)).fit(np.arange(5.0)[:, None], np.zeros(5))
 
 
 def test_auto_selection_avoids_the_label_noise_greedy_selection_picks():

@@ -23,9 +23,12 @@ scale, and the points a model exposes (``inducing_points_``, ``basis_vectors_``,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import kernel_expression as expression
+from ..exceptions import FeatureScaleWarning
 
 __all__ = [
     "conditioned_dask_inputs",
@@ -59,6 +62,8 @@ def conditioned_inputs(estimator, X, reset):
     if reset:
         high, low = (X.max(axis=0), X.min(axis=0)) if len(X) else (0.0, 0.0)
         estimator.input_offset_ = _input_offset(estimator, high, low, len(X))
+        if len(X) > 1 and np.array_equal(high, low):
+            _warn_constant_inputs(estimator, len(X))
         shifted = _shifted(estimator, X)
         largest = float(np.max(np.abs(shifted), initial=0.0))
         estimator.input_scale_ = _input_scale(
@@ -164,6 +169,19 @@ def _input_offset(estimator, high, low, n):
             "data are made (e.g. before writing them), then fit again."
         )
     return np.where(far, centre, 0.0)
+
+
+def _warn_constant_inputs(estimator, n):
+    """Warn that all ``n`` rows of ``X`` are one input: nothing for a kernel to see."""
+    warnings.warn(
+        f"{type(estimator).__name__}: all {n} rows of X are the same input, so the "
+        "model can learn only what the targets hold on average (the class "
+        "frequencies, the mean). If the inputs differ where they are made, an offset "
+        "or a scale may have rounded them to one value: subtract or rescale it "
+        "there, then fit again.",
+        FeatureScaleWarning,
+        stacklevel=6,  # the caller of fit (validate_dense, fit, its wrapper between)
+    )
 
 
 def _input_scale(estimator, largest, typical):
