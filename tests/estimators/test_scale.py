@@ -24,7 +24,12 @@ from sparsegp import (
     SparseOnlineGPClassifier,
     SparseOnlineGPRegressor,
 )
-from sparsegp.estimators._base import default_length_scale, warn_if_few_features_count
+from sparsegp.datasets import make_xor_clusters
+from sparsegp.estimators._base import (
+    default_length_scale,
+    feature_spreads,
+    warn_if_few_features_count,
+)
 from sparsegp.exceptions import FeatureScaleWarning
 
 ESTIMATORS = [
@@ -58,21 +63,20 @@ def _one_feature_in_other_units(n=200):
     return np.column_stack([X, 1e6 * X[:, 0] + 3e7]), y
 
 
-def _variances(X):
-    return np.var(X, axis=0)
-
-
 @pytest.mark.parametrize(
     "X",
     [
         _one_feature_in_other_units()[0],
         load_breast_cancer().data,  # sees 1.7 of 30
         np.random.default_rng(0).standard_normal((50, 2)) * [1.0, 1e3],  # 99.9999 %
+        # decades apart: the narrow feature's variance underflows, its spread not
+        np.random.default_rng(0).standard_normal((50, 2)) * [1.0, 1e-200],
+        np.random.default_rng(0).standard_normal((50, 3)) * [1e200, 1.0, 1e-150],
     ],
 )
 def test_features_in_different_units_are_reported(X):
     with pytest.warns(FeatureScaleWarning, match="standardise X"):
-        warn_if_few_features_count(_variances(X))
+        warn_if_few_features_count(feature_spreads(X))
 
 
 @pytest.mark.parametrize(
@@ -89,7 +93,20 @@ def test_features_in_different_units_are_reported(X):
 def test_features_in_one_unit_are_not_reported(X):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        warn_if_few_features_count(_variances(X))
+        warn_if_few_features_count(feature_spreads(X))
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
+@pytest.mark.parametrize("scales", [(1e200, 1.0), (1.0, 1e-200)])
+def test_features_hundreds_of_decades_apart_are_reported(make, scales):
+    """xor with one feature in units 10²⁰⁰ times the other's: the kernel sees one of
+    them and the fit is at chance; the variances over- or underflowed, and no
+    warning came (2026-11-27)."""
+    X, y = make_xor_clusters(60, random_state=1)
+    with pytest.warns(FeatureScaleWarning, match="standardise X"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            make().fit(X * np.array(scales), y)
 
 
 @pytest.mark.parametrize("make", EVERY_ESTIMATOR)

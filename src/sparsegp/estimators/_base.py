@@ -409,9 +409,24 @@ def _length_scale_of(variances):
 _FEW_FEATURES = 0.2
 
 
-def warn_if_few_features_count(variances):
+def feature_spreads(X):
+    """The standard deviations of ``X``'s columns, each computed on the column divided
+    by its largest magnitude: no square over- or underflows, so a feature 10²⁰⁰ times
+    narrower than another keeps a positive spread (a dask array's, on its cluster)."""
+    largest = np.max(np.abs(X), axis=0)
+    if is_dask_array(largest):
+        largest = largest.compute()
+    largest = np.asarray(largest, dtype=float)
+    relative = np.std(X / np.where(largest > 0, largest, 1.0), axis=0)
+    if is_dask_array(relative):
+        relative = relative.compute()
+    return largest * np.asarray(relative, dtype=float)
+
+
+def warn_if_few_features_count(spreads):
     """Warn (:class:`~sparsegp.exceptions.FeatureScaleWarning`) when an isotropic
-    kernel on inputs with these feature ``variances`` sees only a few features.
+    kernel on inputs whose features have standard deviations ``spreads``
+    (:func:`feature_spreads`) sees only a few features.
 
     Squared distances weigh feature ``d`` by ``v_d``, so the kernel sees about
     ``(Σ v)²/Σ v²`` features (their participation ratio): ``D`` for standardised
@@ -419,13 +434,15 @@ def warn_if_few_features_count(variances):
     ``D`` (raw breast cancer: 1.7 of 30; scikit-learn's wine: 1.0 of 13), or where one
     feature holds 99 % of the variance, the widest features decide alone — features
     in different units, whose fit can fall to chance. Constant features are left out
-    of ``D``.
+    of ``D``; the variances are taken relative to the widest feature's, so features
+    hundreds of decades apart count as the one they are to the kernel.
     """
-    variances = np.asarray(variances, dtype=float)
-    variances = variances[variances != 0.0]  # constant features are not in question
-    total = float(np.sum(variances))
-    if len(variances) < 2 or not 0.0 < total < np.inf:
+    spreads = np.asarray(spreads, dtype=float)
+    spreads = spreads[spreads > 0.0]  # constant features are not in question
+    if len(spreads) < 2 or not np.all(np.isfinite(spreads)):
         return
+    variances = (spreads / spreads.max()) ** 2  # in [0, 1]: tiny ones underflow to 0
+    total = float(np.sum(variances))
     seen = total**2 / float(np.sum(variances**2))
     widest = float(np.max(variances)) / total
     if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
@@ -448,9 +465,8 @@ def default_rbf(X):
     the same search range. Warns if the kernel would see few of ``X``'s features
     (:func:`warn_if_few_features_count`).
     """
-    variances = _feature_variances(X)
-    warn_if_few_features_count(variances)
-    length_scale = _length_scale_of(variances)
+    warn_if_few_features_count(feature_spreads(X))
+    length_scale = _length_scale_of(_feature_variances(X))
     return RBF(
         length_scale, length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale)
     )

@@ -39,6 +39,7 @@ from ._base import (
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     FittedModel,
     GPClassifierMixin,
+    feature_spreads,
     fifth_up_to,
     per_problem,
     report_progress,
@@ -66,7 +67,7 @@ def median_heuristic_kernel(X, rng):
     Warns if the kernel would see few of ``X``'s features
     (:func:`~sparsegp.estimators._base.warn_if_few_features_count`).
     """
-    warn_if_few_features_count(np.var(X, axis=0))
+    warn_if_few_features_count(feature_spreads(X))
     if len(X) > _N_MEDIAN:
         X = X[rng.choice(len(X), size=_N_MEDIAN, replace=False)]
     squared = pdist(X, "sqeuclidean")
