@@ -5,6 +5,7 @@ import re
 import shlex
 from pathlib import Path
 
+import numpy as np
 import pytest
 from benchmarks.__main__ import main, scripts
 from benchmarks._lib.tables import TABLES
@@ -95,3 +96,32 @@ def test_compare_tells_identical_from_spread_from_moved():
     within = compare(earlier, run([0.11, 0.13, 0.15]), ["estimator"], ["error"])
     assert within[0][-1] == "within" and abs(within[0][6] - 0.5) < 1e-9
     assert abs(within[0][7] - 0.01) < 1e-12  # the largest change of one record
+
+
+def test_rvm_augmentation_formulas_equal_the_dense_augmented_posterior():
+    """The rank-one augmented predictive of ``rvm_augmentation`` ([RQC05]) against
+    the posterior of the RVM with the test input's basis function added, solved
+    directly: both at the EP sites of the fitted model's final E-step."""
+    from benchmarks.qw03_rvm.rvm_augmentation import design, final_e_step, predictives
+
+    from sparsegp import RVMClassifier
+    from sparsegp.datasets import make_xor_clusters
+
+    X, y = make_xor_clusters(120, random_state=0)
+    X_test = make_xor_clusters(6, random_state=1)[0]
+    clf = RVMClassifier(random_state=0).fit(X, y)
+    model, t = clf.estimators_[0], np.where(y == clf.classes_[1], 1.0, -1.0)
+    Psi, posterior, sites = final_e_step(model, X, t, clf.sigma_in)
+    (mean, var), (aug_mean, aug_var) = predictives(
+        model, Psi, posterior, sites, X, X_test, [0.1]
+    )
+    alpha = model.details["alpha"]
+    for j, x in enumerate(X_test):
+        P = np.column_stack([Psi, model.kernel(X, x[None, :])[:, 0]])
+        Sigma = np.linalg.inv(
+            np.diag(np.append(alpha, 0.1)) + P.T @ (sites.omega[:, None] * P)
+        )
+        f = np.append(design(model, x[None, :])[0], model.kernel.diag(x[None, :]))
+        assert aug_mean[j] == pytest.approx(f @ Sigma @ (P.T @ sites.nu), rel=1e-8)
+        assert aug_var[j] == pytest.approx(f @ Sigma @ f, rel=1e-8)
+        assert aug_var[j] >= var[j]
