@@ -478,6 +478,8 @@ def test_inputs_an_offset_rounded_to_one_value_are_fitted_with_a_warning(
         with pytest.warns(sparsegp.exceptions.FeatureScaleWarning, match="same input"):
             model = estimator_class(random_state=0).fit(rounded, targets)
     check_fitted_outputs(model, rounded)
+    with pytest.raises(ValueError, match="cannot hold even the integers apart"):
+        estimator_class().fit(0.0 * X + 1e20, targets)  # one input, past 2⁵³
 
 
 def test_a_non_stationary_kernel_is_never_shifted():

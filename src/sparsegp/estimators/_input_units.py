@@ -61,9 +61,8 @@ def conditioned_inputs(estimator, X, reset):
     """
     if reset:
         high, low = (X.max(axis=0), X.min(axis=0)) if len(X) else (0.0, 0.0)
+        _check_more_than_one_input(estimator, high, low, len(X))
         estimator.input_offset_ = _input_offset(estimator, high, low, len(X))
-        if len(X) > 1 and np.array_equal(high, low):
-            _warn_constant_inputs(estimator, len(X))
         shifted = _shifted(estimator, X)
         largest = float(np.max(np.abs(shifted), initial=0.0))
         estimator.input_scale_ = _input_scale(
@@ -83,6 +82,7 @@ def conditioned_dask_inputs(estimator, X):
     import dask
 
     high, low = dask.compute(X.max(axis=0), X.min(axis=0))
+    _check_more_than_one_input(estimator, high, low, X.shape[0])
     estimator.input_offset_ = _input_offset(estimator, high, low, X.shape[0])
     shifted = _shifted(estimator, X)
     largest = float(abs(shifted).max().compute())
@@ -153,13 +153,6 @@ def _input_offset(estimator, high, low, n):
         return 0.0
     resolution = np.spacing(np.abs(centre))
     lost = far & (spread > 0) & (spread < _FEWEST_STEPS * resolution)
-    if not np.any(spread) and np.any(resolution >= 1.0):
-        raise ValueError(
-            f"{type(estimator).__name__}: every feature of X is constant, at values "
-            f"up to {np.max(np.abs(centre)):.3g}, where float64 cannot hold even the "
-            "integers apart: an offset that large rounds inputs to one value. Subtract "
-            "it where the data are made, then fit again."
-        )
     if np.any(lost):
         j = int(np.flatnonzero(lost)[0])
         raise ValueError(
@@ -171,8 +164,22 @@ def _input_offset(estimator, high, low, n):
     return np.where(far, centre, 0.0)
 
 
-def _warn_constant_inputs(estimator, n):
-    """Warn that all ``n`` rows of ``X`` are one input: nothing for a kernel to see."""
+def _check_more_than_one_input(estimator, high, low, n):
+    """Refuse ``n`` rows of one input at values float64 cannot hold integers apart
+    (an offset rounded them together; a stationary kernel only), else warn that all
+    ``n`` rows are one input: nothing for a kernel to see."""
+    if n < 2 or not np.array_equal(high, low):
+        return
+    largest = float(np.max(np.abs(np.asarray(high, dtype=float)), initial=0.0))
+    kernel = getattr(estimator, "kernel", None)
+    stationary = kernel is None or kernel.is_stationary()
+    if stationary and np.spacing(largest) >= 1.0:
+        raise ValueError(
+            f"{type(estimator).__name__}: every feature of X is constant, at values "
+            f"up to {largest:.3g}, where float64 cannot hold even the integers apart: "
+            "an offset that large rounds inputs to one value. Subtract it where the "
+            "data are made, then fit again."
+        )
     warnings.warn(
         f"{type(estimator).__name__}: all {n} rows of X are the same input, so the "
         "model can learn only what the targets hold on average (the class "
