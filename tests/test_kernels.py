@@ -19,6 +19,7 @@ from sparsegp.kernels import (
     check_input_differentiable,
     gram_and_weighted_gradient,
     split_white_noise,
+    with_length_scale_per_feature,
 )
 
 KERNELS = [
@@ -244,3 +245,17 @@ def test_a_cross_covariance_differentiates_after_a_trip_to_a_worker(rng):
 )
 def test_amplitudes_are_the_learnt_constant_factors_of_products(kernel, expected):
     np.testing.assert_array_equal(amplitude_mask(kernel), expected)
+
+
+def test_a_length_scale_per_feature_is_the_same_kernel_with_more_to_learn(rng):
+    kernel = ConstantKernel(2.0) * RBF(0.7, (1e-2, 1e2)) + ConstantKernel(0.3) * Matern(
+        [1.0, 2.0, 0.5], nu=2.5
+    )
+    ard = with_length_scale_per_feature(kernel, 3)
+    np.testing.assert_array_equal(ard.k1.k2.length_scale, [0.7, 0.7, 0.7])
+    np.testing.assert_array_equal(ard.k2.k2.length_scale, [1.0, 2.0, 0.5])  # kept
+    assert len(ard.theta) == len(kernel.theta) + 2
+    np.testing.assert_array_equal(ard.bounds[1], np.log([1e-2, 1e2]))
+    X = rng.standard_normal((6, 3))
+    np.testing.assert_allclose(ard(X), kernel(X), rtol=1e-14)
+    assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone

@@ -461,6 +461,8 @@ def _multiclass():
         "svc": "libsvm + Platt",
         "logistic": "logistic regression",
         "svgp_softmax": "GPyTorch softmax SVGP, M = 200",
+        "fitc_one_vs_rest_ard": 'FITC one-vs-rest, ard="auto"',
+        "fitc_multinomial_ard": 'FITC multinomial, ard="auto"',
     }
     results = _results(
         "multiclass_digits", "multiclass_classification", "multiclass_mnist"
@@ -517,6 +519,35 @@ def _amplitude_prior():
         "largest latent sd",
         "largest σ²",
     ]
+    return table(header, body)
+
+
+def _ard_choice():
+    """Per set: mean test error and NLP of the isotropic kernel, the ARD kernel and
+    ``ard="auto"``'s choice, how often it kept ARD, and its time over the isotropic
+    fit's."""
+    found = {}
+    for r in _results("ard_choice"):
+        found.setdefault(r["dataset"], {}).setdefault(str(r["ard"]), []).append(r)
+    body = []
+    for dataset, fits in found.items():
+        iso, ard, auto = fits["False"], fits["True"], fits["auto"]
+
+        def mean(f, key):
+            return np.mean([r[key] for r in f])
+
+        body.append(
+            [f"{dataset} (D = {iso[0]['n_features']}, n = {iso[0]['n']})"]
+            + [
+                f"{100 * mean(f, 'error'):.2f} / {mean(f, 'nlp'):.3f}"
+                for f in (iso, ard, auto)
+            ]
+            + [
+                f"{sum(r['chose_ard'] for r in auto)} of {len(auto)}",
+                f"{mean(auto, 'fit_seconds') / mean(iso, 'fit_seconds'):.1f}",
+            ]
+        )
+    header = ["set", "isotropic", "ARD", '`"auto"`', "ARD kept", "time ×"]
     return table(header, body)
 
 
@@ -974,6 +1005,28 @@ CLAIMS = [
         "largest rise: the IVM on wine, 0.018 → 0.025 nats on 54 test points).",
         ("amplitude_prior",),
         _amplitude_prior,
+    ),
+    Claim(
+        "NGH07-ard",
+        "[NGH07] FITC-EP",
+        "A length-scale per feature",
+        "`FITCGPClassifier(ard=...)`: [NGH07]'s isotropic kernel (`False`, the default), "
+        'a length-scale per feature (`True`), and `"auto"`, which keeps the ARD fit '
+        "where its log evidence beats the isotropic one's, from the same start, by more "
+        "than D − 1 nats (algorithms.md §5.8). Defaults otherwise; the IDA suite (10 "
+        "splits each, † reconstructed splits for flare_solar), MAGIC (split 1, raw "
+        "units), MNIST 13×13 4 against the rest (7 291 images). Cells: mean error % / "
+        "NLP; time × is `\"auto\"`'s fit time over the isotropic fit's.",
+        '`"auto"` kept ARD on every split of image and splice (2.94 → 2.18 % '
+        "error, 12.20 → 4.63 %) and on MAGIC (14.15 → 13.22 %, 0.351 → 0.323 nats), "
+        "never on the six sets where ARD over-fits (breast cancer, german, heart, "
+        "ringnorm, twonorm, waveform), and elsewhere its mean NLP is within 1 % of the "
+        "isotropic kernel's (the largest rise titanic's, 0.515 → 0.519), at 1.4–3.4× "
+        "the isotropic fit's time. It is conservative: on thyroid and MNIST 4 against "
+        "the rest ARD is better and not kept (MNIST: an evidence gain of 96 nats "
+        "against the 168 asked).",
+        ("ard_choice",),
+        _ard_choice,
     ),
     Claim(
         "predict",

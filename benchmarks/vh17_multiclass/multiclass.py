@@ -18,10 +18,13 @@ n_classes=10, flip_y=0.05, random_state=0)``, a seeded 80/20 split; ``mnist`` is
 (the multinomial model), ``FITCGPClassifier()`` (one-vs-rest, its default; same M),
 ``SVC(C=10, gamma="scale", probability=True)``, ``LogisticRegression``, and
 GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
-(``[bench]``). One BLAS thread each (threadpoolctl), ``n_jobs`` as given (1 by
-default); every peer timed in the same run. ``--n-train`` fits on a seeded random
-subset of the training set; ``--n-inducing`` adds the multinomial model at each given
-M (``fitc_multinomial_M``), to measure how its accuracy and time grow with M.
+(``[bench]``); and, named only, both FITC models with ``ard="auto"``
+(``fitc_one_vs_rest_ard``, ``fitc_multinomial_ard``: a length-scale per feature where
+the evidence pays for it, algorithms.md §5.8). One BLAS thread each (threadpoolctl),
+``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
+fits on a seeded random subset of the training set; ``--n-inducing`` adds the
+multinomial model at each given M (``fitc_multinomial_M``), to measure how its
+accuracy and time grow with M.
 """
 
 from __future__ import annotations
@@ -82,6 +85,12 @@ def estimators(n_train, n_jobs):
         "svc": svc,
         "logistic": LogisticRegression(max_iter=5000),
         "svgp_softmax": GPyTorchMultiClassSVGP(n_inducing=M),
+        "fitc_one_vs_rest_ard": FITCGPClassifier(
+            ard="auto", random_state=0, n_jobs=n_jobs
+        ),
+        "fitc_multinomial_ard": FITCGPClassifier(
+            ard="auto", multi_class="multinomial", random_state=0, n_jobs=n_jobs
+        ),
     }
 
 
@@ -123,6 +132,7 @@ def main():
                 "n_evaluations": int(np.sum(fitted.n_iter_)),
                 "kernel": str(fitted.kernel_),
                 "variance_scale": fitted.variance_scale_,
+                "ard": [bool(m.details.get("ard")) for m in fitted.estimators_],
             }
         print(
             f"{args.data} {name}: {result.error:.2%} / {result.nlp:.4f} nats, "

@@ -89,6 +89,21 @@ def _offset_names(term: expression.Term) -> set[str]:
     return set()
 
 
+def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
+    """``kernel`` with each isotropic RBF or Matérn term given one length-scale per
+    feature (automatic relevance determination, [RW06] §5.1), all at the term's
+    length-scale and within its bounds: the same function of the inputs, now with
+    ``n_features`` length-scales to learn. Terms already ARD are kept."""
+    per_feature = {
+        expression.parameter_prefix(leaf.path) + "length_scale": np.full(
+            n_features, float(leaf.length_scale)
+        )
+        for leaf in expression.parse(kernel).leaves()
+        if isinstance(leaf, expression.Stationary) and not leaf.anisotropic
+    }
+    return kernel.clone_with_theta(kernel.theta).set_params(**per_feature)
+
+
 def amplitude_mask(kernel: Kernel) -> np.ndarray:
     """Which entries of ``kernel.theta`` are learnt amplitudes: the ``ConstantKernel``
     factors of its products (``k1__constant_value`` in ``C * RBF + C``), not its

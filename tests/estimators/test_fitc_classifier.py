@@ -242,3 +242,62 @@ def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
     assert len(fitc_classifier.fitc_approximation(X, y, 1e-6).blocks.blocks) == 4
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
     assert one.estimators_[0].details == two.estimators_[0].details
+
+
+def _relevant_and_irrelevant_features(n, seed):
+    """Labels from the first two of eight features; the other six are noise of the
+    same spread."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 8))
+    latent = np.sin(2.0 * X[:, 0]) + X[:, 1]
+    return X, np.where(latent + 0.3 * rng.standard_normal(n) > 0, 1, -1)
+
+
+def test_ard_auto_keeps_a_length_scale_per_feature_where_features_are_irrelevant():
+    X, y = _relevant_and_irrelevant_features(400, 0)
+    X_test, y_test = _relevant_and_irrelevant_features(2000, 1)
+    fits = {
+        ard: FITCGPClassifier(ard=ard, n_inducing=20, random_state=0).fit(X, y)
+        for ard in (False, "auto")
+    }
+    chosen = fits["auto"].estimators_[0].details
+    assert chosen["ard"] and chosen["ard_evidence_gain"] > 7
+    length_scales = fits["auto"].kernel_.k2.length_scale
+    assert length_scales.shape == (8,)
+    assert max(length_scales[:2]) < min(length_scales[2:])  # the noise told apart
+    errors = {ard: 1.0 - fit.score(X_test, y_test) for ard, fit in fits.items()}
+    assert errors["auto"] < errors[False] - 0.03
+
+
+def test_ard_auto_keeps_the_isotropic_kernel_where_every_feature_counts_alike():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 8))
+    y = np.where(X.sum(axis=1) + 0.5 * rng.standard_normal(150) > 0, 1, -1)
+    fit = FITCGPClassifier(ard="auto", n_inducing=10, random_state=0).fit(X, y)
+    details = fit.estimators_[0].details
+    assert not details["ard"] and details["ard_evidence_gain"] <= 7
+    assert np.ndim(fit.kernel_.k2.length_scale) == 0
+    isotropic = FITCGPClassifier(n_inducing=10, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fit.predict_proba(X), isotropic.predict_proba(X))
+    assert fit.estimators_[0].n_iterations > isotropic.estimators_[0].n_iterations
+
+
+def test_ard_true_learns_a_length_scale_per_feature_and_needs_the_default_kernel():
+    X, y = _relevant_and_irrelevant_features(100, 0)
+    fit = FITCGPClassifier(ard=True, n_inducing=5, random_state=0).fit(X, y)
+    assert fit.kernel_.k2.length_scale.shape == (8,)
+    with pytest.raises(ValueError, match="default kernel"):
+        FITCGPClassifier(Matern(nu=1.5), ard="auto", n_inducing=5).fit(X, y)
+
+
+def test_ard_auto_chooses_per_problem_and_for_the_multinomial_model():
+    X, y = _relevant_and_irrelevant_features(300, 0)
+    labels = np.where(X[:, 0] > 1.0, 2, np.where(y > 0, 0, 1))  # three classes
+    for multi_class in ("one_vs_rest", "multinomial"):
+        fit = FITCGPClassifier(
+            ard="auto", n_inducing=10, multi_class=multi_class, random_state=0
+        ).fit(X, labels)
+        chosen = [model.details["ard"] for model in fit.estimators_]
+        assert len(chosen) == (3 if multi_class == "one_vs_rest" else 1)
+        assert any(chosen)
+        assert np.all(np.isfinite(fit.predict_proba(X)))
