@@ -2,6 +2,8 @@
 
     SPARSEGP_DATA=../shared/data python -m benchmarks run ard_choice \
         --realizations 10 --large --out benchmarks/results/ard_choice.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run ard_choice --estimator ep \
+        --realizations 10 --out benchmarks/results/ard_choice_ep.json
 
 ``FITCGPClassifier(ard=False | "auto" | True)`` with its defaults otherwise
 (``random_state=0``, M = min(200, N/5) as the default sizes it) on the IDA suite (the
@@ -9,7 +11,8 @@ first ``--realizations`` splits of each set) and, with ``--large``, MAGIC (split
 units) and MNIST 13×13 4 against the rest (7 291 images). ``"auto"`` keeps the ARD
 model where its log evidence beats the isotropic one's by more than ``D − 1``
 (algorithms.md §5.8); the run records the log evidence, that gain, the choice, test
-error, NLP and fit time. One BLAS thread.
+error, NLP and fit time. ``--estimator ep``: the same for ``EPGPClassifier`` (full
+EP). One BLAS thread.
 """
 
 from __future__ import annotations
@@ -23,18 +26,19 @@ from sklearn.metrics import log_loss
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import mnist_task
-from sparsegp import FITCGPClassifier
+from sparsegp import EPGPClassifier, FITCGPClassifier
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_ida, load_magic
 from sparsegp.datasets._ida import IDA_NAMES
 
 SETTINGS = (False, "auto", True)
+ESTIMATORS = {"fitc": FITCGPClassifier, "ep": EPGPClassifier}
 LARGE = {"magic": lambda: load_magic(0)[:4], "mnist4": lambda: mnist_task(7291)}
 
 
-def score(ard, X, y, X_test, y_test):
+def score(name, ard, X, y, X_test, y_test):
     """One fit: its test error and NLP, fit seconds and ``"auto"``'s record."""
-    estimator = FITCGPClassifier(ard=ard, random_state=0)
+    estimator = ESTIMATORS[name](ard=ard, random_state=0)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the table reports what came out
         start = time.perf_counter()
@@ -43,6 +47,7 @@ def score(ard, X, y, X_test, y_test):
         proba = estimator.predict_proba(X_test)
     details = estimator.estimators_[0].details
     return {
+        "estimator": name,
         "ard": ard,
         "n": len(y),
         "n_features": X.shape[1],
@@ -57,6 +62,7 @@ def score(ard, X, y, X_test, y_test):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--estimator", choices=sorted(ESTIMATORS), default="fitc")
     parser.add_argument("--sets", nargs="+", default=list(IDA_NAMES))
     parser.add_argument("--realizations", type=int, default=3)
     parser.add_argument("--large", action="store_true")
@@ -74,7 +80,7 @@ def main(argv=None):
         data = load()
         for ard in SETTINGS:
             row = {"dataset": dataset, "realization": realization}
-            rows.append(row | score(ard, *data))
+            rows.append(row | score(args.estimator, ard, *data))
             r = rows[-1]
             print(
                 f"{dataset} r{realization} ard={ard}: {100 * r['error']:.2f} % / "

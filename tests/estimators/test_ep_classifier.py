@@ -147,3 +147,18 @@ def test_an_optimizer_stopped_by_its_iteration_cap_is_reported():
         ConvergenceWarning, match="cap of 1 iterations .*raise max_iter_optimizer"
     ):
         EPGPClassifier(max_iter_optimizer=1, random_state=0).fit(X, y)
+
+
+def test_ard_auto_keeps_ard_only_where_the_evidence_pays_for_it():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 6))
+    relevant = np.where(np.sin(2.0 * X[:, 0]) + X[:, 1] > 0, 1, -1)
+    alike = np.where(X.sum(axis=1) + 0.5 * rng.standard_normal(200) > 0, 1, -1)
+    chosen = {}
+    for name, y in (("relevant", relevant), ("alike", alike)):
+        fit = EPGPClassifier(ard="auto", max_iter_optimizer=30).fit(X, y)
+        chosen[name] = fit.estimators_[0].details["ard"]
+        assert np.ndim(fit.kernel_.k2.length_scale) == (1 if chosen[name] else 0)
+    assert chosen == {"relevant": True, "alike": False}
+    with pytest.raises(ValueError, match="default kernel"):
+        EPGPClassifier(RBF(1.0), ard=True).fit(X, relevant)

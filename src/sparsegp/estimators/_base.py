@@ -33,7 +33,7 @@ from sklearn.gaussian_process.kernels import (
     Kernel,
 )
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -42,7 +42,7 @@ from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning
-from ..kernels import KernelBlocks, offset_names
+from ..kernels import KernelBlocks, offset_names, with_length_scale_per_feature
 from ._input_units import (
     conditioned_dask_inputs,
     conditioned_inputs,
@@ -52,6 +52,9 @@ from ._input_units import (
 #: ``amplitude_prior``: the standard deviation of the log amplitudes' normal prior
 #: (:class:`~sparsegp.approximations.evidence.EvidenceSettings`), or None.
 AMPLITUDE_PRIOR_CONSTRAINT: list = [Interval(Real, 0, None, closed="neither"), None]
+
+#: ``ard``: a length-scale per feature in the default kernel (:func:`starting_kernel`).
+ARD_CONSTRAINT: list = ["boolean", StrOptions({"auto"})]
 
 #: Parameter constraints of the run-time options every GP classifier has.
 CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
@@ -480,6 +483,49 @@ def default_kernel(X, constant=None):
     """
     kernel = ConstantKernel(1.0) * default_rbf(X)
     return kernel if constant is None else kernel + ConstantKernel(constant)
+
+
+def starting_kernel(estimator, X):
+    """The kernel a fit starts from: ``estimator.kernel``, or :func:`default_kernel`
+    with a length-scale per feature for ``estimator.ard=True``. ``ard`` is for the
+    default kernel only."""
+    ard = estimator.ard
+    if estimator.kernel is not None:
+        if isinstance(ard, str) or ard:
+            raise ValueError(
+                f"ard={ard!r} applies to the default kernel (kernel=None); give the "
+                "kernel a length-scale per feature instead, e.g. "
+                "RBF(np.ones(n_features))."
+            )
+        return estimator.kernel
+    kernel = default_kernel(X)
+    if not isinstance(ard, str) and ard:
+        return with_length_scale_per_feature(kernel, X.shape[1])
+    return kernel
+
+
+def chooses_ard(estimator, X):
+    """Whether ``ard="auto"`` has a choice to make: learnt hyperparameters and more
+    than one feature."""
+    return (
+        isinstance(estimator.ard, str)
+        and estimator.optimizer is not None
+        and X.shape[1] > 1
+    )
+
+
+def ard_if_it_pays(isotropic, ard, n_features):
+    """The fitted ARD model if its log evidence exceeds the isotropic one's (both
+    fitted from the same start) by more than the ``n_features − 1`` length-scales it
+    adds (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the isotropic model;
+    the gain is kept in ``details``."""
+    gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
+    chosen = ard if gain > n_features - 1 else isotropic
+    return replace(
+        chosen,
+        details=chosen.details
+        | {"ard_evidence_gain": float(gain), "ard": chosen is ard},
+    )
 
 
 class GPRegressorMixin(RegressorMixin, BaseEstimator):

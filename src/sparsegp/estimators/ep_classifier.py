@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,14 +15,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._memory import require_memory
 from ..approximations.dense_ep import DenseEP
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
-from ..kernels import is_input_differentiable
+from ..kernels import is_input_differentiable, with_length_scale_per_feature
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
+    ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    default_kernel,
+    ard_if_it_pays,
+    chooses_ard,
     fitted_model,
     report_progress,
+    starting_kernel,
     warn_ep_not_converged,
 )
 
@@ -49,6 +53,11 @@ class EPGPClassifier(GPClassifierMixin):
         Prior covariance. ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)`` with both
         hyperparameters learnt; ``ℓ₀ = √(Σ_d var x_d)`` is ``√D`` for standardised
         inputs and follows inputs in any units.
+    ard : bool or "auto", default=False
+        One length-scale per feature in the default kernel, as for
+        :class:`FITCGPClassifier`: ``"auto"`` fits the isotropic and the ARD kernel and
+        keeps ARD where its log evidence is higher by more than the ``D − 1``
+        length-scales it adds (algorithms.md §5.8), at about twice the fit time.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.
     n_restarts_optimizer : int, default=0
@@ -140,6 +149,7 @@ class EPGPClassifier(GPClassifierMixin):
 
     _parameter_constraints: dict = {
         "kernel": [None, Kernel],
+        "ard": ARD_CONSTRAINT,
         "optimizer": [StrOptions({"fmin_l_bfgs_b"}), None],
         "n_restarts_optimizer": [Interval(Integral, 0, None, closed="left")],
         "max_iter_optimizer": [Interval(Integral, 1, None, closed="left")],
@@ -157,6 +167,7 @@ class EPGPClassifier(GPClassifierMixin):
         self,
         kernel=None,
         *,
+        ard=False,
         optimizer="fmin_l_bfgs_b",
         n_restarts_optimizer=0,
         max_iter_optimizer=100,
@@ -172,6 +183,7 @@ class EPGPClassifier(GPClassifierMixin):
         verbose=0,
     ):
         self.kernel = kernel
+        self.ard = ard
         self.optimizer = optimizer
         self.n_restarts_optimizer = n_restarts_optimizer
         self.max_iter_optimizer = max_iter_optimizer
@@ -207,7 +219,7 @@ class EPGPClassifier(GPClassifierMixin):
 
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
-        kernel = default_kernel(X) if self.kernel is None else self.kernel
+        kernel = starting_kernel(self, X)
         settings = full_ep_settings(
             optimize=self.optimizer is not None,
             max_iter=self.max_iter_optimizer,
@@ -222,15 +234,23 @@ class EPGPClassifier(GPClassifierMixin):
             progress="EPGPClassifier: EP evidence" if self.verbose else None,
             report=lambda line: report_progress(self, level=2, message=line),
         )
-        fit = fit_full_ep(X, y, kernel, self.bias, settings)
-        warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
+        kernels = [kernel]
+        if chooses_ard(self, X):  # and the ARD kernel from the same start
+            kernels.append(with_length_scale_per_feature(kernel, X.shape[1]))
+        models = []
+        for start_kernel in kernels:
+            fit = fit_full_ep(X, y, start_kernel, self.bias, settings)
+            warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
+            models.append(fitted_model(fit))
+        model = models[0] if len(models) == 1 else ard_if_it_pays(*models, X.shape[1])
+        model = replace(model, n_iterations=sum(m.n_iterations for m in models))
         report_progress(
             self,
-            message=f"EPGPClassifier: n={len(y)} log Z_EP={fit.log_evidence:.3f} "
-            f"kernel={fit.kernel} bias={fit.likelihood.bias:.3f} "
-            f"({time.perf_counter() - start:.1f} s)",
+            message=f"EPGPClassifier: n={len(y)} "
+            f"log Z_EP={model.log_marginal_likelihood:.3f} kernel={model.kernel} "
+            f"bias={model.likelihood.bias:.3f} ({time.perf_counter() - start:.1f} s)",
         )
-        return fitted_model(fit)
+        return model
 
 
 def full_ep_settings(

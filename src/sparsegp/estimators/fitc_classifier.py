@@ -32,14 +32,17 @@ from ..kernels import (
 from ..likelihoods import Probit
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
+    ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    default_kernel,
+    ard_if_it_pays,
+    chooses_ard,
     default_length_scale,
     fifth_up_to,
     fitted_model,
     per_problem,
     report_progress,
+    starting_kernel,
     warn_ep_not_converged,
 )
 from ._input_units import conditioned_inputs, in_input_units
@@ -96,20 +99,6 @@ def require_fitc_memory(n_inducing, n_samples, n_latent=1):
         f"{n_samples})",
         "lower n_inducing (active_set_size for IVMClassifier(posterior='fitc')), "
         "or fit on a subsample",
-    )
-
-
-def ard_if_it_pays(isotropic, ard, n_features):
-    """The ARD model if its log evidence exceeds the isotropic one's (both fitted from
-    the same start) by more than the ``n_features − 1`` length-scales it adds
-    (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the isotropic model; the
-    gain is kept in ``details``."""
-    gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-    chosen = ard if gain > n_features - 1 else isotropic
-    return replace(
-        chosen,
-        details=chosen.details
-        | {"ard_evidence_gain": float(gain), "ard": chosen is ard},
     )
 
 
@@ -279,7 +268,7 @@ default="kmeans"
 
     _parameter_constraints: dict = {
         "kernel": [None, Kernel],
-        "ard": ["boolean", StrOptions({"auto"})],
+        "ard": ARD_CONSTRAINT,
         "n_inducing": [Interval(Integral, 1, None, closed="left"), None],
         "inducing_init": [StrOptions({"kmeans", "random", "ivm"}), "array-like"],
         "optimize_inducing": ["boolean"],
@@ -506,7 +495,7 @@ default="kmeans"
         :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y``."""
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
-        kernel = self._initial_kernel(X)
+        kernel = starting_kernel(self, X)
         if self.optimizer is not None:
             check_input_differentiable(kernel)
         given = self._given_inducing_points() is not None
@@ -515,7 +504,7 @@ default="kmeans"
         starts = [self._initial_inducing(X, y, kernel, rng) for _ in range(n_starts)]
         fits = [self._fit_start(data, kernel, Z0, unit, random_state) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
-        if self._chooses_ard(X):  # the ARD kernel from the best start
+        if chooses_ard(self, X):  # the ARD kernel from the best start
             ard = self._fit_start(
                 data,
                 with_length_scale_per_feature(kernel, X.shape[1]),
@@ -537,29 +526,6 @@ default="kmeans"
             n_iterations=sum(model.n_iterations for model in fits),
             details=best.details
             | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
-        )
-
-    def _initial_kernel(self, X):
-        """The kernel the fit starts from: ``kernel``, or the default one, with a
-        length-scale per feature for ``ard=True``."""
-        if self.kernel is not None:
-            if isinstance(self.ard, str) or self.ard:
-                raise ValueError(
-                    f"ard={self.ard!r} applies to the default kernel (kernel=None); "
-                    "give the kernel a length-scale per feature instead, e.g. "
-                    "RBF(np.ones(n_features))."
-                )
-            return self.kernel
-        kernel = default_kernel(X)
-        if not isinstance(self.ard, str) and self.ard:
-            return with_length_scale_per_feature(kernel, X.shape[1])
-        return kernel
-
-    def _chooses_ard(self, X):
-        """Whether ``ard="auto"`` has a choice to make: learnt hyperparameters and
-        more than one feature."""
-        return (
-            isinstance(self.ard, str) and self.optimizer is not None and X.shape[1] > 1
         )
 
     def _fit_start(self, data, kernel, Z0, unit, random_state):
