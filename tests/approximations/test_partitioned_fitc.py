@@ -283,3 +283,42 @@ def test_a_new_prior_written_over_the_old_equals_one_on_fresh_blocks(store_dtype
     np.testing.assert_array_equal(states[0].mean, states[1].mean)
     np.testing.assert_array_equal(states[0].var, states[1].var)
     assert states[0].log_evidence == states[1].log_evidence
+
+
+class CountingBlocks(LocalBlocks):
+    """:class:`LocalBlocks` that counts its rounds (one call of map, update or
+    update_and_map: one message to every worker on a cluster)."""
+
+    rounds = 0
+
+    def map(self, function, *arguments):
+        self.rounds += 1
+        return super().map(function, *arguments)
+
+    def update(self, function, *arguments):
+        self.blocks = super().map(function, *arguments)  # one round, not two
+
+    def update_and_map(self, function, *arguments):
+        pairs = self.map(function, *arguments)
+        self.blocks = [block for block, _ in pairs]
+        return [result for _, result in pairs]
+
+
+def test_a_sweep_takes_three_rounds_and_its_evidence_is_the_evidence_at_its_sites():
+    """The sweep's refresh gathers its evidence in the same round (site update,
+    mixed step, refresh: three); the evidence so gathered is the one a round of
+    its own computes."""
+    X, y, kernel = small_problem(n=60, seed=5)
+    Z = X[::6].copy()
+    likelihood = Probit(0.1)
+    blocks = CountingBlocks([new_block(X[:25], y[:25]), new_block(X[25:], y[25:], 25)])
+    posterior = PartitionedFITC(blocks, 1e-6).posterior(kernel, Z, None)
+    run_ep(posterior, None, likelihood, damping=1.0, tol=0.0, max_sweeps=3)
+    before = blocks.rounds
+    run_ep(posterior, None, likelihood, damping=1.0, tol=0.0, max_sweeps=4)
+    # the first evidence is the last refresh's; four sweeps; the marginals gathered
+    assert blocks.rounds - before == 4 * 3 + 1
+    gathered = posterior.evidence(None, likelihood)
+    posterior._evidence = None  # forget it: a round of its own
+    assert posterior.evidence(None, likelihood) == pytest.approx(gathered, rel=1e-14)
+    assert blocks.rounds - before == 4 * 3 + 2

@@ -233,6 +233,19 @@ def _with_marginals(
     return replace(block, mean=mean, var=var)
 
 
+def _with_marginals_and_evidence(
+    block: FITCBlock,
+    chol_B: np.ndarray,
+    u: np.ndarray,
+    inverse_B: np.ndarray,
+    likelihood: Likelihood,
+) -> tuple[FITCBlock, tuple[float, float]]:
+    """:func:`_with_marginals`, then :func:`_evidence_and_change` at them: a sweep's
+    refresh and its evidence in one round."""
+    block = _with_marginals(block, chol_B, u, inverse_B)
+    return block, _evidence_and_change(block, likelihood)
+
+
 def _with_anderson_history(
     block: FITCBlock, likelihood: Likelihood, damping: float, memory: int, reset: bool
 ) -> tuple[FITCBlock, tuple[np.ndarray, np.ndarray]]:
@@ -358,6 +371,10 @@ class PartitionedFITCPosterior:
         # already made them; the sites' change in the last sweep, from evidence().
         self._statistics: list | None = None
         self._change: float | None = None
+        # The likelihood of the sweep under way, and the blocks' evidence terms and
+        # changes its refresh gathered at it (evidence() then needs no round).
+        self._likelihood: Likelihood | None = None
+        self._evidence: tuple[Likelihood, list] | None = None
         self.refresh()
 
     def refresh(self) -> None:
@@ -371,7 +388,15 @@ class PartitionedFITCPosterior:
             self.chol_B
         )
         self.inverse_B = inverse_lower(self.chol_B)  # shared by the blocks' products
-        self.blocks.update(_with_marginals, self.chol_B, self.u, self.inverse_B)
+        arguments = (self.chol_B, self.u, self.inverse_B)
+        likelihood, self._likelihood, self._evidence = self._likelihood, None, None
+        if likelihood is None:
+            self.blocks.update(_with_marginals, *arguments)
+        else:  # a sweep's refresh: its evidence in the same round
+            parts = self.blocks.update_and_map(
+                _with_marginals_and_evidence, *arguments, likelihood
+            )
+            self._evidence = (likelihood, parts)
 
     def marginals(self) -> tuple[np.ndarray, np.ndarray]:
         """All blocks' marginals, gathered (O(n) numbers: once, at the end of EP)."""
@@ -412,6 +437,7 @@ class PartitionedFITCPosterior:
         """
         reset = anderson is not self._mixing
         self._mixing = anderson
+        self._likelihood, self._evidence = likelihood, None  # for the sweep's refresh
         shares = self.blocks.update_and_map(
             _with_anderson_history, likelihood, damping, anderson.memory, reset
         )
@@ -429,9 +455,13 @@ class PartitionedFITCPosterior:
             self.blocks.update(_with_unmixed_sites)
 
     def evidence(self, y: np.ndarray | None, likelihood: Likelihood) -> float:
-        """The EP log evidence, gathered in one round with the sites' change in the
-        last sweep (for :meth:`change_since`; ``y`` unused)."""
-        parts = self.blocks.map(_evidence_and_change, likelihood)
+        """The EP log evidence with the sites' change in the last sweep (for
+        :meth:`change_since`; ``y`` unused): gathered by the sweep's refresh, or in a
+        round of its own before the first sweep."""
+        if self._evidence is not None and self._evidence[0] is likelihood:
+            parts = self._evidence[1]
+        else:
+            parts = self.blocks.map(_evidence_and_change, likelihood)
         self._change = max(change for _, change in parts)
         return sum(terms for terms, _ in parts) - 0.5 * self._log_det
 
