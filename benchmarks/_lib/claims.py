@@ -962,7 +962,8 @@ CLAIMS = [
         "make_classification (19.53 % against 21.12; NLP 0.787 against 0.773) in "
         "2.6× its time, and on MNIST gains a little (2.22 % / 0.068, ARD kept for six "
         "of the ten classes) at 3.3× libsvm's time; on digits it keeps the isotropic "
-        "kernel.",
+        "kernel. The multinomial model gains as much (make_classification 24.82 → "
+        "21.79 %, MNIST 2.79 → 2.59 %) and stays behind one-vs-rest.",
         ("multiclass_digits", "multiclass_classification", "multiclass_mnist"),
         _multiclass,
     ),
