@@ -14,6 +14,7 @@ from sparsegp.datasets import (
     make_mackey_glass,
     make_xor_clusters,
 )
+from sparsegp.estimators.relevance_vector_machine import _equal_shares
 
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
@@ -104,6 +105,26 @@ def test_classifier_dictionary_is_500_random_centres_by_default():
     assert (
         len(RVMClassifier(n_basis=None)._centres(X, np.random.default_rng(0))) == 1_200
     )
+
+
+def test_classifier_dictionary_takes_an_equal_share_of_each_class():
+    """A class of 10 % holds half of the dictionary, not a tenth of it; a class
+    smaller than its share is taken whole and the other fills the dictionary."""
+    X = np.arange(5_000.0)[:, None]
+    labels = np.where(np.arange(5_000) % 10 == 0, 1.0, -1.0)
+    centres = RVMClassifier(n_basis=500)._centres(X, np.random.default_rng(0), labels)
+    assert len(centres) == len(np.unique(centres)) == 500
+    assert np.sum(labels[centres] == 1) == 250
+    rare = np.where(np.arange(5_000) < 40, 1.0, -1.0)
+    centres = RVMClassifier(n_basis=500)._centres(X, np.random.default_rng(0), rare)
+    assert np.sum(rare[centres] == 1) == 40 and len(np.unique(centres)) == 500
+
+
+def test_equal_shares_fill_the_total_from_the_groups_that_have_points():
+    assert list(_equal_shares([50, 7_000], 500)) == [50, 450]
+    assert list(_equal_shares([300, 300], 500)) == [250, 250]
+    assert list(_equal_shares([1, 5, 5], 7)) == [1, 3, 3]
+    assert _equal_shares([100, 100, 100], 10).sum() == 10
 
 
 def test_bad_input_gets_clear_errors():

@@ -47,19 +47,41 @@ _SHARED_CONSTRAINTS: dict = {
 }
 
 
+def _equal_shares(sizes, total):
+    """How many of ``total`` to draw from groups of ``sizes`` (``total`` at most their
+    sum): equal shares, a group smaller than its share taken whole and its shortfall
+    shared by the larger ones."""
+    shares = np.zeros(len(sizes), dtype=int)
+    for position, group in enumerate(np.argsort(sizes, kind="stable")):
+        groups_left = len(sizes) - position  # the smallest are served first
+        shares[group] = min(sizes[group], -(-(total - shares.sum()) // groups_left))
+    return shares
+
+
 class _RVMFitting:
     """Basis dictionary, SSEM or batch EM, and the fitted model, for both tasks."""
 
-    def _centres(self, X, rng):
+    def _centres(self, X, rng, labels=None):
+        """Row indices of the dictionary: ``n_basis`` distinct random rows of ``X``
+        (all of them when there are fewer); with ``labels``, as equal a share from
+        each class as the classes' sizes allow (algorithms.md §4.3)."""
         if self.n_basis is None or self.n_basis >= len(X):
             return np.arange(len(X))
-        return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
+        if labels is None:
+            return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
+        members = [np.flatnonzero(labels == c) for c in np.unique(labels)]
+        shares = _equal_shares([len(rows) for rows in members], self.n_basis)
+        drawn = [
+            rng.choice(rows, size=k, replace=False)
+            for rows, k in zip(members, shares, strict=True)
+        ]
+        return np.sort(np.concatenate(drawn))
 
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`FittedModel` and the fit."""
         start = time.perf_counter()
         kernel = default_rbf(X) if self.kernel is None else self.kernel
-        centres = self._centres(X, rng)
+        centres = self._centres(X, rng, t if options.get("classification") else None)
         fit = self._run_em(X, t, kernel, centres, options)
         model = self._model_from_fit(X, kernel, centres, fit)
         report_progress(
@@ -332,7 +354,9 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
     n_basis : int or None, default=500
         Size of the dictionary of centres, a random subset of the training inputs (all
-        of them when there are fewer); ``None`` uses all. Each centre offered to the
+        of them when there are fewer) with an equal share from each class where the
+        classes are large enough, so that a rare class has centres to choose its
+        relevance vectors from; ``None`` uses all. Each centre offered to the
         sweep costs O(n·|R|) and, when it enters, an E-step of O(n·|R|²): a dictionary
         of all n centres makes the fit O(n²·|R|), one of fixed size linear in n
         (algorithms.md §4.3).
