@@ -116,6 +116,19 @@ def test_wrong_width_is_refused_before_any_task_runs():
         model.predict_proba(da.zeros((100, 3), chunks=50))
 
 
+def test_rows_of_unknown_count_are_counted_before_the_fit(client):
+    """A dask array whose chunks' row counts are unknown (a dataframe's
+    ``to_dask_array()``, a boolean mask) fits as the same rows with known chunks."""
+    X, y = make_noisy_problem(3_000)
+    X_dask = blocks_of(X, 1_000)
+    unknown = X_dask[da.ones(len(X), chunks=1_000, dtype=bool)]
+    assert np.isnan(unknown.shape[0])
+    options = dict(n_inducing=20, optimizer=None, random_state=0)
+    known = FITCGPClassifier(**options).fit(X_dask, y)
+    counted = FITCGPClassifier(**options).fit(unknown, y)
+    np.testing.assert_array_equal(counted.predict_proba(X), known.predict_proba(X))
+
+
 def test_one_vs_rest_fits_on_the_cluster_through_joblibs_dask_backend(client):
     import joblib
 
@@ -149,9 +162,9 @@ def fitc_on_given_hyperparameters(**options):
 
 
 def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkeypatch):
-    """20 000 points in four row blocks of 5 000: predictions within 1e-6 of the
-    in-memory fit, one call to each worker's blocks for every sweep, X never turned
-    into an array in the client."""
+    """20 000 points in four chunks of 5 000, rechunked on the cluster to the
+    in-memory fit's three blocks: the in-memory fit's predictions, one call to each
+    worker's blocks for every sweep, X never turned into an array in the client."""
     X, y = make_noisy_problem(20_000)
     X_test, _ = make_noisy_problem(2_000, seed=1)
     local = fitc_on_given_hyperparameters().fit(X, y)
@@ -165,19 +178,19 @@ def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkey
     on_cluster = fitc_on_given_hyperparameters().fit(X_dask, y)
     monkeypatch.undo()
     sweeps = on_cluster.estimators_[0].details["n_sweeps"]
-    site_rounds = one_call_per_worker(rounds, "_with_anderson_history", 4)
+    site_rounds = one_call_per_worker(rounds, "_with_anderson_history", 3)
     assert sweeps >= 5 and len(site_rounds) == sweeps
     np.testing.assert_allclose(
         on_cluster.inducing_points_, local.inducing_points_, atol=1e-12
     )  # k-means on the same rows (its threads may sum in another order)
-    assert_latent_close(on_cluster, local, X_test, atol=1e-6)
+    assert_latent_close(on_cluster, local, X_test, atol=0)
     np.testing.assert_allclose(
-        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-6
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=0
     )
     np.testing.assert_allclose(
         on_cluster.log_marginal_likelihood_value_,
         local.log_marginal_likelihood_value_,
-        rtol=1e-8,
+        rtol=1e-14,
     )
 
 
@@ -202,12 +215,12 @@ def test_blocks_tell_dask_the_bytes_of_their_arrays():
 
 
 def test_fitc_learns_its_kernel_bias_and_pseudo_inputs_on_the_cluster(client):
-    """L-BFGS-B on the evidence and its gradient summed over row blocks: the same
-    hyperparameters and predictions as in memory, to what the optimizer's EP runs
-    guarantee (sites to √tol = 3e-5; the Anderson-mixed in-memory sweeps and the
-    damped block sweeps stop at different points within it). In float64: float32
-    sweeps round block sums and whole-array products differently. The engines agree
-    to 1e-9 at a tight fixed point (tests/approximations/test_partitioned_fitc.py)."""
+    """L-BFGS-B on the evidence and its gradient summed over row blocks: on the same
+    blocks as in memory (the chunks of 5 000 rechunked), the same arithmetic up to the
+    order of a few scalar sums (1e-13), so the same optimizer path, hyperparameters
+    and predictions. In float64 with tight EP runs: with float32 sweeps and the
+    default tolerance, the EP runs' and optimizer's stopping tests carry the same
+    1e-13 to 1e-5 in five steps (measured)."""
     X, y = make_noisy_problem(20_000, seed=2)
     X_test, _ = make_noisy_problem(1_000, seed=3)
     options = dict(
@@ -221,12 +234,14 @@ def test_fitc_learns_its_kernel_bias_and_pseudo_inputs_on_the_cluster(client):
     local = FITCGPClassifier(**options).fit(X, y)
     on_cluster = FITCGPClassifier(**options).fit(blocks_of(X), y)
     assert on_cluster.n_iter_ == local.n_iter_ > 1
-    np.testing.assert_allclose(on_cluster.kernel_.theta, local.kernel_.theta, atol=1e-4)
     np.testing.assert_allclose(
-        on_cluster.inducing_points_, local.inducing_points_, atol=1e-4
+        on_cluster.kernel_.theta, local.kernel_.theta, atol=1e-10
     )
     np.testing.assert_allclose(
-        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-4
+        on_cluster.inducing_points_, local.inducing_points_, atol=1e-10
+    )
+    np.testing.assert_allclose(
+        on_cluster.predict_proba(X_test), local.predict_proba(X_test), atol=1e-10
     )
 
 

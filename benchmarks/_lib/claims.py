@@ -740,9 +740,19 @@ CLAIMS = [
         "active set's factor in the client: n = 10⁶, D = 10, FITC at M = 50 with a "
         "given kernel and with five L-BFGS-B iterations, the IVM's greedy selection of "
         "d = 200; against the same fits in one process (issue 47 asks ≥ 1.7×).",
-        "The in-memory fits (tested) at about half the peak memory per process; 1.59× "
-        "(FITC, given kernel), 1.47× (learnt) and 1.45× (IVM selection) faster than one "
-        "process: short of 1.7× on two cores that the client and scheduler share.",
+        "The in-memory fits (tested; FITC's equal at fixed hyperparameters) at 0.6× the "
+        "peak memory per process; FITC's learnt fit 1.42× and the IVM's selection 1.39× "
+        "faster than one process, short of 1.7× on two cores that the client and "
+        "scheduler share (FITC 1.69× learnt and 1.68× given in a run four minutes "
+        "earlier, the dgemm rate 25 % higher: the machine was loaded by other tenants "
+        "in this one). The given-kernel fit, the fresh cluster's first, was no faster "
+        "(0.97×): this VM backs memory it has not touched before at about 3 s per GB. "
+        "The cluster's FITC fits now rechunk X to the in-memory fit's blocks of "
+        "about 8 192 rows (docs/dask.md); against X's chunks of 125 000 rows as blocks, "
+        "alternated runs at 07:33–07:37 took the learnt fit from 47.9 and 44.9 s to 37.2 "
+        "and 32.9 s, the given one from 9.1 and 7.5 s to 11.0 and 10.6 s (more, smaller "
+        "arrays of fresh memory on the new workers). Re-run 2026-11-27 on the "
+        "new code (07:30–07:33); on 2026-11-26 the same table gave 1.59×, 1.47× and 1.45×.",
         ("fitc_dask", "ivm_dask"),
         _dask_rows,
     ),

@@ -6,7 +6,8 @@
 Synthetic binary data, D = 10 standard-normal inputs generated on the workers (the
 client never holds ``X``), labels ``sign(sin(2x₀) + x₁x₂ + 0.5ε)`` gathered (n
 floats). For each n, on a LocalCluster of ``--workers`` single-threaded worker
-processes with ``X`` in row chunks of ``--chunk-rows``:
+processes with ``X`` in row chunks of ``--chunk-rows`` (the fit rechunks them to its
+blocks of ``BLOCK_ROWS`` rows):
 
 - ``given``: ``FITCGPClassifier(optimizer=None)`` at a fixed kernel, bias and M
   pseudo-inputs (k-means of a sample): EP's sweeps alone, seconds per sweep;

@@ -13,9 +13,9 @@ given), the engine the estimators run (:class:`PartitionedFITC`):
 
 - ``threads``: ``X`` in memory in row blocks of ``BLOCK_ROWS`` rows on a pool of ``w``
   threads, one BLAS thread each (``FITCGPClassifier(n_jobs=w)``'s fit);
-- ``dask``: ``X`` in row chunks of ``--chunk-rows`` rows or one fewer (``BLOCK_ROWS``
-  by default: the threads' blocks, so the same sums in one order) on a LocalCluster
-  of ``w`` single-threaded worker processes (a fit on a dask array).
+- ``dask``: ``X`` in row chunks of ``--chunk-rows`` rows or one fewer, which the fit
+  rechunks to the threads' blocks of ``BLOCK_ROWS`` (so the same sums in one order), on
+  a LocalCluster of ``w`` single-threaded worker processes (a fit on a dask array).
 
 Timed on the second of two runs (the first touches fresh memory): the prior
 (``K_uc``, ``V = L_u⁻¹ K_uc``), ``--sweeps`` parallel EP sweeps with Anderson mixing

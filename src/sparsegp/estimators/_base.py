@@ -765,6 +765,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """
         if X.ndim != 2:
             raise ValueError(f"Expected a 2-D dask array X; got {X.ndim} dimensions.")
+        if np.isnan(X.shape[0]):  # rows of unknown count, e.g. from a dataframe
+            X = X.compute_chunk_sizes()
         y = np.asarray(y.compute() if is_dask_array(y) else y)
         if len(y) != X.shape[0]:
             raise ValueError(

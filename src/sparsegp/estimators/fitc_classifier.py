@@ -68,18 +68,21 @@ BLOCK_ROWS = 8192
 
 def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None):
     """FITC-EP's :class:`~sparsegp.approximations.evidence.EvidenceApproximation` of
-    ±1 labels ``y`` over row blocks: of :data:`BLOCK_ROWS` rows of ``X`` in memory,
-    worked on by the thread ``pool`` (one after another without), or the row blocks
-    of a dask array ``X`` where they live (``owner`` names the estimator in the error
-    without a client)."""
+    ±1 labels ``y`` over row blocks of about :data:`BLOCK_ROWS` rows: of ``X`` in
+    memory, worked on by the thread ``pool`` (one after another without), or of a
+    dask array ``X``, rechunked to the same blocks and kept on the workers (``owner``
+    names the estimator in the error without a client). The same blocks make the same
+    arithmetic, so a fit on a cluster is the in-memory fit, and a worker's blocks
+    are as cache-sized as the in-memory ones whatever ``X``'s chunks."""
+    ranges = row_ranges(len(y), -(-len(y) // BLOCK_ROWS))
     if not is_dask_array(X):
         blocks = [
-            new_block(X[start:stop], y[start:stop], start)
-            for start, stop in row_ranges(len(y), -(-len(y) // BLOCK_ROWS))
+            new_block(X[start:stop], y[start:stop], start) for start, stop in ranges
         ]
         executor = LocalBlocks(blocks) if pool is None else ThreadBlocks(blocks, pool)
         return PartitionedFITC(executor, jitter)
     client = current_client(owner)
+    X = X.rechunk({0: tuple(stop - start for start, stop in ranges), 1: -1})
     return PartitionedFITC(DaskBlocks.from_rows(client, X, y, new_block), jitter)
 
 
