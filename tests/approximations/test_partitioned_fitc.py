@@ -242,7 +242,7 @@ def test_a_block_reports_the_arrays_it_holds_to_dask_once_each():
     chol_uu = cholesky_jitter(kernel(Z) + 1e-6 * np.eye(20))
     block, _ = _with_prior(new_block(X, np.ones(300)), kernel, Z, chol_uu, np.float32)
     assert block.cross is not None and block.cross.B is block.X
-    arrays = [block.X, block.y, block.V, block.V_sweep, block.workspace, block.d0]
+    arrays = [block.X, block.y, block.V, block.V_sweep, block.d0]
     arrays += [block.tau, block.cross.A, block.cross.value]
     expected = sum(a.nbytes for a in {id(a): a for a in arrays}.values())
     assert expected <= block.__sizeof__() - object.__sizeof__(block) < 1.2 * expected
