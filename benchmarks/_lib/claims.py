@@ -740,7 +740,7 @@ CLAIMS = [
         "active set's factor in the client: n = 10⁶, D = 10, FITC at M = 50 with a "
         "given kernel and with five L-BFGS-B iterations, the IVM's greedy selection of "
         "d = 200; against the same fits in one process (issue 47 asks ≥ 1.7×).",
-        "The in-memory fits (tested; FITC's equal at fixed hyperparameters) at 0.6× the "
+        "The in-memory fits (tested, FITC's equal at fixed hyperparameters) at 0.6× the "
         "peak memory per process; FITC's learnt fit 1.42× and the IVM's selection 1.39× "
         "faster than one process, short of 1.7× on two cores that the client and "
         "scheduler share (FITC 1.69× learnt and 1.68× given in a run four minutes "
