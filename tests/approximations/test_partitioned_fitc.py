@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from sparsegp.approximations.blocks import LocalBlocks
+from sparsegp.approximations.blocks import LocalBlocks, balanced_row_ranges
 from sparsegp.approximations.ep import (
     AndersonMixing,
     WarmStart,
@@ -322,3 +322,23 @@ def test_a_sweep_takes_three_rounds_and_its_evidence_is_the_evidence_at_its_site
     posterior._evidence = None  # forget it: a round of its own
     assert posterior.evidence(None, likelihood) == pytest.approx(gathered, rel=1e-14)
     assert blocks.rounds - before == 4 * 3 + 2
+
+
+@pytest.mark.parametrize(
+    ("n", "largest", "count"),
+    [
+        (5, 10, 1),
+        (10, 10, 1),
+        (11, 10, 2),
+        (21, 10, 4),
+        (50_000, 8192, 8),
+        (1_000_000, 8192, 128),
+    ],
+)
+def test_balanced_row_ranges_are_a_power_of_two_of_bounded_blocks(n, largest, count):
+    ranges = balanced_row_ranges(n, largest)
+    sizes = [stop - start for start, stop in ranges]
+    assert len(ranges) == count
+    assert ranges[0][0] == 0 and ranges[-1][1] == n
+    assert all(a[1] == b[0] for a, b in zip(ranges[:-1], ranges[1:], strict=True))
+    assert max(sizes) <= largest and max(sizes) - min(sizes) <= 1

@@ -27,6 +27,7 @@ __all__ = [
     "StopSignal",
     "Stopped",
     "ThreadBlocks",
+    "balanced_row_ranges",
     "row_ranges",
     "run_together",
     "thread_pool",
@@ -157,3 +158,12 @@ def row_ranges(n: int, n_blocks: int) -> list[tuple[int, int]]:
     """``n_blocks`` contiguous ``(start, stop)`` ranges of ``n`` rows, sizes within one."""
     edges = np.linspace(0, n, min(n_blocks, max(n, 1)) + 1).round().astype(int)
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def balanced_row_ranges(n: int, largest: int) -> list[tuple[int, int]]:
+    """:func:`row_ranges` of at most ``largest`` rows each, as many as the next power
+    of two: 2, 4, 8 or 16 threads then get equal shares of any data whose blocks
+    outnumber them (⌈n/largest⌉ blocks would not: 7 blocks on 2 threads keep one
+    idle for a seventh of the time), and the blocks still depend on ``n`` alone."""
+    fewest = max(1, -(-n // largest))
+    return row_ranges(n, 1 << (fewest - 1).bit_length())

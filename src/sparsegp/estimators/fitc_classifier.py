@@ -16,7 +16,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._memory import require_memory
-from ..approximations.blocks import LocalBlocks, ThreadBlocks, row_ranges, thread_pool
+from ..approximations.blocks import (
+    LocalBlocks,
+    ThreadBlocks,
+    balanced_row_ranges,
+    thread_pool,
+)
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
@@ -61,20 +66,21 @@ _MN_ARRAYS = 6
 _MN_ARRAYS_PER_CLASS = 2
 
 
-#: Rows of a block of an in-memory fit: the blocks, and so the model, do not depend on
-#: ``n_jobs``, which only sets how many of them are worked on at once.
+#: The most rows of a block of an in-memory fit: the blocks, and so the model, do not
+#: depend on ``n_jobs``, which only sets how many of them are worked on at once.
 BLOCK_ROWS = 8192
 
 
 def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None):
     """FITC-EP's :class:`~sparsegp.approximations.evidence.EvidenceApproximation` of
-    ±1 labels ``y`` over row blocks of about :data:`BLOCK_ROWS` rows: of ``X`` in
+    ±1 labels ``y`` over row blocks of at most :data:`BLOCK_ROWS` rows, a power of two
+    of them (:func:`~sparsegp.approximations.blocks.balanced_row_ranges`): of ``X`` in
     memory, worked on by the thread ``pool`` (one after another without), or of a
     dask array ``X``, rechunked to the same blocks and kept on the workers (``owner``
     names the estimator in the error without a client). The same blocks make the same
     arithmetic, so a fit on a cluster is the in-memory fit, and a worker's blocks
     are as cache-sized as the in-memory ones whatever ``X``'s chunks."""
-    ranges = row_ranges(len(y), -(-len(y) // BLOCK_ROWS))
+    ranges = balanced_row_ranges(len(y), BLOCK_ROWS)
     if not is_dask_array(X):
         blocks = [
             new_block(X[start:stop], y[start:stop], start) for start, stop in ranges
@@ -213,7 +219,7 @@ default="kmeans"
     n_jobs : int, default=None
         Cores for one fit, each with one BLAS thread; the fitted model does not
         depend on it. A binary problem's parallel EP runs its row blocks
-        (:data:`BLOCK_ROWS` rows each) on ``n_jobs`` threads; one-vs-rest problems
+        (at most :data:`BLOCK_ROWS` rows each) on ``n_jobs`` threads; one-vs-rest problems
         run on up to ``n_jobs`` processes (joblib), each with the threads left over;
         a multinomial fit runs its classes' products on ``n_jobs`` threads.
     random_state : int, RandomState instance or None, default=None
