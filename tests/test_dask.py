@@ -163,8 +163,9 @@ def fitc_on_given_hyperparameters(**options):
 
 def test_fitc_ep_fits_on_the_cluster_and_equals_the_in_memory_fit(client, monkeypatch):
     """20 000 points in four chunks of 5 000, rechunked on the cluster to the
-    in-memory fit's four blocks (of 5 000 rows: at most 8 192, a power of two of them): the in-memory fit's predictions, one call to each
-    worker's blocks for every sweep, X never turned into an array in the client."""
+    in-memory fit's four blocks (at most 8 192 rows, a power of two of them): the
+    in-memory fit's predictions, one call to each worker's blocks for every sweep, X
+    never turned into an array in the client."""
     X, y = make_noisy_problem(20_000)
     X_test, _ = make_noisy_problem(2_000, seed=1)
     local = fitc_on_given_hyperparameters().fit(X, y)

@@ -1,6 +1,7 @@
 """IVMClassifier and IVMRegressor: selection modes, precision, progress, errors, FITC posterior."""
 
 import logging
+import time
 
 import numpy as np
 import pytest
@@ -322,6 +323,52 @@ def test_the_two_auto_selections_on_two_threads_give_the_one_thread_model():
         two.estimators_[0].details["active_set"],
     )
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
+@pytest.mark.parametrize("chosen", ["random", "randomized"])
+def test_a_head_started_pass_gives_the_one_thread_model(monkeypatch, chosen):
+    """On two threads the pass over every site starts on the model of the fit that
+    ends first (here the uniform one: the greedy one is held back) while the other
+    runs; kept if that model is chosen, abandoned if not: the one-thread model."""
+    from sparsegp.approximations.blocks import GatedPool
+    from sparsegp.estimators._fitc_pass import EverySitePass
+
+    fit_ivm, evidence, pools = (
+        ivm_module._IVMFitting._fit_ivm,
+        EverySitePass.evidence,
+        [],
+    )
+
+    def held_back(self, X, y, kernel, rng, strategy, stop=None):
+        result = fit_ivm(self, X, y, kernel, rng, strategy, stop)
+        if strategy == "randomized" and self._n_row_threads > 1:
+            time.sleep(0.5)
+        return result
+
+    def recorded(self, model, pool=None):
+        pools.append(type(pool))
+        return evidence(self, model, pool)
+
+    monkeypatch.setattr(ivm_module._IVMFitting, "_fit_ivm", held_back)
+    monkeypatch.setattr(EverySitePass, "evidence", recorded)
+    monkeypatch.setattr(
+        ivm_module._IVMFitting,
+        "_better_fit",
+        lambda *args: ("randomized", "random").index(chosen),
+    )
+    X, y = make_xor_clusters(300, random_state=1)
+    options = dict(active_set_size=30, posterior="fitc", random_state=0)
+    one = IVMClassifier(n_jobs=1, **options).fit(X, y)
+    del pools[:]
+    two = IVMClassifier(n_jobs=2, **options).fit(X, y)
+    assert pools[0] is GatedPool
+    assert len(pools) == (1 if chosen == "random" else 2)  # abandoned: run again
+    assert one.estimators_[0].details["selection"] == chosen
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    for key in ("active_set", "n_sweeps", "fitc_evaluations"):
+        np.testing.assert_array_equal(
+            one.estimators_[0].details[key], two.estimators_[0].details[key]
+        )
 
 
 def test_the_hyperparameter_rounds_objective_adds_the_amplitude_prior():

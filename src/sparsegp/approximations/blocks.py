@@ -14,8 +14,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Executor, ThreadPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    FIRST_EXCEPTION,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    wait,
+)
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -23,6 +31,8 @@ import numpy as np
 __all__ = [
     "Blocks",
     "CheckedProgress",
+    "GatedPool",
+    "HeadStart",
     "LocalBlocks",
     "StopSignal",
     "Stopped",
@@ -30,6 +40,7 @@ __all__ = [
     "balanced_row_ranges",
     "row_ranges",
     "run_together",
+    "run_together_with_head_start",
     "thread_pool",
 ]
 
@@ -143,12 +154,82 @@ def run_together(
         return [call() for call in calls]
     futures = [pool.submit(call) for call in calls]
     try:
-        wait(futures, return_when=FIRST_EXCEPTION)
-        for future in futures:
-            error = future.exception() if future.done() else None
-            if error is not None:
-                raise error
-        return [future.result() for future in futures]
+        return _results(futures)
+    except BaseException:
+        stop.set()
+        raise
+
+
+def _results(futures: list[Future]) -> list:
+    """The futures' results, or the first exception among them once it is raised."""
+    wait(futures, return_when=FIRST_EXCEPTION)
+    for future in futures:
+        error = future.exception() if future.done() else None
+        if error is not None:
+            raise error
+    return [future.result() for future in futures]
+
+
+class GatedPool(Executor):
+    """A pool of ``n_threads`` threads of which only ``permits`` run tasks until
+    :meth:`open`; each task first checks ``stop`` (a :class:`StopSignal`), so that
+    work started on a guess ends at its next block when the guess was wrong.
+
+    Work on it uses the cores left idle by other work, and all of them once
+    :meth:`open`'d; its results are those of any other pool (:class:`ThreadBlocks`
+    gathers them in block order)."""
+
+    def __init__(self, n_threads: int, permits: int, stop: StopSignal) -> None:
+        self._pool = ThreadPoolExecutor(n_threads)
+        self._gate = threading.Semaphore(permits)
+        self._closed = n_threads - permits
+        self.stop = stop
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def gated():  # type: ignore[no-untyped-def]
+            with self._gate:
+                self.stop.check()
+                return fn(*args, **kwargs)
+
+        return self._pool.submit(gated)
+
+    def open(self) -> None:
+        """Let every thread run tasks."""
+        if self._closed > 0:
+            self._gate.release(self._closed)
+            self._closed = 0
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+@dataclass
+class HeadStart:
+    """Work started on the result of the call of :func:`run_together_with_head_start`
+    that ended first, while the others ran: ``index`` of that call, the ``future``."""
+
+    index: int
+    future: Future
+
+
+def run_together_with_head_start(
+    pool: Executor,
+    calls: Sequence[Callable[[], _R]],
+    stop: StopSignal,
+    head_start: Callable[[_R], Any],
+) -> tuple[list[_R], HeadStart | None]:
+    """:func:`run_together`'s results, and ``head_start`` called on the result of the
+    call that ended first, on the thread it left, while the others still ran (None
+    if none still ran). The caller uses or abandons its future."""
+    futures = [pool.submit(call) for call in calls]
+    started = None
+    try:
+        done, running = wait(futures, return_when=FIRST_COMPLETED)
+        first = futures.index(next(iter(done)))
+        if running and futures[first].exception() is None:
+            result = futures[first].result()
+            started = HeadStart(first, pool.submit(head_start, result))
+        return _results(futures), started
     except BaseException:
         stop.set()
         raise

@@ -12,16 +12,22 @@ on FITC's evidence; O(n·d²) per sweep.
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .._dask import is_dask_array
 from ..approximations.blocks import thread_pool
-from ..approximations.evidence import EvidenceSettings, maximize_evidence
+from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
 from ..kernels import is_input_differentiable
 from ._base import FittedModel, report_progress, warn_ep_not_converged
 from .fitc_classifier import fitc_approximation, require_fitc_memory
 
-__all__ = ["every_site", "every_site_if_it_fits"]
+__all__ = [
+    "EverySitePass",
+    "every_site",
+    "every_site_if_it_fits",
+    "pass_fits_in_memory",
+]
 
 #: L-BFGS-B iterations of a relearning pass: the sparse model's kernel is a good
 #: start, and more iterations cost time without improving the test NLP.
@@ -30,6 +36,24 @@ FITC_ITERATIONS = 5
 #: The pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
 #: ``tol`` 10⁻³, 100 sweeps, ``ε_u`` 10⁻⁶).
 _DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
+
+
+def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
+    """Whether the pass's M × n blocks of ``n_points`` pseudo-inputs fit in memory (on
+    a cluster they stay on the workers, row block by row block); a warning naming
+    ``kept``, the posterior kept instead, where they do not."""
+    try:
+        if not is_dask_array(X):
+            require_fitc_memory(n_points, n)
+    except MemoryError as error:
+        warnings.warn(
+            f"{type(estimator).__name__}: kept {kept}; the pass over every training "
+            f"point does not fit: {error}",
+            UserWarning,
+            stacklevel=7,
+        )
+        return False
+    return True
 
 
 def every_site_if_it_fits(
@@ -44,18 +68,8 @@ def every_site_if_it_fits(
     amplitude_prior=None,
 ):
     """:func:`every_site`, or ``model`` unchanged with a warning (naming ``kept``, the
-    posterior it keeps) where the pass's M × n blocks would not fit in memory (on a
-    cluster they stay on the workers, row block by row block)."""
-    try:
-        if not is_dask_array(X):
-            require_fitc_memory(len(model.points), len(y))
-    except MemoryError as error:
-        warnings.warn(
-            f"{type(estimator).__name__}: kept {kept}; the pass over every training "
-            f"point does not fit: {error}",
-            UserWarning,
-            stacklevel=6,
-        )
+    posterior it keeps) where the pass's M × n blocks would not fit in memory."""
+    if not pass_fits_in_memory(estimator, X, len(model.points), len(y), kept):
         return model
     return every_site(
         estimator, X, y, model, random_state, optimizer, start, amplitude_prior
@@ -65,55 +79,90 @@ def every_site_if_it_fits(
 def every_site(
     estimator, X, y, model, random_state, optimizer, start=None, amplitude_prior=None
 ) -> FittedModel:
-    """``model`` with the FITC posterior over every site, its points as pseudo-inputs.
+    """``model`` with the FITC posterior over every site, its points as pseudo-inputs
+    (:class:`EverySitePass`)."""
+    return EverySitePass(
+        estimator, X, y, random_state, optimizer, amplitude_prior, start
+    )(model)
+
+
+@dataclass(frozen=True)
+class EverySitePass:
+    """The pass over every site of ``estimator``'s training data ``(X, y)``, in two
+    steps: the EP work (:meth:`evidence`, which warns of nothing, so that it may run in
+    another thread before its model is chosen and be abandoned) and the model from it
+    (:meth:`apply`). Calling it does both.
 
     ``start``: the ``(kernel, bias)`` the pass starts from where they are not the
-    model's own (the NLP classifier's slope folded in).
-
-    With ``optimizer``, kernel and bias relearnt by ``FITC_ITERATIONS`` steps on FITC's
-    evidence (:func:`~sparsegp.approximations.evidence.maximize_evidence`, with
-    ``amplitude_prior``'s prior on the log amplitudes where given); kernels
-    FITC cannot differentiate keep the model's. Row blocks run on the estimator's
-    row threads (``n_jobs``).
+    model's own (the NLP classifier's slope folded in). With ``optimizer``, kernel and
+    bias relearnt by ``FITC_ITERATIONS`` steps on FITC's evidence
+    (:func:`~sparsegp.approximations.evidence.maximize_evidence`, with
+    ``amplitude_prior``'s prior on the log amplitudes where given); kernels FITC
+    cannot differentiate keep the model's.
     """
-    name = type(estimator).__name__
-    kernel, bias = (model.kernel, model.likelihood.bias) if start is None else start
-    learn = optimizer is not None and is_input_differentiable(kernel)
-    settings = EvidenceSettings(
-        ep_options=dict(
-            mode="parallel",
-            damping=_DAMPING,
-            tol=_TOL,
-            max_sweeps=_MAX_SWEEPS,
-            random_state=random_state,
-        ),
-        max_iter=FITC_ITERATIONS if learn else None,
-        learn_inducing=False,
-        amplitude_prior=amplitude_prior,
-        progress=f"{name}: FITC evidence" if estimator.verbose else None,
-        report=lambda line: report_progress(estimator, level=2, message=line),
-    )
-    with thread_pool(estimator._n_row_threads) as pool:
-        approximation = fitc_approximation(X, y, _JITTER, name, pool)
-        fit = maximize_evidence(approximation, kernel, model.points, bias, settings)
-    if not fit.ep_converged:
-        warn_ep_not_converged(estimator, fit.final_sweeps, _TOL, stacklevel=5)
-    report_progress(
-        estimator,
-        message=f"{name}: FITC posterior over {len(y)} points, "
-        f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
-        f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
-    )
-    return replace(
-        model,
-        kernel=fit.kernel,
-        likelihood=fit.likelihood,
-        predictor=fit.predictor,
-        log_marginal_likelihood=fit.log_evidence,
-        details=dict(
-            model.details,
-            n_sweeps=fit.n_sweeps,
-            fitc_evaluations=fit.n_evaluations,
-            leave_one_out=fit.leave_one_out,
-        ),
-    )
+
+    estimator: Any
+    X: Any
+    y: Any
+    random_state: Any
+    optimizer: Any
+    amplitude_prior: float | None = None
+    start: tuple | None = None
+
+    def __call__(self, model: FittedModel) -> FittedModel:
+        """The model with the pass's posterior, its row blocks on the estimator's row
+        threads (``n_jobs``)."""
+        with thread_pool(self.estimator._n_row_threads) as pool:
+            fit = self.evidence(model, pool)
+        return self.apply(model, fit)
+
+    def evidence(self, model: FittedModel, pool=None) -> EvidenceFit:
+        """The pass's EP and evidence, its row blocks on the thread ``pool`` (in this
+        thread without)."""
+        name = type(self.estimator).__name__
+        kernel, bias = model.kernel, model.likelihood.bias
+        if self.start is not None:
+            kernel, bias = self.start
+        learn = self.optimizer is not None and is_input_differentiable(kernel)
+        settings = EvidenceSettings(
+            ep_options=dict(
+                mode="parallel",
+                damping=_DAMPING,
+                tol=_TOL,
+                max_sweeps=_MAX_SWEEPS,
+                random_state=self.random_state,
+            ),
+            max_iter=FITC_ITERATIONS if learn else None,
+            learn_inducing=False,
+            amplitude_prior=self.amplitude_prior,
+            progress=f"{name}: FITC evidence" if self.estimator.verbose else None,
+            report=lambda line: report_progress(self.estimator, level=2, message=line),
+        )
+        approximation = fitc_approximation(self.X, self.y, _JITTER, name, pool)
+        return maximize_evidence(approximation, kernel, model.points, bias, settings)
+
+    def apply(self, model: FittedModel, fit: EvidenceFit) -> FittedModel:
+        """``model`` with :meth:`evidence`'s ``fit`` as its posterior; warns if its EP
+        did not converge."""
+        if not fit.ep_converged:
+            warn_ep_not_converged(self.estimator, fit.final_sweeps, _TOL, stacklevel=6)
+        report_progress(
+            self.estimator,
+            message=f"{type(self.estimator).__name__}: FITC posterior over "
+            f"{len(self.y)} points, log Z_EP={fit.log_evidence:.3f} "
+            f"kernel={fit.kernel} ({fit.n_evaluations} evaluations, "
+            f"{fit.n_sweeps} sweeps)",
+        )
+        return replace(
+            model,
+            kernel=fit.kernel,
+            likelihood=fit.likelihood,
+            predictor=fit.predictor,
+            log_marginal_likelihood=fit.log_evidence,
+            details=dict(
+                model.details,
+                n_sweeps=fit.n_sweeps,
+                fitc_evaluations=fit.n_evaluations,
+                leave_one_out=fit.leave_one_out,
+            ),
+        )

@@ -1,0 +1,86 @@
+"""Row blocks and the thread pools that run work on them."""
+
+import threading
+import time
+
+import pytest
+
+from sparsegp.approximations.blocks import (
+    GatedPool,
+    Stopped,
+    StopSignal,
+    run_together_with_head_start,
+    thread_pool,
+)
+
+
+class _Concurrency:
+    """Counts the tasks running at once, each holding for a moment."""
+
+    def __init__(self):
+        self.lock, self.now, self.most = threading.Lock(), 0, 0
+
+    def task(self, _):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.02)
+        with self.lock:
+            self.now -= 1
+
+
+def test_a_gated_pool_runs_its_permits_at_once_until_opened():
+    closed, opened = _Concurrency(), _Concurrency()
+    with GatedPool(3, 1, StopSignal()) as pool:
+        list(pool.map(closed.task, range(6)))
+        pool.open()
+        list(pool.map(opened.task, range(6)))
+    assert closed.most == 1
+    assert opened.most == 3
+
+
+def test_a_gated_pool_stops_its_tasks_once_its_signal_is_set():
+    stop = StopSignal()
+    with GatedPool(2, 2, stop) as pool:
+        assert pool.submit(lambda: 1).result() == 1
+        stop.set()
+        with pytest.raises(Stopped):
+            pool.submit(lambda: 1).result()
+
+
+def test_the_head_start_runs_on_the_first_result_while_the_other_call_runs():
+    slow_may_end, seen = threading.Event(), []
+
+    def slow():
+        assert slow_may_end.wait(5)
+        return "slow"
+
+    def head_start(result):
+        seen.append(result)
+        slow_may_end.set()  # the head start ran before the slow call ended
+        return result + " continued"
+
+    with thread_pool(2) as pool:
+        results, started = run_together_with_head_start(
+            pool, [slow, lambda: "fast"], StopSignal(), head_start
+        )
+    assert results == ["slow", "fast"]
+    assert started.index == 1 and started.future.result() == "fast continued"
+    assert seen == ["fast"]
+
+
+def test_no_head_start_after_a_failed_call_and_the_others_are_stopped():
+    stop = StopSignal()
+
+    def fails():
+        raise ValueError("no")
+
+    def checks():
+        while True:
+            stop.check()
+            time.sleep(0.001)
+
+    with thread_pool(2) as pool, pytest.raises(ValueError, match="no"):
+        run_together_with_head_start(pool, [checks, fails], stop, pytest.fail)
+    with pytest.raises(Stopped):
+        stop.check()
