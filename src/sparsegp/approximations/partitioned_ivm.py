@@ -96,7 +96,7 @@ def new_adf_block(
         X=X,
         y=np.asarray(y, dtype=float),
         first=first,
-        Vt=np.zeros((len(X), d)),
+        Vt=np.zeros((len(X), d), order="F"),  # each inclusion writes a column
         a=k_diag.copy(),
         h=np.zeros(len(X)),
         k_diag=k_diag,
@@ -123,15 +123,22 @@ def _candidate(block: ADFBlock, position: int, score: float, k: int) -> Candidat
 
 def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
     """The block's candidate of largest entropy reduction ``−½ log(1 − a w)``, among
-    its selection index in the randomized phase."""
-    pool = np.flatnonzero(block.candidate)
+    its selection index in the randomized phase. Before it every row is scored in
+    place and the rows already included masked: no copies of the block's rows."""
     if block.index is not None:
-        pool = block.index
-    if not len(pool):
-        return None
-    scores = entropy_reduction(likelihood, block.h[pool], block.a[pool], block.y[pool])
+        if not len(block.index):
+            return None
+        scores = entropy_reduction(
+            likelihood, block.h[block.index], block.a[block.index], block.y[block.index]
+        )
+        best = int(np.argmax(scores))
+        return _candidate(block, int(block.index[best]), float(scores[best]), k)
+    scores = entropy_reduction(likelihood, block.h, block.a, block.y)
+    scores[~block.candidate] = -np.inf
     best = int(np.argmax(scores))
-    return _candidate(block, int(pool[best]), float(scores[best]), k)
+    if not block.candidate[best]:
+        return None
+    return _candidate(block, best, float(scores[best]), k)
 
 
 def _log_predictive_sum(
