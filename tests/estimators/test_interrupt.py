@@ -2,6 +2,8 @@
 (``NotFittedError``, not a missing attribute) if it was fresh, its previous fit if it had
 one; and it fits again normally."""
 
+import threading
+import time
 from unittest import mock
 
 import numpy as np
@@ -85,5 +87,51 @@ def test_an_interrupted_selection_stops_the_other_one_on_its_thread():
     ):
         estimator.fit(X, y)
     assert len(inclusions) < 600
+    with pytest.raises(NotFittedError):
+        estimator.predict(X)
+
+
+def test_an_interrupt_abandons_the_head_started_pass():
+    """On two threads the pass over every site starts on the first selection's model
+    while the other runs; Ctrl-C as the model is chosen stops it at its next block."""
+    from sparsegp.approximations.blocks import GatedPool, Stopped
+    from sparsegp.estimators import informative_vector_machine as ivm_module
+    from sparsegp.estimators._fitc_pass import EverySitePass
+
+    started, outcomes = threading.Event(), []
+    fit_ivm = ivm_module._IVMFitting._fit_ivm
+
+    def held_back(self, X, y, kernel, rng, strategy, stop=None):
+        result = fit_ivm(self, X, y, kernel, rng, strategy, stop)
+        if strategy == "randomized":
+            assert started.wait(5)  # the uniform fit ended first: a head start
+        return result
+
+    def endless(self, model, pool=None):
+        assert isinstance(pool, GatedPool)
+        started.set()
+        try:
+            for _ in range(5000):  # about 5 s, unless stopped
+                pool.submit(time.sleep, 0.001).result()
+        except Stopped:
+            outcomes.append("stopped")
+            raise
+        outcomes.append("never stopped")
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    X, y = make_xor_clusters(300, random_state=1)
+    estimator = sparsegp.IVMClassifier(
+        active_set_size=30, posterior="fitc", n_jobs=2, random_state=0
+    )
+    with (
+        mock.patch.object(ivm_module._IVMFitting, "_fit_ivm", held_back),
+        mock.patch.object(EverySitePass, "evidence", endless),
+        mock.patch.object(ivm_module._IVMFitting, "_better_fit", interrupted),
+        pytest.raises(KeyboardInterrupt),
+    ):
+        estimator.fit(X, y)
+    assert outcomes == ["stopped"]
     with pytest.raises(NotFittedError):
         estimator.predict(X)

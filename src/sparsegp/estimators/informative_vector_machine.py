@@ -209,9 +209,9 @@ class _IVMFitting:
         uses the core the cheaper fit (most often the uniform one, 2-3× faster) leaves
         idle while the other runs."""
         threads, abandon = self._n_row_threads, StopSignal()
-        with (
-            ThreadPoolExecutor(2) as pool,
+        with (  # the fits' pool, holding the head start, ends before its blocks' pool
             GatedPool(threads, threads - 1, abandon) as rows,
+            ThreadPoolExecutor(2) as pool,
         ):
             try:
                 fits, started = run_together_with_head_start(
