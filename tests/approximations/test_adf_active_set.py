@@ -219,3 +219,26 @@ def test_log_evidence_from_the_state_equals_the_dense_one(likelihood):
     assert value == pytest.approx(dense, rel=1e-10)
     if isinstance(likelihood, Gaussian):  # exact sites: the subset's GP evidence
         assert np.allclose(m, y[active]) and np.allclose(p, 1 / 0.2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_columns_completed_in_pieces_on_threads_equal_full_updates(
+    threads, monkeypatch
+):
+    """Stale columns completed in pieces (of 7 here), the pieces on a thread pool,
+    equal the state that updates every column, whatever the pool."""
+    from sparsegp.approximations.blocks import thread_pool
+
+    monkeypatch.setattr(adf_active_set, "_COMPLETE_PIECE", 7)
+    X, y, kernel = small_problem(40)
+    full, _ = make_state(X, y, kernel, Probit(bias=0.1), 12)
+    lazy, _ = make_state(X, y, kernel, Probit(bias=0.1), 12)
+    for i in np.random.default_rng(3).permutation(40)[:12]:
+        include_with_all_columns(full, i)
+        lazy.include(0, lazy.gather([i]))
+    with thread_pool(threads) as pool:
+        lazy.complete(np.arange(40), pool)
+    np.testing.assert_allclose(lazy.V, full.V, atol=1e-12)
+    np.testing.assert_allclose(lazy.a, full.a, rtol=1e-12)
+    np.testing.assert_allclose(lazy.h, full.h, rtol=1e-10, atol=1e-14)
+    assert (lazy.rows_done == 12).all()

@@ -21,6 +21,7 @@ whole store, without a copy.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +39,7 @@ from .._linalg import (
 from .._memory import require_memory
 from ..kernels import KernelBlocks, KernelColumns
 from ..likelihoods import Likelihood
+from .blocks import balanced_row_ranges
 from .ep import DensePredictor
 
 __all__ = [
@@ -52,6 +54,9 @@ __all__ = [
 
 #: Rows per block of the blocked forward substitution in :meth:`ADFActiveSet.gather`.
 _ROW_BLOCK = 128
+
+#: The most columns :meth:`ADFActiveSet.complete` completes at once.
+_COMPLETE_PIECE = 4096
 
 
 def complete_columns(
@@ -390,22 +395,39 @@ class ADFActiveSet:
         self.h[points] = columns.h[positions]
         self.rows_done[points] = k
 
-    def complete(self, points: npt.ArrayLike) -> None:
-        """Bring the stored columns of ``points`` (and their ``a``, ``h``) up to date."""
+    def complete(self, points: npt.ArrayLike, pool: Executor | None = None) -> None:
+        """Bring the stored columns of ``points`` (and their ``a``, ``h``) up to date.
+
+        The stale ones in pieces of at most ``_COMPLETE_PIECE``, each gathered and
+        released on its own: they touch different rows of the store, so the thread
+        ``pool`` (this thread without) works on them at once, and the pieces depend on
+        the points alone, so the columns do not depend on the pool."""
         points = np.asarray(points, dtype=int)
         stale = points[self.rows_done[points] < self.size]
-        if len(stale):
-            self.release(self.gather(stale, width=self.size))
+        if not len(stale):
+            return
+
+        def complete_piece(bounds: tuple[int, int]) -> None:
+            self.release(self.gather(stale[bounds[0] : bounds[1]], width=self.size))
+
+        pieces = balanced_row_ranges(len(stale), _COMPLETE_PIECE)
+        list(
+            map(complete_piece, pieces)
+            if pool is None
+            else pool.map(complete_piece, pieces)
+        )
 
     def held_out_nlp(self, points: np.ndarray) -> float:
         """Mean predictive NLP of training ``points`` (outside the active set), their
         columns completed first ([LSH02] §3's O(n) criterion)."""
         return float(-np.mean(self.held_out_log_predictive(points)))
 
-    def held_out_log_predictive(self, points: np.ndarray) -> np.ndarray:
+    def held_out_log_predictive(
+        self, points: np.ndarray, pool: Executor | None = None
+    ) -> np.ndarray:
         """``log p(y_j | h_j, a_j)`` of each of the training ``points``, their columns
-        completed first."""
-        self.complete(points)
+        completed first (by :meth:`complete`, on ``pool``)."""
+        self.complete(points, pool)
         return self.likelihood.log_predictive(
             self.h[points], self.a[points], self.y[points]
         )

@@ -15,6 +15,7 @@ with the active set and its sites held fixed (algorithms.md §2.5).
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -45,13 +46,16 @@ class HeldOutLoss(NamedTuple):
     standard_error: float
 
 
-def nlp_loss(state: ADFActiveSet, outside: np.ndarray) -> HeldOutLoss:
+def nlp_loss(
+    state: ADFActiveSet, outside: np.ndarray, pool: Executor | None = None
+) -> HeldOutLoss:
     """``NLP(u)`` of eq. 2.8 over the training points ``outside`` (a boolean mask).
 
-    Their stale columns are completed first. The standard error is that of a mean of
-    ``n_c`` per-point losses, ``sd/√n_c`` (0 for a single point).
+    Their stale columns are completed first (on the thread ``pool``, where given). The
+    standard error is that of a mean of ``n_c`` per-point losses, ``sd/√n_c`` (0 for a
+    single point).
     """
-    log_p = state.held_out_log_predictive(np.flatnonzero(outside))
+    log_p = state.held_out_log_predictive(np.flatnonzero(outside), pool)
     spread = float(np.std(log_p, ddof=1)) if len(log_p) > 1 else 0.0
     return HeldOutLoss(float(-np.mean(log_p)), spread / np.sqrt(len(log_p)))
 

@@ -27,6 +27,7 @@ from ..approximations.adf_active_set import (
     active_set_predictor,
     factor_from_sites,
 )
+from ..approximations.blocks import thread_pool
 from ..approximations.nlp_selection import (
     HeldOutLoss,
     nlp_loss,
@@ -234,7 +235,10 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         one-standard-error rule; the loss is measured on the points that chose the
         basis, and on small sets its last decreases fit their noise).
     n_jobs, random_state, verbose
-        One-vs-rest parallelism, reproducibility (first point, working sets), progress.
+        One-vs-rest processes (and for a binary problem, on ``n_jobs`` threads, the
+        completion of the columns outside the basis that each outer iteration's loss
+        needs and the FITC pass's row blocks; the model does not depend on it),
+        reproducibility (first point, working sets), progress.
 
     Attributes
     ----------
@@ -370,26 +374,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             check_input_differentiable(kernel)
         likelihood = Probit(self.bias, self.slope)
         d = self._basis_size(len(y))
-        iterations, plateau = [], Plateau(self.tol, self.patience)
-        while True:
-            state, outside = self._select(X, y, kernel, likelihood, d, rng)
-            loss = nlp_loss(state, outside)
-            iterations.append(_OuterIteration.of(state, kernel, loss))
-            plateau.record(loss)
-            report_progress(
-                self,
-                message=f"  NLP outer iteration {len(iterations)}: training NLP "
-                f"{loss.value:.4f} ± {loss.standard_error:.4f}, {kernel}, "
-                f"slope {likelihood.slope:.3g}, bias {likelihood.bias:.3g}",
-            )
-            if (
-                not learn
-                or plateau.reached
-                or len(iterations) >= self.max_outer_iterations
-            ):
-                break
-            kernel, likelihood = self._hyperparameter_step(
-                X, y, kernel, likelihood, state, outside, rng
+        with thread_pool(self._n_row_threads) as pool:
+            iterations, plateau = self._outer_iterations(
+                X, y, kernel, likelihood, d, rng, learn, pool
             )
         if learn and not plateau.reached:
             lowest = min(iteration.loss.value for iteration in iterations)
@@ -415,6 +402,32 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             converged=not learn or plateau.reached,
         )
         return self._every_site(X, y, model, random_state)
+
+    def _outer_iterations(self, X, y, kernel, likelihood, d, rng, learn, pool):
+        """The outer iterations (a basis, its loss, a hyperparameter step) until the
+        loss stops falling; the loss's completion of the columns outside the basis on
+        the thread ``pool`` (``n_jobs``; the model does not depend on it)."""
+        iterations, plateau = [], Plateau(self.tol, self.patience)
+        while True:
+            state, outside = self._select(X, y, kernel, likelihood, d, rng)
+            loss = nlp_loss(state, outside, pool)
+            iterations.append(_OuterIteration.of(state, kernel, loss))
+            plateau.record(loss)
+            report_progress(
+                self,
+                message=f"  NLP outer iteration {len(iterations)}: training NLP "
+                f"{loss.value:.4f} ± {loss.standard_error:.4f}, {kernel}, "
+                f"slope {likelihood.slope:.3g}, bias {likelihood.bias:.3g}",
+            )
+            if (
+                not learn
+                or plateau.reached
+                or len(iterations) >= self.max_outer_iterations
+            ):
+                return iterations, plateau
+            kernel, likelihood = self._hyperparameter_step(
+                X, y, kernel, likelihood, state, outside, rng
+            )
 
     def _every_site(self, X, y, model, random_state):
         """``posterior="auto"``'s pass over every site, the slope folded into the
