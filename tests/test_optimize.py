@@ -102,3 +102,37 @@ def test_progress_bar_reports_iterations_and_changes_nothing(capsys):
     shown = maximize(objective, np.zeros(2), [(-5, 5), (-5, 5)], progress="test fit")
     np.testing.assert_array_equal(quiet.x, shown.x)
     assert "test fit" in capsys.readouterr().err
+
+
+def test_a_quiet_trial_point_leaves_other_threads_their_warnings():
+    """The optimizer's trial points add jitter without a warning in their own thread
+    only: a fit on another thread still warns, and the process's warning filters are
+    left as they were (``warnings.catch_warnings`` on two threads at once left an
+    "ignore" behind)."""
+    import threading
+    import warnings
+
+    from sparsegp._linalg import cholesky_jitter
+    from sparsegp.exceptions import NumericalWarning
+
+    singular, inside, go_on = np.ones((2, 2)), threading.Event(), threading.Event()
+
+    def objective(x):
+        inside.set()
+        assert go_on.wait(5)
+        cholesky_jitter(singular)  # quiet here
+        return -float(x @ x), -2.0 * x
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        filters = list(warnings.filters)
+        other = threading.Thread(
+            target=maximize, args=(objective, np.ones(1), [(-1.0, 1.0)]), daemon=True
+        )
+        other.start()
+        assert inside.wait(5)
+        cholesky_jitter(singular)  # while the other thread is inside the objective
+        go_on.set()
+        other.join(5)
+        assert warnings.filters == filters
+    assert [w.category for w in caught] == [NumericalWarning]

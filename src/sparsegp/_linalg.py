@@ -5,7 +5,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,12 +23,30 @@ __all__ = [
     "cholesky_permuted",
     "inverse_lower",
     "log_det_from_cholesky",
+    "quiet_jitter",
     "solve_lower",
     "solve_lower_in_place",
     "solve_lower_transpose",
     "solve_lower_wide",
     "weighted_gram",
 ]
+
+
+#: Whether :func:`cholesky_jitter` warns of the jitter it adds, in this thread.
+_WARN_OF_JITTER: ContextVar[bool] = ContextVar("warn_of_jitter", default=True)
+
+
+@contextmanager
+def quiet_jitter() -> Iterator[None]:
+    """:func:`cholesky_jitter` adds its jitter without a warning in this thread (an
+    optimizer's trial points). Not ``warnings.catch_warnings``: that swaps the
+    process's filters, which fits on other threads share (two at once left an
+    "ignore" behind)."""
+    token = _WARN_OF_JITTER.set(False)
+    try:
+        yield
+    finally:
+        _WARN_OF_JITTER.reset(token)
 
 
 def cholesky_jitter(
@@ -39,7 +59,8 @@ def cholesky_jitter(
     """Lower Cholesky factor of ``A``, adding escalating jitter if it is not PD.
 
     The jitter starts at ``initial_jitter · mean(diag A)`` and grows tenfold per try
-    (as GPy's ``jitchol``); a :class:`NumericalWarning` names the jitter used.
+    (as GPy's ``jitchol``); a :class:`NumericalWarning` names the jitter used (none
+    inside :func:`quiet_jitter`).
 
     Raises
     ------
@@ -61,12 +82,13 @@ def cholesky_jitter(
         except LinAlgError:
             jitter *= 10.0
             continue
-        warnings.warn(
-            f"{what} was not positive definite; added jitter {jitter:.2e} to its "
-            "diagonal.",
-            NumericalWarning,
-            stacklevel=2,
-        )
+        if _WARN_OF_JITTER.get():
+            warnings.warn(
+                f"{what} was not positive definite; added jitter {jitter:.2e} to "
+                "its diagonal.",
+                NumericalWarning,
+                stacklevel=2,
+            )
         return L
     raise NotPSDError(
         f"{what} is not positive definite even with jitter {jitter / 10:.2e}. "

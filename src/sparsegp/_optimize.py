@@ -9,7 +9,6 @@ scikit-learn's kernels store it), the probit bias, the slope (its log), pseudo-i
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,8 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from tqdm.auto import tqdm
 
-from .exceptions import NotPSDError, NumericalWarning
+from ._linalg import quiet_jitter
+from .exceptions import NotPSDError
 
 #: Value returned to the line search where the objective cannot be evaluated.
 _FAILED_VALUE = -1e10
@@ -203,7 +203,8 @@ class OptimizationResult:
 
 class _Negated:
     """``objective`` negated for scipy's minimiser, counting its evaluations; points
-    where it raises :class:`NotPSDError` or is not finite are reported as very poor."""
+    where it raises :class:`NotPSDError` or is not finite are reported as very poor,
+    and the jitter its factorisations need is added without a warning."""
 
     def __init__(self, objective: Callable[[np.ndarray], tuple[float, np.ndarray]]):
         self.objective = objective
@@ -212,8 +213,7 @@ class _Negated:
     def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         self.n_evaluations += 1
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", NumericalWarning)
+            with quiet_jitter():
                 value, grad = self.objective(x)
         except NotPSDError:
             return -_FAILED_VALUE, np.zeros_like(x)
