@@ -748,13 +748,20 @@ CLAIMS = [
         "active set's factor in the client: n = 10⁶, D = 10, FITC at M = 50 with a "
         "given kernel and with five L-BFGS-B iterations, the IVM's greedy selection of "
         "d = 200; against the same fits in one process (issue 47 asks ≥ 1.7×).",
-        "The IVM's selection 1.86× faster than one process and FITC's learnt fit "
-        "1.48×, the in-memory fits (tested, FITC's equal at fixed hyperparameters) at "
-        "0.5–0.6× the peak memory per process. The IVM's blocks now keep V in "
-        "column-major order (an inclusion writes one contiguous column: 8.9 → 5.2 ms a "
-        "block of 125 000 rows) and score their rows in place (no copies of them per "
-        "inclusion): 23.4 s → 19.3 s on the cluster, 1.52× → 1.83× in two runs minutes "
-        "apart. FITC short of 1.7×, measured with its rounds timed in the client and "
+        "The IVM's selection 1.63× faster than one process and FITC's learnt fit "
+        "1.48×, both short of 1.7×, the in-memory fits (tested, FITC's equal at fixed "
+        "hyperparameters) at 0.5–0.6× the peak memory per process. The IVM's blocks, "
+        "and now the in-memory store of a selection that is greedy to its end, keep V "
+        "in column-major order (an inclusion writes one contiguous column: 8.9 → 5.2 ms "
+        "a block of 125 000 rows) and score their rows in place (no copies of them per "
+        "inclusion): the cluster 23.4 → 19.3 s (1.52× → 1.83× the one process of "
+        "then), the one process 41.2 → 32.2 s (the same active set), so 1.58× and "
+        "1.63× in two runs at 10:11–10:13 (the IVM's row recorded at 10:12). Per "
+        "inclusion the cluster takes 0.095 s where the one process's 0.158 s over two "
+        "would be 0.079: a round's latency with no work is 4.8 ms (measured for FITC "
+        "below), the rest the client's work per inclusion and the two workers ending "
+        "at different times (not separated). "
+        "FITC short of 1.7×, measured with its rounds timed in the client and "
         "on the workers (2026-11-27, 128 blocks, 64 on each; /tmp scripts, one run "
         "each): of a 31.5-s fit, 29.8 s in 223 rounds, in which the workers computed "
         "25.1 and 26.1 s, where one process computes 45 s in all (the workers 12 % "
@@ -772,8 +779,8 @@ CLAIMS = [
         "touched before at about 3 s per GB. The cluster's FITC fits rechunk X to the "
         "in-memory fit's blocks (docs/dask.md); against X's chunks of 125 000 rows as "
         "blocks, alternated runs took the learnt fit from 44.9–47.9 s to 32.9–37.2 s. "
-        "Run 2026-11-27 09:19–09:21 after FITC's blocks became a power of two (128 at "
-        "n = 10⁶); earlier runs gave FITC 1.42–1.69× and the IVM 1.39–1.45×.",
+        "FITC's rows run 2026-11-27 09:19–09:20 after its blocks became a power of two "
+        "(128 at n = 10⁶); earlier runs gave FITC 1.42–1.69× and the IVM 1.39–1.45×.",
         ("fitc_dask", "ivm_dask"),
         _dask_rows,
     ),

@@ -258,6 +258,12 @@ class ADFActiveSet:
         Precision of ``V`` (and of a copy of ``L`` used with it). ``float32`` halves
         the O(n·d) memory and runs the completion's products about twice as fast; the
         marginals ``a``, ``h``, the sites and ``L`` stay in float64.
+    layout : {"C", "F"}, default="C"
+        The store's order: ``"C"`` (each column of ``V`` a contiguous row of the
+        store) for sets gathered point by point; ``"F"`` (each row of ``V`` a
+        contiguous column) for a selection that extends every column at each
+        inclusion (full greedy to ``max_size``), which then writes one contiguous
+        column and reads the store by a column-major GEMV.
     """
 
     def __init__(
@@ -268,6 +274,7 @@ class ADFActiveSet:
         likelihood: Likelihood,
         max_size: int,
         dtype: npt.DTypeLike = np.float64,
+        layout: Literal["C", "F"] = "C",
     ) -> None:
         n = len(y)
         store = np.dtype(dtype)
@@ -283,7 +290,7 @@ class ADFActiveSet:
         self.L = np.zeros((max_size, max_size))
         #: ``L`` in V's precision, for the products and solves with ``V``.
         self.L_v = self.L if store == self.L.dtype else self.L.astype(store)
-        self.Vt: np.ndarray = np.zeros((n, max_size), dtype=store)
+        self.Vt: np.ndarray = np.zeros((n, max_size), dtype=store, order=layout)
         self.c = np.zeros(max_size)
         self.a = self.k_diag.copy()
         self.h = np.zeros(n)

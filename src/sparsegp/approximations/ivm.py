@@ -9,7 +9,7 @@ with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -194,7 +194,8 @@ def select_greedy(
     All n columns are extended at every inclusion. Short of the store's full size (the
     start of randomized greedy) they are worked on in a buffer ``d`` rows wide, laid
     out row of V by row of V (each inclusion writes one contiguous row), and stored
-    back at the end.
+    back at the end; at its full size in the store, which :func:`select_active_set`
+    lays out the same way. Each inclusion scores every point and masks those included.
     """
     if state.size >= d:
         return
@@ -204,11 +205,12 @@ def select_greedy(
         columns = state.every_column()
     candidate = ~np.isin(columns.points, state.active)  # by position in ``columns``
     while state.size < d:
-        pool = np.flatnonzero(candidate)
         if state.size < n_random_start:
-            best = rng.choice(pool)
-        else:
-            best = pool[np.argmax(state.entropy_scores(columns)[pool])]
+            best = rng.choice(np.flatnonzero(candidate))
+        else:  # every point scored, the included ones masked: no copies per inclusion
+            scores = state.entropy_scores(columns)
+            scores[~candidate] = -np.inf
+            best = int(np.argmax(scores))
         state.include(best, columns)
         candidate[best] = False
         advance(progress)
@@ -340,9 +342,16 @@ def select_active_set(
 ) -> ADFActiveSet:
     """An in-memory active set of size ``d`` grown by :func:`grow_active_set`.
 
-    ``dtype`` is the precision of the O(n·d) store (:class:`ADFActiveSet`).
+    ``dtype`` is the precision of the O(n·d) store (:class:`ADFActiveSet`), laid out
+    for full greedy selection (column-major) where it runs to ``d`` — short of it,
+    full greedy works in a column-major buffer of its own and the randomized phase
+    gathers the store's rows.
     """
-    state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d, dtype)
+    all_greedy = strategy == "greedy" or (
+        strategy == "randomized" and d <= n_random_start + n_full_greedy
+    )
+    layout: Literal["C", "F"] = "F" if all_greedy else "C"
+    state = ADFActiveSet(kernel_blocks, k_diag, y, likelihood, d, dtype, layout)
     grow_active_set(
         InMemorySelection(state),
         d,
