@@ -1,7 +1,7 @@
 """IVMClassifier and IVMRegressor: selection modes, precision, progress, errors, FITC posterior."""
 
 import logging
-import time
+import threading
 
 import numpy as np
 import pytest
@@ -333,20 +333,19 @@ def test_a_head_started_pass_gives_the_one_thread_model(monkeypatch, chosen):
     from sparsegp.approximations.blocks import GatedPool
     from sparsegp.estimators._fitc_pass import EverySitePass
 
-    fit_ivm, evidence, pools = (
-        ivm_module._IVMFitting._fit_ivm,
-        EverySitePass.evidence,
-        [],
-    )
+    fit_ivm, evidence = ivm_module._IVMFitting._fit_ivm, EverySitePass.evidence
+    pools, head_started = [], threading.Event()
 
     def held_back(self, X, y, kernel, rng, strategy, stop=None):
         result = fit_ivm(self, X, y, kernel, rng, strategy, stop)
         if strategy == "randomized" and self._n_row_threads > 1:
-            time.sleep(0.5)
+            assert head_started.wait(5)  # until the uniform fit's pass has begun
         return result
 
     def recorded(self, model, pool=None):
         pools.append(type(pool))
+        if isinstance(pool, GatedPool):
+            head_started.set()
         return evidence(self, model, pool)
 
     monkeypatch.setattr(ivm_module._IVMFitting, "_fit_ivm", held_back)
