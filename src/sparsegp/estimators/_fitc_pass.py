@@ -22,12 +22,7 @@ from ..kernels import is_input_differentiable
 from ._base import FittedModel, report_progress, warn_ep_not_converged
 from .fitc_classifier import fitc_approximation, require_fitc_memory
 
-__all__ = [
-    "EverySitePass",
-    "every_site",
-    "every_site_if_it_fits",
-    "pass_fits_in_memory",
-]
+__all__ = ["EverySitePass", "every_site_if_it_fits", "pass_fits_in_memory"]
 
 #: L-BFGS-B iterations of a relearning pass: the sparse model's kernel is a good
 #: start, and more iterations cost time without improving the test NLP.
@@ -67,20 +62,11 @@ def every_site_if_it_fits(
     start=None,
     amplitude_prior=None,
 ):
-    """:func:`every_site`, or ``model`` unchanged with a warning (naming ``kept``, the
+    """``model`` with the FITC posterior over every site, its points as pseudo-inputs
+    (:class:`EverySitePass`), or unchanged with a warning (naming ``kept``, the
     posterior it keeps) where the pass's M × n blocks would not fit in memory."""
     if not pass_fits_in_memory(estimator, X, len(model.points), len(y), kept):
         return model
-    return every_site(
-        estimator, X, y, model, random_state, optimizer, start, amplitude_prior
-    )
-
-
-def every_site(
-    estimator, X, y, model, random_state, optimizer, start=None, amplitude_prior=None
-) -> FittedModel:
-    """``model`` with the FITC posterior over every site, its points as pseudo-inputs
-    (:class:`EverySitePass`)."""
     return EverySitePass(
         estimator, X, y, random_state, optimizer, amplitude_prior, start
     )(model)
