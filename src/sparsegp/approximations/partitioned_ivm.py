@@ -133,11 +133,11 @@ def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
         )
         best = int(np.argmax(scores))
         return _candidate(block, int(block.index[best]), float(scores[best]), k)
+    if not block.candidate.any():
+        return None
     scores = entropy_reduction(likelihood, block.h, block.a, block.y)
     scores[~block.candidate] = -np.inf
     best = int(np.argmax(scores))
-    if not block.candidate[best]:
-        return None
     return _candidate(block, best, float(scores[best]), k)
 
 
