@@ -28,6 +28,12 @@ floor is then FITC's, of the IVM's FITC pass over every point when it runs)::
 
     python -m benchmarks run fitc_cores --estimator ivm --n-inducing 1000 \
         --workers 1 2 --out benchmarks/results/ivm_cores.json
+
+``--estimator nlp``: ``NLPSparseGPClassifier(max_basis_vectors=M, n_jobs=w)`` on the
+same task (the floor again that of its FITC pass)::
+
+    python -m benchmarks run fitc_cores --estimator nlp --workers 1 2 \
+        --out benchmarks/results/nlp_cores.json
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from benchmarks._lib.tasks import (
     mnist_task,
     noisy_classification_task,
 )
-from sparsegp import FITCGPClassifier, IVMClassifier
+from sparsegp import FITCGPClassifier, IVMClassifier, NLPSparseGPClassifier
 from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
 
 
@@ -80,11 +86,15 @@ def _estimator(args, workers):
         return IVMClassifier(
             active_set_size=args.n_inducing, n_jobs=workers, random_state=0
         )
+    if args.estimator == "nlp":
+        return NLPSparseGPClassifier(
+            max_basis_vectors=args.n_inducing, n_jobs=workers, random_state=0
+        )
     return FITCGPClassifier(n_inducing=args.n_inducing, n_jobs=workers, random_state=0)
 
 
 def run(args):
-    task = args.task or ("flipped" if args.estimator == "ivm" else "mnist")
+    task = args.task or ("mnist" if args.estimator == "fitc" else "flipped")
     X, y, X_test, y_test = _TASKS[task](args.n_train)
     with threadpool_limits(1):
         rates = {
@@ -162,18 +172,20 @@ def run(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--estimator", choices=["fitc", "ivm"], default="fitc")
+    parser.add_argument("--estimator", choices=["fitc", "ivm", "nlp"], default="fitc")
     parser.add_argument(
-        "--task", choices=sorted(_TASKS), help="mnist (FITC), flipped (IVM)"
+        "--task", choices=sorted(_TASKS), help="mnist (FITC), flipped (IVM, NLP)"
     )
     parser.add_argument("--n-train", type=int, default=None, help="60 000 / 50 000")
-    parser.add_argument("--n-inducing", type=int, default=200, help="M, or the IVM's d")
+    parser.add_argument(
+        "--n-inducing", type=int, default=200, help="M, the IVM's d, the NLP basis"
+    )
     parser.add_argument("--busy", action="store_true")
     parser.add_argument("--svc", action="store_true", help="time libsvm + Platt too")
     parser.add_argument("--out")
     args = parser.parse_args()
     if args.n_train is None:
-        args.n_train = 50_000 if args.estimator == "ivm" else 60_000
+        args.n_train = 60_000 if args.estimator == "fitc" else 50_000
     rows, rates = run(args)
     if args.out:
         save_run(args.out, rows, gemm_gflops={k: v / 1e9 for k, v in rates.items()})
