@@ -182,21 +182,21 @@ class _IVMFitting:
         """
         if self.selection != "auto":
             model, kernel = self._fit_ivm(X, y, kernel, rng, self.selection)
-            return (model if then is None else then(model)), kernel
-        strategies, seeds = ("randomized", "random"), rng.randint(2**31 - 1, size=2)
+        else:
+            strategies = ("randomized", "random")
+            seeds = rng.randint(2**31 - 1, size=2)
+            stop = StopSignal()  # Ctrl-C, or an error in one fit, ends the other
 
-        stop = StopSignal()  # Ctrl-C, or an error in one fit, ends the other
+            def fit(strategy, seed):
+                stream = np.random.RandomState(seed)
+                return lambda: self._fit_ivm(X, y, kernel, stream, strategy, stop)
 
-        def fit(strategy, seed):
-            stream = np.random.RandomState(seed)
-            return lambda: self._fit_ivm(X, y, kernel, stream, strategy, stop)
-
-        calls = list(map(fit, strategies, seeds))
-        if then is not None and self._n_row_threads > 1:
-            return self._fit_both_with_head_start(X, y, calls, stop, rng, then)
-        with thread_pool(min(2, self._n_row_threads)) as pool:
-            fits = run_together(pool, calls, stop)
-        model, kernel = fits[self._better_fit(X, y, fits, rng)]
+            calls = list(map(fit, strategies, seeds))
+            if then is not None and self._n_row_threads > 1:
+                return self._fit_both_with_head_start(X, y, calls, stop, rng, then)
+            with thread_pool(min(2, self._n_row_threads)) as pool:
+                fits = run_together(pool, calls, stop)
+            model, kernel = fits[self._better_fit(X, y, fits, rng)]
         return (model if then is None else then(model)), kernel
 
     def _fit_both_with_head_start(self, X, y, calls, stop, rng, then):
