@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.gaussian_process.kernels import (
     RBF,
+    CompoundKernel,
     ConstantKernel,
     DotProduct,
     Matern,
@@ -85,3 +86,9 @@ def test_stationary_value_and_slope_match_the_kernel(nu):
     expected = (upper - lower) / (2 * h) / r[1:]
     g = -value if slope is None else slope
     np.testing.assert_allclose(g[1:], expected, rtol=1e-6, atol=1e-8)
+
+
+def test_compound_parts_are_a_compound_kernels_kernels_in_order():
+    parts = [RBF(1.0), ConstantKernel(2.0) * RBF(3.0)]
+    assert expression.compound_parts(CompoundKernel(parts)) == parts
+    assert expression.compound_parts(parts[1]) is None

@@ -15,6 +15,7 @@ from sklearn.gaussian_process.kernels import (
 from sparsegp.kernels import (
     CrossCovariance,
     KernelBlocks,
+    KernelPerClass,
     amplitude_mask,
     check_input_differentiable,
     gram_and_weighted_gradient,
@@ -259,3 +260,20 @@ def test_a_length_scale_per_feature_is_the_same_kernel_with_more_to_learn(rng):
     X = rng.standard_normal((6, 3))
     np.testing.assert_allclose(ard(X), kernel(X), rtol=1e-14)
     assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone
+
+
+def test_kernel_per_class_sets_theta_by_each_kernels_size():
+    """θ split by each kernel's own size (an ARD kernel beside an isotropic one):
+    ``clone_with_theta`` round-trips, and ``k(X)`` stacks the kernels' on a last axis."""
+    kernels = [ConstantKernel(2.0) * RBF([1.0, 3.0]), ConstantKernel(0.5) * RBF(0.7)]
+    kernel = KernelPerClass(kernels)
+    theta = kernel.theta + np.array([0.1, -0.2, 0.3, 0.4, -0.5])
+    cloned = kernel.clone_with_theta(theta)
+    np.testing.assert_allclose(cloned.theta, theta)
+    np.testing.assert_allclose(cloned.kernels[1].theta, theta[3:])
+    np.testing.assert_allclose(kernel.theta, np.hstack([k.theta for k in kernels]))
+    X = np.random.default_rng(0).normal(size=(4, 2))
+    np.testing.assert_allclose(cloned(X)[:, :, 0], cloned.kernels[0](X))
+    np.testing.assert_array_equal(
+        amplitude_mask(kernel), [True, False, False, True, False]
+    )

@@ -107,6 +107,8 @@ TABLES = {
             ["multiclass", "mnist", "--n-train", "7291", "--n-inducing", "100", "200",
              "400", "--estimators", "svc", "fitc_one_vs_rest",
              "--out", _RESULTS + "multiclass_mnist_7291_sizes.json"],
+            ["at_one_vs_rest_priors",
+             "--out", _RESULTS + "multiclass_at_one_vs_rest_priors.json"],
         ],
     ),
 }  # fmt: skip

@@ -20,8 +20,10 @@ n_classes=10, flip_y=0.05, random_state=0)``, a seeded 80/20 split; ``mnist`` is
 GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
 (``[bench]``); and, named only, both FITC models with ``ard="auto"``
 (``fitc_one_vs_rest_ard``, ``fitc_multinomial_ard``: a length-scale per feature where
-the evidence pays for it, algorithms.md §5.8). One BLAS thread each (threadpoolctl),
-``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
+the evidence pays for it, algorithms.md §5.8), and the multinomial model with a kernel
+and M pseudo-inputs per class (``fitc_multinomial_per_class``,
+``shared_prior=False``). One BLAS thread each (threadpoolctl), ``n_jobs`` as given (1
+by default); every peer timed in the same run. ``--n-train``
 fits on a seeded random subset of the training set; ``--n-inducing`` adds the
 multinomial model at each given M (``fitc_multinomial_M``), to measure how its
 accuracy and time grow with M.
@@ -90,6 +92,9 @@ def estimators(n_train, n_jobs):
         ),
         "fitc_multinomial_ard": FITCGPClassifier(
             ard="auto", multi_class="multinomial", random_state=0, n_jobs=n_jobs
+        ),
+        "fitc_multinomial_per_class": FITCGPClassifier(
+            multi_class="multinomial", shared_prior=False, random_state=0, n_jobs=n_jobs
         ),
     }
 

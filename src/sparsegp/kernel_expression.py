@@ -186,6 +186,14 @@ def parse(kernel: sk.Kernel, path: Path = ()) -> Term:
     return Opaque(kernel, path)
 
 
+def compound_parts(kernel: sk.Kernel) -> list[sk.Kernel] | None:
+    """The kernels of a ``CompoundKernel`` (a multi-class model's, one per latent
+    function), in order; None for any other kernel."""
+    if isinstance(kernel, sk.CompoundKernel):
+        return list(kernel.kernels)
+    return None
+
+
 def _learnt(kernel: sk.Kernel) -> bool:
     """Whether ``kernel`` has hyperparameters in ``theta`` (not read from ``theta``,
     whose logarithm warns at a zero constant)."""

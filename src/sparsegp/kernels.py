@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
-from sklearn.gaussian_process.kernels import Kernel, Sum
+from sklearn.gaussian_process.kernels import CompoundKernel, Kernel, Sum
 
 from . import kernel_expression as expression
 
@@ -104,10 +104,30 @@ def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
     return kernel.clone_with_theta(kernel.theta).set_params(**per_feature)
 
 
+class KernelPerClass(CompoundKernel):
+    """One kernel per latent function of a multi-class model: scikit-learn's
+    ``CompoundKernel`` (``θ`` the kernels' in order, ``k(X)`` stacked on a last
+    axis) with a ``θ`` setter that splits ``θ`` by each kernel's own size (the
+    inherited one reads an attribute ``CompoundKernel`` does not have)."""
+
+    @property
+    def theta(self) -> np.ndarray:
+        return np.hstack([kernel.theta for kernel in self.kernels])
+
+    @theta.setter
+    def theta(self, theta: np.ndarray) -> None:
+        start = 0
+        for kernel in self.kernels:
+            kernel.theta = theta[start : start + kernel.n_dims]
+            start += kernel.n_dims
+
+
 def amplitude_mask(kernel: Kernel) -> np.ndarray:
     """Which entries of ``kernel.theta`` are learnt amplitudes: the ``ConstantKernel``
     factors of its products (``k1__constant_value`` in ``C * RBF + C``), not its
-    offsets."""
+    offsets; each kernel's of a ``CompoundKernel``, in order."""
+    if (parts := expression.compound_parts(kernel)) is not None:
+        return np.concatenate([amplitude_mask(k) for k in parts])
     names = _amplitude_names(expression.parse(kernel))
     free = [h for h in kernel.hyperparameters if not h.fixed]
     return np.array(

@@ -16,6 +16,7 @@ from sparsegp.approximations.multiclass_fitc import (
     StepSites,
     fit_variance_scale,
 )
+from sparsegp.kernels import KernelPerClass
 from sparsegp.likelihoods import MultinomialProbit
 from sparsegp.testing import assert_gradient_matches
 
@@ -94,9 +95,13 @@ def dense_multiclass_ep(K, labels, bias, n_classes, sweeps=400, damping=0.5):
     return means, variances, log_z
 
 
-def fitted_state(X, labels, kernel, Z, bias, n_threads=1, jitter=1e-8):
+def fitted_state(
+    X, labels, kernel, Z, bias, n_threads=1, jitter=1e-8, per_class_priors=False
+):
     with thread_pool(n_threads) as pool:
-        data = InMemoryMultiClassFITC(X, labels, 3, jitter, True, pool, n_threads)
+        data = InMemoryMultiClassFITC(
+            X, labels, 3, jitter, True, pool, n_threads, per_class_priors
+        )
         posterior = data.posterior(kernel, Z, None)
         state = run_ep(posterior, None, MultinomialProbit(bias), **OPTIONS)
         gradient = data.gradient(state, MultinomialProbit(bias))
@@ -145,6 +150,86 @@ def test_evidence_gradient_matches_finite_differences():
     )
 
 
+def per_class_kernel(kernel):
+    return KernelPerClass([kernel.clone_with_theta(kernel.theta) for _ in range(3)])
+
+
+def test_a_prior_per_class_that_repeats_one_prior_is_the_shared_model():
+    """Each class's own kernel and pseudo-inputs, all equal: the shared model's
+    posterior and evidence; its gradient in each class's θ and X̄ sums to the
+    shared one's."""
+    X, labels = three_blobs(seed=6)
+    kernel, Z, bias = ConstantKernel(1.5) * RBF([0.9, 1.2]), X[:6], np.zeros(3)
+    _, shared, (g_theta, g_bias, g_Z) = fitted_state(X, labels, kernel, Z, bias)
+    _, own, (c_theta, c_bias, c_Z) = fitted_state(
+        X,
+        labels,
+        per_class_kernel(kernel),
+        np.vstack([Z] * 3),
+        bias,
+        per_class_priors=True,
+    )
+    np.testing.assert_allclose(own.mean, shared.mean, atol=1e-10)
+    assert own.log_evidence == pytest.approx(shared.log_evidence, abs=1e-10)
+    np.testing.assert_allclose(c_theta.reshape(3, -1).sum(0), g_theta, atol=1e-8)
+    np.testing.assert_allclose(c_Z.reshape(3, *Z.shape).sum(0), g_Z, atol=1e-8)
+    np.testing.assert_allclose(c_bias, g_bias, atol=1e-10)
+    X_test = np.random.default_rng(1).normal(size=(4, 2))
+    one = MultiClassFITCPredictor.from_state(shared).latent_mean_and_variance(
+        kernel(Z, X_test), kernel.diag(X_test)
+    )
+    each = MultiClassFITCPredictor.from_state(own).latent_mean_and_variance(
+        np.vstack([kernel(Z, X_test)] * 3), np.column_stack([kernel.diag(X_test)] * 3)
+    )
+    for a, b in zip(one, each, strict=True):
+        np.testing.assert_allclose(b, a, atol=1e-8)
+
+
+def test_evidence_gradient_with_a_prior_per_class_matches_finite_differences():
+    X, labels = three_blobs(seed=7)
+    kernel = KernelPerClass(
+        [
+            ConstantKernel(a) * RBF([scale, 1.1])
+            for a, scale in ((1.5, 0.9), (0.8, 1.3), (2.0, 0.7))
+        ]
+    )
+    Z0 = np.vstack([X[::9], X[1::9] + 0.1, X[2::9] - 0.1])
+    n_theta = len(kernel.theta)
+
+    def evidence(x):
+        k = kernel.clone_with_theta(x[:n_theta])
+        bias = x[n_theta : n_theta + 3]
+        Z = x[n_theta + 3 :].reshape(Z0.shape)
+        _, state, (g_theta, g_bias, g_Z) = fitted_state(
+            X, labels, k, Z, bias, per_class_priors=True
+        )
+        return state.log_evidence, np.concatenate([g_theta, g_bias, g_Z.ravel()])
+
+    x0 = np.concatenate([kernel.theta, [0.3, -0.2, 0.1], Z0.ravel()])
+    assert_gradient_matches(
+        lambda x: evidence(x)[0], evidence(x0)[1], x0, rtol=1e-4, atol=1e-6
+    )
+
+
+def test_threads_give_the_same_model_with_a_prior_per_class():
+    X, labels = three_blobs(seed=8)
+    kernel, Z = per_class_kernel(ConstantKernel(1.5) * RBF(1.0)), X[:9]
+    one = fitted_state(X, labels, kernel, Z, np.zeros(3), 1, per_class_priors=True)
+    two = fitted_state(X, labels, kernel, Z, np.zeros(3), 2, per_class_priors=True)
+    np.testing.assert_array_equal(one[1].mean, two[1].mean)
+    for a, b in zip(one[2], two[2], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_a_prior_per_class_needs_a_kernel_per_class_and_equal_sets():
+    X, labels = three_blobs()
+    data = InMemoryMultiClassFITC(X, labels, 3, 1e-8, True, per_class_priors=True)
+    with pytest.raises(ValueError, match="CompoundKernel of 3 kernels"):
+        data.posterior(RBF(1.0), X[:6], None)
+    with pytest.raises(ValueError, match="3 equal sets"):
+        data.posterior(per_class_kernel(RBF(1.0)), X[:7], None)
+
+
 def test_bias_gradient_sums_to_zero_shifts_do_not_matter():
     X, labels = three_blobs(seed=3)
     kernel, Z = ConstantKernel(1.0) * RBF(1.0), X[:5]
@@ -177,17 +262,21 @@ def test_predictor_with_inducing_inputs_at_the_data_is_the_dense_gp_prediction()
         np.testing.assert_allclose(var[:, c], expected, atol=1e-6)
 
 
-def test_warm_started_runs_reach_the_cold_fixed_point():
+@pytest.mark.parametrize("per_class_priors", [False, True])
+def test_warm_started_runs_reach_the_cold_fixed_point(per_class_priors):
+    """From the sites of another kernel's run (with a prior per class, the classes'
+    amplitudes changed by different factors) EP reaches the cold run's fixed point."""
     X, labels = three_blobs(seed=5)
+    data = InMemoryMultiClassFITC(X, labels, 3, 1e-8, True, None, 1, per_class_priors)
+    first, kernel = ConstantKernel(1.0) * RBF(1.0), ConstantKernel(3.0) * RBF(0.7)
     Z = X[:8]
-    data = InMemoryMultiClassFITC(X, labels, 3, 1e-8, True)
+    if per_class_priors:
+        first = per_class_kernel(first)
+        kernel = KernelPerClass([ConstantKernel(a) * RBF(0.7) for a in (3.0, 0.5, 1.0)])
+        Z = np.vstack([X[:8], X[8:16], X[16:24]])
     likelihood = MultinomialProbit(np.zeros(3))
     ep = WarmStartedEP(None, OPTIONS)
-    ep(
-        lambda start: data.posterior(ConstantKernel(1.0) * RBF(1.0), Z, start),
-        likelihood,
-    )
-    kernel = ConstantKernel(3.0) * RBF(0.7)
+    ep(lambda start: data.posterior(first, Z, start), likelihood)
     warm = ep(lambda start: data.posterior(kernel, Z, start), likelihood, final=True)
     cold = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
     assert warm.converged and ep.n_cold_restarts == 0

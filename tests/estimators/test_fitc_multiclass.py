@@ -14,6 +14,7 @@ from sparsegp.approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
     MultiClassFITCPredictor,
 )
+from sparsegp.kernels import KernelPerClass
 from sparsegp.likelihoods import MultinomialProbit, Probit
 
 
@@ -46,6 +47,37 @@ def test_beyond_two_classes_one_model_predicts_every_class():
     assert scores.shape == (400, 4)
     np.testing.assert_array_equal(clf.classes_[scores.argmax(1)], clf.predict(X_test))
     assert clf.score(X_test, y_test) > 0.8
+
+
+def test_a_prior_per_class_gives_each_latent_its_kernel_and_pseudo_inputs():
+    """``shared_prior=False``: a kernel and ``M`` pseudo-inputs per class, learnt
+    apart (in ``X``'s units, the inputs rescaled as any fit's), predictions through
+    each class's own; two threads give the same model."""
+    X, y = blobs(seed=4)
+    X = 1e3 * X  # rescaled inside the fit: the kernels and points come back in X's
+    X_test = 1e3 * blobs(200, seed=5)[0]
+    clf = fitted(X, y, shared_prior=False)
+    assert isinstance(clf.kernel_, KernelPerClass) and len(clf.kernel_.kernels) == 4
+    length_scales = [k.k2.length_scale for k in clf.kernel_.kernels]
+    assert len(set(length_scales)) == 4 and min(length_scales) > 10
+    assert len(clf.inducing_points_) == 4
+    assert all(points.shape == (10, 2) for points in clf.inducing_points_)
+    assert np.abs(clf.inducing_points_[0]).max() > 100
+    mean, var = clf.latent_mean_and_variance(X_test)
+    assert mean.shape == var.shape == (200, 4) and np.all(var > 0)
+    np.testing.assert_allclose(clf.predict_proba(X_test).sum(axis=1), 1.0)
+    assert clf.score(X, y) > 0.8
+    two = fitted(X, y, shared_prior=False, n_jobs=2)
+    np.testing.assert_array_equal(clf.predict_proba(X_test), two.predict_proba(X_test))
+
+
+def test_a_prior_per_class_with_ard_weighs_every_class_kernel():
+    X, y = blobs(seed=6)
+    X = np.column_stack([X, np.random.default_rng(0).normal(size=len(X))])
+    clf = fitted(X, y, shared_prior=False, ard="auto")
+    details = clf.estimators_[0].details
+    assert "ard_evidence_gain" in details
+    assert details["ard"] == (details["ard_evidence_gain"] > 4 * 2)
 
 
 def test_one_vs_rest_is_the_default():

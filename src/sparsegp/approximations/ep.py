@@ -91,16 +91,17 @@ class SitePosterior(Protocol[_LikelihoodT_contra]):
 
     Attributes
     ----------
-    prior_variance : float
-        The mean prior variance at the training inputs, ``mean diag K``: the scale a
-        :class:`WarmStart` carries the sites across (:func:`carried_sites`).
+    prior_variance : float or ndarray
+        The mean prior variance at the training inputs, ``mean diag K`` (one per
+        latent function of a multi-class posterior): the scale a :class:`WarmStart`
+        carries the sites across (:func:`carried_sites`).
     checkpoint_is_value : bool
         Whether :meth:`checkpoint` returns the sites themselves, so that any kept
         checkpoint can start a later run, or saves them where they are (a posterior
         over row blocks), so that only the latest can.
     """
 
-    prior_variance: float
+    prior_variance: Any
     checkpoint_is_value: bool
 
     def refresh(self) -> None:
@@ -723,7 +724,7 @@ class WarmStart:
     checkpoint : object
         That run's posterior's :meth:`~SitePosterior.checkpoint` (for a posterior in
         memory, its sites and marginals ``(τ̃, ν̃, μ, σ²)``).
-    prior_variance : float
+    prior_variance : float or ndarray
         That posterior's :attr:`~SitePosterior.prior_variance`.
     y : ndarray of shape (n,) or None
         The labels (None where the posterior holds them).
@@ -732,15 +733,22 @@ class WarmStart:
     """
 
     checkpoint: object
-    prior_variance: float
+    prior_variance: Any
     y: np.ndarray | None
     likelihood: Any
 
-    def scale_to(self, prior_variance: float) -> float:
+    def scale_to(self, prior_variance: Any) -> Any:
         """``s = v_new / v_old``, the factor the prior's variance grew by (1 if
-        either is not a positive number)."""
-        scale = prior_variance / self.prior_variance if self.prior_variance > 0 else 1.0
-        return scale if 0.0 < scale < np.inf else 1.0
+        either is not a positive number); elementwise for one variance per latent
+        function (a multi-class posterior's)."""
+        old, new = (
+            np.asarray(self.prior_variance, float),
+            np.asarray(prior_variance, float),
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scale = np.where(old > 0.0, new / old, 1.0)
+        scale = np.where((scale > 0.0) & (scale < np.inf), scale, 1.0)
+        return scale if scale.ndim else float(scale)
 
 
 def carried_sites(

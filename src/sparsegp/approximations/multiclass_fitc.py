@@ -1,6 +1,7 @@
-"""Multi-class EP on one FITC prior: C latent functions on shared pseudo-inputs (algorithms.md §7).
+"""Multi-class EP on FITC priors: C latent functions on pseudo-inputs (algorithms.md §7).
 
-Pure numerics: integer labels and the kernel blocks of one set of pseudo-inputs in;
+Pure numerics: integer labels and the kernel blocks of the pseudo-inputs in (one set
+shared by the classes, or one set per class, [VH17] §2);
 the posterior EP runs on (:class:`MultiClassFITCPosterior`, driven by
 :func:`~sparsegp.approximations.ep.run_ep` as the binary posteriors are), the evidence
 gradient and a predictor out. The likelihood is the multinomial probit
@@ -8,8 +9,8 @@ gradient and a predictor out. The likelihood is the multinomial probit
 every other class's, a product of ``C − 1`` steps per point. EP approximates each step
 by a Gaussian factorised across its two latents ([VH17]), so the posterior is one
 FITC posterior per class (:class:`~sparsegp.approximations.fitc_ep.FITCPosterior`),
-all on the same ``K_uu``, ``K_uf``: a parallel sweep costs C binary refreshes,
-O(C·n·M²), memory O(C·n·M).
+each on its class's ``K_uu``, ``K_uf`` (the same blocks for all when the set is
+shared): a parallel sweep costs C binary refreshes, O(C·n·M²), memory O(C·n·M).
 
 Step sites are held as four (n, C) arrays: the site the step ``(i, k)`` puts on the
 label's latent ``f_{i,y_i}`` (``label``) and on ``f_{i,k}`` (``other``); column
@@ -18,7 +19,7 @@ label's latent ``f_{i,y_i}`` (``label``) and on ``f_{i,k}`` (``other``); column
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import TypeVar, cast
@@ -28,6 +29,7 @@ import numpy.typing as npt
 from scipy.optimize import minimize_scalar
 from sklearn.gaussian_process.kernels import Kernel
 
+from .. import kernel_expression as expression
 from .._linalg import solve_lower
 from ..likelihoods import MultinomialProbit, StepMoments, site_from_cavity
 from .ep import (
@@ -128,15 +130,17 @@ class StepCavities:
             mean / var - sites.nu_other,
         )
 
-    def scaled(self, scale: float) -> StepCavities:
+    def scaled(self, scale: float | np.ndarray, labels: np.ndarray) -> StepCavities:
         """Cavities ``N(√s μ, s σ²)``: carried to a prior ``s`` times as wide
-        (:func:`~sparsegp.approximations.ep.carried_sites`)."""
-        root = np.sqrt(scale)
+        (:func:`~sparsegp.approximations.ep.carried_sites`), ``s`` one number or one
+        per class (each latent's own, the label's on the label's cavities)."""
+        scale = np.asarray(scale, dtype=float)
+        label_scale = scale[labels][:, None] if scale.ndim else scale
         return StepCavities(
-            self.tau_label / scale,
-            self.nu_label / root,
+            self.tau_label / label_scale,
+            self.nu_label / np.sqrt(label_scale),
             self.tau_other / scale,
-            self.nu_other / root,
+            self.nu_other / np.sqrt(scale),
         )
 
     def moments(
@@ -157,8 +161,16 @@ class StepCavities:
         )
 
 
+def prior_variance(priors: Sequence[FITCPrior]) -> float | np.ndarray:
+    """The mean prior variance of one prior shared by the classes, or of each
+    class's own (:attr:`~sparsegp.approximations.ep.WarmStart.prior_variance`)."""
+    if len(priors) == 1:
+        return priors[0].prior_variance
+    return np.array([prior.prior_variance for prior in priors])
+
+
 class MultiClassFITCPosterior:
-    """The EP posterior of C latent functions on one FITC prior (algorithms.md §7.3).
+    """The EP posterior of C latent functions on FITC priors (algorithms.md §7.3).
 
     A :class:`~sparsegp.approximations.ep.SitePosterior` for
     :func:`~sparsegp.approximations.ep.run_ep` (parallel sweeps only): one
@@ -167,8 +179,9 @@ class MultiClassFITCPosterior:
 
     Parameters
     ----------
-    prior : FITCPrior
-        The noisy latents' prior (``K_FITC`` plus :data:`LATENT_NOISE`), shared.
+    priors : sequence of FITCPrior
+        The noisy latents' priors (``K_FITC`` plus :data:`LATENT_NOISE`): one shared
+        by every class, or one per class (its own kernel and pseudo-inputs).
     labels : ndarray of shape (n,)
         Class indices in ``0 … C − 1``.
     sites : StepSites
@@ -183,30 +196,44 @@ class MultiClassFITCPosterior:
 
     def __init__(
         self,
-        prior: FITCPrior,
+        priors: Sequence[FITCPrior],
         labels: np.ndarray,
         sites: StepSites,
         store_dtype: npt.DTypeLike = np.float64,
         executor: Executor | None = None,
     ) -> None:
-        self.prior = prior
-        self.prior_variance = prior.prior_variance
+        n_classes = sites.tau_label.shape[1]
+        if len(priors) not in (1, n_classes):
+            raise ValueError(
+                f"{len(priors)} priors for {n_classes} classes: give one or one each."
+            )
+        self.priors = list(priors)
+        self.prior_variance = prior_variance(priors)
         self.labels = labels
         self.step_sites = sites
         self.executor = executor
-        self.label_mask = labels[:, None] == np.arange(sites.tau_label.shape[1])
+        self.label_mask = labels[:, None] == np.arange(n_classes)
         self.steps = ~self.label_mask
         tau, nu = sites.class_sites(self.label_mask)
-        stored_V = prior.V.astype(store_dtype, copy=False)  # one copy for all classes
+        # one copy of each prior's V, whatever the number of classes on it
+        stored = [prior.V.astype(store_dtype, copy=False) for prior in self.priors]
         self.classes = list(
             self.map(
                 lambda c: FITCPosterior(
-                    prior, tau[:, c], nu[:, c], store_dtype, stored_V
+                    self.prior_of(c),
+                    tau[:, c],
+                    nu[:, c],
+                    store_dtype,
+                    stored[c % len(stored)],
                 ),
-                range(tau.shape[1]),
+                range(n_classes),
             )
         )
         self._collect_marginals()
+
+    def prior_of(self, c: int) -> FITCPrior:
+        """Class ``c``'s prior: its own, or the one shared by every class."""
+        return self.priors[c % len(self.priors)]
 
     def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> Iterator[_R]:
         """``function`` over ``items`` on the executor, results in order."""
@@ -361,14 +388,18 @@ def matched_step_sites(
 
 
 def carried_step_sites(
-    start: WarmStart, labels: np.ndarray, steps: np.ndarray, prior_variance: float
+    start: WarmStart,
+    labels: np.ndarray,
+    steps: np.ndarray,
+    prior_variance: float | np.ndarray,
 ) -> StepSites:
-    """The sites of a converged run carried to a prior of mean variance
-    ``prior_variance`` and ``start.likelihood``: each cavity widened by the ratio of
-    the priors' variances, then the steps matched there (algorithms.md §5.5)."""
+    """The sites of a converged run carried to priors of mean variance
+    ``prior_variance`` (one, or one per class) and ``start.likelihood``: each cavity
+    widened by the ratio of its latent's priors' variances, then the steps matched
+    there (algorithms.md §5.5)."""
     sites, mean, var = cast(tuple[StepSites, np.ndarray, np.ndarray], start.checkpoint)
     cavities = StepCavities.of(sites, labels, mean, var)
-    scaled = cavities.scaled(start.scale_to(prior_variance))
+    scaled = cavities.scaled(start.scale_to(prior_variance), labels)
     return matched_step_sites(start.likelihood, labels, steps, sites, scaled)
 
 
@@ -376,14 +407,18 @@ def carried_step_sites(
 class MultiClassFITCPredictor:
     """What multi-class FITC prediction needs: O(C·M²) memory (algorithms.md §7.4).
 
+    A test point is seen through ``k(X̄, x)`` and ``k(x, x)`` of ``G`` priors: ``G = 1``
+    shared by the classes, or ``G = C``, class ``c``'s kernel on its pseudo-inputs in
+    rows ``c·M … (c + 1)·M − 1`` of ``k(X̄, x)`` and column ``c`` of ``k(x, x)``.
+
     Attributes
     ----------
-    chol_uu : ndarray of shape (M, M)
-        ``L_u``, shared.
+    chol_uu : ndarray of shape (G, M, M)
+        Each set's ``L_u``.
     chol_B : ndarray of shape (C, M, M)
         Each class's ``L_B``.
     weights : ndarray of shape (M, C)
-        Each class's ``ŵ``: its predictive mean is ``k_u(x)ᵀ ŵ``.
+        Each class's ``ŵ``: its predictive mean is ``k_u(x)ᵀ ŵ`` on its set.
     """
 
     chol_uu: np.ndarray
@@ -396,7 +431,7 @@ class MultiClassFITCPredictor:
         posterior = posterior_of(state, MultiClassFITCPosterior)
         parts = [FITCPredictor.from_posterior(p) for p in posterior.classes]
         return cls(
-            chol_uu=posterior.prior.chol_uu,
+            chol_uu=np.stack([prior.chol_uu for prior in posterior.priors]),
             chol_B=np.stack([part.chol_B for part in parts]),
             weights=np.column_stack([part.weights for part in parts]),
         )
@@ -409,24 +444,37 @@ class MultiClassFITCPredictor:
 
         Parameters
         ----------
-        K_u_star : ndarray of shape (M, m)
-        k_diag : ndarray of shape (m,)
+        K_u_star : ndarray of shape (G·M, m)
+        k_diag : ndarray of shape (m,) or (m, G)
         """
-        a = solve_lower(self.chol_uu, K_u_star)
-        prior_part = k_diag - np.einsum("ij,ij->j", a, a)
-        var = np.column_stack(
-            [
-                prior_part + np.einsum("ij,ij->j", b, b)
-                for b in (solve_lower(chol_B, a) for chol_B in self.chol_B)
-            ]
-        )
-        return K_u_star.T @ self.weights, np.maximum(var, 0.0)
+        n_sets, M = len(self.chol_uu), self.chol_uu.shape[1]
+        projected = [
+            solve_lower(chol_uu, K_u_star[g * M : (g + 1) * M])
+            for g, chol_uu in enumerate(self.chol_uu)
+        ]
+        mean = np.empty((K_u_star.shape[1], len(self.chol_B)))
+        var = np.empty_like(mean)
+        for c, chol_B in enumerate(self.chol_B):
+            g = c % n_sets
+            a, b = projected[g], solve_lower(chol_B, projected[g])
+            prior = k_diag if k_diag.ndim == 1 else k_diag[:, g]
+            mean[:, c] = K_u_star[g * M : (g + 1) * M].T @ self.weights[:, c]
+            var[:, c] = (
+                prior - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
+            )
+        return mean, np.maximum(var, 0.0)
 
 
 class InMemoryMultiClassFITC(InMemoryFITC):
     """Multi-class FITC-EP's posterior, evidence gradient and predictor on data in
     memory: :class:`~sparsegp.approximations.fitc_ep.InMemoryFITC`'s kernel blocks,
-    one set for all classes.
+    one set for all classes or one per class.
+
+    With ``per_class_priors`` each class's latent function has its own kernel and
+    pseudo-inputs ([VH17] §2; one-vs-rest's binary models have as much): the kernel
+    is then a :class:`~sklearn.gaussian_process.kernels.CompoundKernel` of C kernels
+    and the pseudo-inputs ``C·M`` rows, class ``c``'s in rows ``c·M … (c + 1)·M − 1``.
+    Otherwise one kernel and one set of ``M`` are shared by the classes.
 
     Parameters
     ----------
@@ -444,6 +492,8 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         caller's thread (:func:`~sparsegp.approximations.blocks.thread_pool`).
     n_threads : int, default=1
         The pool's threads: how many classes' gradients are in flight at once.
+    per_class_priors : bool, default=False
+        Whether each class's latent function has its own kernel and pseudo-inputs.
     """
 
     def __init__(
@@ -455,9 +505,11 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         differentiable: bool,
         pool: Executor | None = None,
         n_threads: int = 1,
+        per_class_priors: bool = False,
     ) -> None:
         super().__init__(X, np.asarray(labels, dtype=np.intp), jitter, differentiable)
         self.n_classes = n_classes
+        self.per_class_priors = per_class_priors
         self.bias_shape = (n_classes,)
         self.steps = self.labels[:, None] != np.arange(n_classes)
         self.executor = pool
@@ -468,6 +520,12 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         """The multinomial probit with per-class biases ``bias``."""
         return MultinomialProbit(np.asarray(bias, dtype=float))
 
+    def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
+        """``function`` over ``items`` on the pool, results in order."""
+        if self.executor is None:
+            return list(map(function, items))
+        return list(self.executor.map(function, items))
+
     def posterior(  # type: ignore[override]
         self,
         kernel: Kernel,
@@ -475,43 +533,86 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         start: WarmStart | None,
         store_dtype: npt.DTypeLike = np.float64,
     ) -> MultiClassFITCPosterior:
-        """The posterior at ``kernel`` and ``Z`` from the sites of ``start`` (None: zero
-        sites; else :func:`carried_step_sites`)."""
-        prior = self.prior(kernel, Z, LATENT_NOISE)
+        """The posterior at ``kernel`` and pseudo-inputs ``Z`` (a compound kernel and
+        ``C·M`` rows with ``per_class_priors``) from the sites of ``start`` (None:
+        zero sites; else :func:`carried_step_sites`)."""
+        if not self.per_class_priors:
+            priors = [self.prior(kernel, Z, LATENT_NOISE)]
+        else:
+            kernels = self.class_kernels(kernel)
+            if len(Z) % self.n_classes:
+                raise ValueError(
+                    f"{len(Z)} pseudo-inputs do not split into {self.n_classes} "
+                    "equal sets, one per class."
+                )
+            Z_sets = np.split(Z, self.n_classes)
+            priors = self.map(
+                lambda c: self.prior(kernels[c], Z_sets[c], LATENT_NOISE),
+                range(self.n_classes),
+            )
         if start is None:
             sites = StepSites.zeros(len(self.labels), self.n_classes)
         else:
             sites = carried_step_sites(
-                start, self.labels, self.steps, prior.prior_variance
+                start, self.labels, self.steps, prior_variance(priors)
             )
         return MultiClassFITCPosterior(
-            prior, self.labels, sites, store_dtype, self.executor
+            priors, self.labels, sites, store_dtype, self.executor
         )
+
+    def class_kernels(self, kernel: Kernel) -> list[Kernel]:
+        """The C kernels of a compound ``kernel``, or a ``ValueError``."""
+        parts = expression.compound_parts(kernel)
+        if parts is None or len(parts) != self.n_classes:
+            raise ValueError(
+                f"A model with a prior per class needs a CompoundKernel of "
+                f"{self.n_classes} kernels; got {kernel}."
+            )
+        return parts
 
     def gradient(  # type: ignore[override]
         self, state: EPState, likelihood: MultinomialProbit
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §7.3): the classes'
-        sensitivities summed in class order, contracted with the blocks once."""
+        """Gradient of ``log Z_EP`` in ``(θ, b, X̄)`` (algorithms.md §7.3): with one
+        prior the classes' sensitivities summed in class order and contracted with
+        its blocks once; with a prior per class each class's contracted with its
+        own, ``θ`` and ``X̄`` the classes' in class order (the compound kernel's and
+        the ``C·M`` rows')."""
         posterior = posterior_of(state, MultiClassFITCPosterior)
-        blocks = prior_derivatives(posterior.prior)
-        total: list[np.ndarray] = []
-        width = self.n_threads  # classes in flight: each holds an M × n array
-        for first in range(0, self.n_classes, width):
-            group = range(first, min(first + width, self.n_classes))
-            for part in posterior.map(
-                lambda c: posterior_sensitivities(
-                    posterior.classes[c], state.mean[:, c]
-                ),
-                group,
-            ):
+
+        def sensitivities(c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            return posterior_sensitivities(posterior.classes[c], state.mean[:, c])
+
+        if len(posterior.priors) == 1:
+            total: list[np.ndarray] = []
+            for part in self._in_flight(sensitivities):
                 total = (
                     list(part)
                     if not total
                     else [a + b for a, b in zip(total, part, strict=True)]
                 )
-        grad_theta, grad_inducing = blocks.gradient(*total)
+            grad_theta, grad_inducing = prior_derivatives(posterior.priors[0]).gradient(
+                *total
+            )
+        else:
+            parts = list(
+                self._in_flight(
+                    lambda c: prior_derivatives(posterior.priors[c]).gradient(
+                        *sensitivities(c)
+                    )
+                )
+            )
+            grad_theta = np.concatenate([theta for theta, _ in parts])
+            grad_inducing = np.concatenate([inducing for _, inducing in parts])
         return grad_theta, posterior.bias_gradient(likelihood), grad_inducing
+
+    def _in_flight(self, function: Callable[[int], _T]) -> Iterator[_T]:
+        """``function`` of every class in class order, computed on the pool at most
+        :attr:`n_threads` at once (each holds an M × n array)."""
+        for first in range(0, self.n_classes, self.n_threads):
+            yield from self.map(
+                function, range(first, min(first + self.n_threads, self.n_classes))
+            )
 
     def predictor(self, state: EPState) -> MultiClassFITCPredictor:  # type: ignore[override]
         return MultiClassFITCPredictor.from_state(state)

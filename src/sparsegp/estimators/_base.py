@@ -37,6 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .. import kernel_expression as expression
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
@@ -220,13 +221,21 @@ def latent_from_kernel(kernel, points, predictor, X):
     ``predictor.latent_mean_and_variance(K_cross, k_diag)`` is the posterior's
     prediction (full EP, FITC, the IVM's active set, the online GP's BV set); it is
     applied over row blocks of ``X`` (:func:`batched_latent`), each block of
-    ``k(points, x)`` by :meth:`~sparsegp.kernels.KernelBlocks.cross`.
+    ``k(points, x)`` by :meth:`~sparsegp.kernels.KernelBlocks.cross`. A
+    ``CompoundKernel`` (a multi-class model's kernel per class) sees its own equal
+    share of ``points``, in order: ``K_cross`` stacks its kernels' blocks and
+    ``k_diag`` has a column per kernel.
     """
-    blocks = KernelBlocks(kernel, points)
+    kernels = expression.compound_parts(kernel) or [kernel]
+    blocks = [
+        KernelBlocks(k, share)
+        for k, share in zip(kernels, np.split(points, len(kernels)), strict=True)
+    ]
 
     def predict(X_batch):
         return predictor.latent_mean_and_variance(
-            blocks.cross(X_batch), kernel.diag(X_batch)
+            np.vstack([block.cross(X_batch) for block in blocks]),
+            kernel.diag(X_batch),
         )
 
     return batched_latent(predict, X, max(len(points), 1))
@@ -514,13 +523,13 @@ def chooses_ard(estimator, X):
     )
 
 
-def ard_if_it_pays(isotropic, ard, n_features):
+def ard_if_it_pays(isotropic, ard, n_features, n_kernels=1):
     """The fitted ARD model if its log evidence exceeds the isotropic one's (both
     fitted from the same start) by more than the ``n_features − 1`` length-scales it
-    adds (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the isotropic model;
-    the gain is kept in ``details``."""
+    adds to each of its ``n_kernels`` kernels (Akaike's penalty, [Aka74];
+    algorithms.md §5.8), else the isotropic model; the gain is kept in ``details``."""
     gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-    chosen = ard if gain > n_features - 1 else isotropic
+    chosen = ard if gain > n_kernels * (n_features - 1) else isotropic
     return replace(
         chosen,
         details=chosen.details

@@ -122,10 +122,13 @@ def in_input_units(estimator, points):
 def kernel_in_input_units(estimator, kernel):
     """A fitted ``kernel``, learnt in the units its inputs were scaled to, in ``X``'s:
     the length-scales of its RBF and Matérn terms (and their bounds) times
-    ``input_scale_``; ``kernel`` itself where the inputs were not rescaled."""
+    ``input_scale_`` (each kernel's of a ``CompoundKernel``); ``kernel`` itself where
+    the inputs were not rescaled."""
     scale = getattr(estimator, "input_scale_", 1.0)
     if scale == 1.0:
         return kernel
+    if (parts := expression.compound_parts(kernel)) is not None:  # one per class
+        return type(kernel)([kernel_in_input_units(estimator, k) for k in parts])
     params = kernel.get_params()
     scaled = {}
     for leaf in expression.parse(kernel).leaves():

@@ -27,10 +27,12 @@ from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
+    MultiClassFITCPredictor,
 )
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
 from ..kernels import (
     KernelBlocks,
+    KernelPerClass,
     check_input_differentiable,
     with_length_scale_per_feature,
 )
@@ -66,6 +68,11 @@ _MN_ARRAYS = 6
 _MN_ARRAYS_PER_CLASS = 2
 
 
+#: M × N float64 arrays per further set of pseudo-inputs (a multinomial model with a
+#: set per class): its cross covariance and V, kept for the gradient.
+_MN_ARRAYS_PER_SET = 2
+
+
 #: The most rows of a block of an in-memory fit: the blocks, and so the model, do not
 #: depend on ``n_jobs``, which only sets how many of them are worked on at once.
 BLOCK_ROWS = 8192
@@ -98,10 +105,12 @@ def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None):
 DEFAULT_MAX_INDUCING = 200
 
 
-def require_fitc_memory(n_inducing, n_samples, n_latent=1):
+def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1):
     """``MemoryError`` before a FITC fit whose M × n blocks would not fit in memory
-    (``n_latent`` latent functions on the same pseudo-inputs: one per class)."""
+    (``n_latent`` latent functions, one per class, on ``n_sets`` sets of ``M``
+    pseudo-inputs: one shared, or one per class)."""
     arrays = _MN_ARRAYS + (_MN_ARRAYS_PER_CLASS * n_latent if n_latent > 1 else 0)
+    arrays += _MN_ARRAYS_PER_SET * (n_sets - 1)
     require_memory(
         arrays * 8.0 * n_inducing * n_samples,
         f"FITC's M × n blocks (about {arrays} float64 arrays of {n_inducing} × "
@@ -213,6 +222,15 @@ default="kmeans"
         as accurate on scikit-learn's digits and 0.5-1.4 points less on 50 000- and
         60 000-point sets, its NLP 1.06-1.22× one-vs-rest's (with its fitted
         ``variance_scale_``), and 1.5-2× slower (its EP converges in more sweeps).
+    shared_prior : bool, default=True
+        For the multinomial model: one kernel and one set of ``M`` pseudo-inputs
+        shared by the classes' latent functions. ``False`` gives each class's its
+        own kernel and ``M`` pseudo-inputs, as one-vs-rest's binary models have
+        ([VH17] §2; ``kernel_`` a :class:`~sparsegp.kernels.KernelPerClass`): the
+        same O(C·N·M²) per sweep, C kernel evaluations instead of one; measured
+        up to 2.5× slower, better on scikit-learn's digits and a noisy ten-class
+        set, worse on MNIST, behind one-vs-rest on the two larger sets (algorithms.md
+        §8 item 7).
     amplitude_prior : float or None, default=3.0
         As for :class:`EPGPClassifier`: the prior on the log amplitude, here on
         FITC's EP evidence (the multinomial model's too).
@@ -249,8 +267,9 @@ default="kmeans"
         budget, not a convergence test.
     classes_ : ndarray of shape (n_classes,)
     inducing_points_ : ndarray of shape (M, n_features) or list of them
-        Learnt pseudo-inputs (a list, one per class, for one-vs-rest; one array,
-        shared by the classes' latent functions, for a multinomial model).
+        Learnt pseudo-inputs (a list, one per class, for one-vs-rest and for a
+        multinomial model with ``shared_prior=False``; one array, shared by the
+        classes' latent functions, for a multinomial model).
     kernel_ : Kernel
         Learnt kernel (a ``CompoundKernel`` for one-vs-rest).
     bias_ : float or ndarray of shape (n_classes,)
@@ -293,6 +312,7 @@ default="kmeans"
         "jitter": [Interval(Real, 0, None, closed="left")],
         "sweep_dtype": [StrOptions({"float32", "float64"})],
         "multi_class": [StrOptions({"multinomial", "one_vs_rest"})],
+        "shared_prior": ["boolean"],
         "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
@@ -317,6 +337,7 @@ default="kmeans"
         jitter=1e-6,
         sweep_dtype="float32",
         multi_class="one_vs_rest",
+        shared_prior=True,
         amplitude_prior=3.0,
         n_jobs=None,
         random_state=None,
@@ -339,6 +360,7 @@ default="kmeans"
         self.jitter = jitter
         self.sweep_dtype = sweep_dtype
         self.multi_class = multi_class
+        self.shared_prior = shared_prior
         self.amplitude_prior = amplitude_prior
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -347,8 +369,15 @@ default="kmeans"
     @property
     def inducing_points_(self):
         """Learnt pseudo-inputs (in ``X``'s units), one array per binary problem for
-        one-vs-rest."""
-        return in_input_units(self, per_problem(m.points for m in self.estimators_))
+        one-vs-rest and per class for a multinomial model with a set per class."""
+        points = per_problem(m.points for m in self.estimators_)
+        predictor = self.estimators_[0].predictor
+        if (
+            isinstance(predictor, MultiClassFITCPredictor)
+            and len(predictor.chol_uu) > 1
+        ):
+            points = np.split(points, len(predictor.chol_uu))
+        return in_input_units(self, points)
 
     @property
     def variance_scale_(self):
@@ -386,7 +415,25 @@ default="kmeans"
                 self._inducing_size(len(X)) if given is None else len(given),
                 len(X),
                 len(self.classes_) if self._fits_jointly() else 1,
+                self._n_inducing_sets(),
             )
+
+    def _n_inducing_sets(self):
+        """Sets of pseudo-inputs: one per class for a multinomial model with a prior
+        per class, else one."""
+        if self._fits_jointly() and not self.shared_prior:
+            return len(self.classes_)
+        return 1
+
+    def _initial_pseudo_inputs(self, X, y, kernel, rng):
+        """Every set's initial pseudo-inputs, stacked (:meth:`_n_inducing_sets`, each
+        drawn as ``inducing_init`` draws one)."""
+        return np.concatenate(
+            [
+                self._initial_inducing(X, y, kernel, rng)
+                for _ in range(self._n_inducing_sets())
+            ]
+        )
 
     def _initial_inducing(self, X, y, kernel, rng):
         given = self._given_inducing_points()
@@ -489,6 +536,7 @@ default="kmeans"
                 self.optimizer is not None,
                 pool,
                 n_threads,
+                per_class_priors=not self.shared_prior,
             )
             return self._fit_on(data, X, y, random_state)
 
@@ -510,7 +558,9 @@ default="kmeans"
         given = self._given_inducing_points() is not None
         n_starts = 1 if given else 1 + self.n_restarts_optimizer
         unit = default_length_scale(X) / np.sqrt(X.shape[1])
-        starts = [self._initial_inducing(X, y, kernel, rng) for _ in range(n_starts)]
+        starts = [
+            self._initial_pseudo_inputs(X, y, kernel, rng) for _ in range(n_starts)
+        ]
         fits = [self._fit_start(data, kernel, Z0, unit, random_state) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
         if chooses_ard(self, X):  # the ARD kernel from the best start
@@ -522,7 +572,7 @@ default="kmeans"
                 random_state,
             )
             fits.append(ard)
-            best = ard_if_it_pays(best, ard, X.shape[1])
+            best = ard_if_it_pays(best, ard, X.shape[1], self._n_inducing_sets())
         report_progress(
             self,
             message=f"FITCGPClassifier: n={len(y)} M={len(best.points)} "
@@ -541,6 +591,10 @@ default="kmeans"
         """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``
         (:func:`~sparsegp.approximations.evidence.maximize_evidence`), pseudo-inputs
         moved in units of the inputs' RMS spread (``unit``)."""
+        if self._n_inducing_sets() > 1:  # each class's latent function its own
+            kernel = KernelPerClass(
+                [kernel.clone_with_theta(kernel.theta) for _ in self.classes_]
+            )
         fit = maximize_evidence(
             data,
             kernel,
