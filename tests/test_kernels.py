@@ -277,3 +277,4 @@ def test_kernel_per_class_sets_theta_by_each_kernels_size():
     np.testing.assert_array_equal(
         amplitude_mask(kernel), [True, False, False, True, False]
     )
+    assert repr(kernel) == f"KernelPerClass([{kernels[0]!r}, {kernels[1]!r}])"

@@ -121,6 +121,9 @@ class KernelPerClass(CompoundKernel):
             kernel.theta = theta[start : start + kernel.n_dims]
             start += kernel.n_dims
 
+    def __repr__(self) -> str:
+        return f"KernelPerClass([{', '.join(map(repr, self.kernels))}])"
+
 
 def amplitude_mask(kernel: Kernel) -> np.ndarray:
     """Which entries of ``kernel.theta`` are learnt amplitudes: the ``ConstantKernel``
