@@ -138,6 +138,9 @@ def test_estimator_on_valid_data(estimator_class, data):
 #: Classifiers that fit all classes in one model, by name.
 MULTICLASS_MODELS = {
     "FITC-multinomial": partial(sparsegp.FITCGPClassifier, multi_class="multinomial"),
+    "FITC-multinomial-per-class": partial(
+        sparsegp.FITCGPClassifier, multi_class="multinomial", shared_prior=False
+    ),
 }
 
 
