@@ -22,8 +22,9 @@ GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
 (``fitc_one_vs_rest_ard``, ``fitc_multinomial_ard``: a length-scale per feature where
 the evidence pays for it, algorithms.md §5.8), and the multinomial model with a kernel
 and M pseudo-inputs per class (``fitc_multinomial_per_class``,
-``shared_prior=False``). One BLAS thread each (threadpoolctl), ``n_jobs`` as given (1
-by default); every peer timed in the same run. ``--n-train``
+``shared_prior=False``), and full EP one-vs-rest (``ep_one_vs_rest``, the model the
+sparse ones approximate; O(n³), digits only). One BLAS thread each (threadpoolctl),
+``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
 fits on a seeded random subset of the training set; ``--n-inducing`` adds the
 multinomial model at each given M (``fitc_multinomial_M``), to measure how its
 accuracy and time grow with M.
@@ -43,7 +44,7 @@ from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.peers import GPyTorchMultiClassSVGP
-from sparsegp import FITCGPClassifier
+from sparsegp import EPGPClassifier, FITCGPClassifier
 from sparsegp.benchmarking import evaluate, format_table, save_run
 from sparsegp.datasets import load_mnist
 
@@ -96,6 +97,7 @@ def estimators(n_train, n_jobs):
         "fitc_multinomial_per_class": FITCGPClassifier(
             multi_class="multinomial", shared_prior=False, random_state=0, n_jobs=n_jobs
         ),
+        "ep_one_vs_rest": EPGPClassifier(random_state=0, n_jobs=n_jobs),
     }
 
 
