@@ -33,6 +33,21 @@ def blocks_of(X, rows=5000):
     return da.from_array(X, chunks=(rows, X.shape[1]))
 
 
+def record_block_arguments(monkeypatch):
+    """The arguments after ``make_block`` of every :meth:`DaskBlocks.from_rows`."""
+    from sparsegp._dask import DaskBlocks
+
+    made = []
+    original = DaskBlocks.from_rows.__func__
+
+    def recorded(cls, client, X, y, make_block, *arguments):
+        made.append(arguments)
+        return original(cls, client, X, y, make_block, *arguments)
+
+    monkeypatch.setattr(DaskBlocks, "from_rows", classmethod(recorded))
+    return made
+
+
 def record_rounds(monkeypatch):
     """The rounds of the fits' :class:`DaskBlocks` from now on, as they happen:
     (block function, workers called, actors called, blocks)."""
@@ -270,13 +285,17 @@ def test_fitting_on_a_dask_array_says_what_is_not_supported(client):
         fitc_on_given_hyperparameters().fit(da.zeros((400, 4, 2), chunks=100), y)
 
 
-@pytest.mark.parametrize("selection", ["greedy", "random"])
+@pytest.mark.parametrize(
+    "selection, store_dtype",
+    [("greedy", "float64"), ("random", "float64"), ("greedy", "float32")],
+)
 def test_ivm_selects_on_the_cluster_and_equals_the_in_memory_fit(
-    client, monkeypatch, selection
+    client, monkeypatch, selection, store_dtype
 ):
     """d = 200 of 20 000 points in four row blocks: the same active set and
     predictions within 1e-6, one call to each worker's blocks for every inclusion, X
-    never turned into an array in the client."""
+    never turned into an array in the client; the blocks keep ``V`` in the in-memory
+    store's precision."""
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
     X, y = make_noisy_problem(20_000, seed=4)
@@ -286,7 +305,7 @@ def test_ivm_selects_on_the_cluster_and_equals_the_in_memory_fit(
         active_set_size=200,
         selection=selection,
         optimizer=None,
-        store_dtype="float64",
+        store_dtype=store_dtype,
         random_state=0,
     )
     local = IVMClassifier(**options).fit(X, y)
@@ -297,8 +316,10 @@ def test_ivm_selects_on_the_cluster_and_equals_the_in_memory_fit(
     X_dask = blocks_of(X)
     monkeypatch.setattr(da.Array, "__array__", gathered)
     rounds = record_rounds(monkeypatch)
+    made = record_block_arguments(monkeypatch)
     on_cluster = IVMClassifier(**options).fit(X_dask, y)
     monkeypatch.undo()
+    assert np.dtype(made[0][-1]) == np.dtype(store_dtype)  # the blocks' V
     includes = one_call_per_worker(rounds, "_include", 4)
     includes += one_call_per_worker(rounds, "_include_and_best", 4)
     assert len(includes) == 200

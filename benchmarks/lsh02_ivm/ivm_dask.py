@@ -2,10 +2,13 @@
 
     python -m benchmarks run ivm_dask --sizes 100000 1000000 \
         --out benchmarks/results/ivm_dask.json
+    python -m benchmarks run ivm_dask --sizes 1000000 --store-dtype float32 \
+        --out benchmarks/results/ivm_dask_float32.json
 
 The data of ``fitc_dask`` (D = 10 standard-normal inputs generated on the workers,
 labels ``sign(sin 2x₀ + x₁x₂ + 0.5ε)``). ``IVMClassifier(optimizer=None,
-selection="greedy", store_dtype="float64")`` at a fixed kernel with ``--d`` active
+selection="greedy", store_dtype="float64")`` (``--store-dtype``; float32 is what
+``"auto"`` picks at n = 10⁶, d = 200) at a fixed kernel with ``--d`` active
 points, on a LocalCluster of ``--workers`` single-threaded worker processes with ``X``
 in row chunks of ``--chunk-rows``, and for n up to ``--in-memory-up-to`` the same fit in
 this process on the computed ``X`` (one BLAS thread). Per inclusion every point's
@@ -28,13 +31,13 @@ from sparsegp import IVMClassifier
 from sparsegp.benchmarking import dgemm_rate, save_run
 
 
-def ivm(d):
+def ivm(d, store_dtype):
     return IVMClassifier(
         ConstantKernel(2.0) * RBF(np.sqrt(D)),
         active_set_size=d,
         selection="greedy",
         optimizer=None,
-        store_dtype="float64",
+        store_dtype=store_dtype,
         posterior="active_set",
         random_state=0,
     )
@@ -44,6 +47,7 @@ def row(n, d, where, seconds, rss, rate, model):
     return dict(
         n=n,
         d=d,
+        store_dtype=model.store_dtype,
         where=where,
         seconds=seconds,
         selection_seconds=model.selection_time_,
@@ -62,7 +66,7 @@ def run(n, args, rate):
         X, y = cluster_data(n, args.chunk_rows)
         X = X.persist()
         start = time.perf_counter()
-        model = ivm(args.d).fit(X, y)
+        model = ivm(args.d, args.store_dtype).fit(X, y)
         seconds = time.perf_counter() - start
         rss = max(client.run(peak_rss_mb).values())
         where = f"cluster ({args.workers} workers)"
@@ -73,7 +77,7 @@ def run(n, args, rate):
     if X_local is not None:
         with threadpool_limits(1):
             start = time.perf_counter()
-            model = ivm(args.d).fit(X_local, y)
+            model = ivm(args.d, args.store_dtype).fit(X_local, y)
             seconds = time.perf_counter() - start
         where = "in memory (1 thread)"
         rows.append(row(n, args.d, where, seconds, peak_rss_mb(), rate, model))
@@ -84,6 +88,9 @@ def run(n, args, rate):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d", type=int, default=200)
+    parser.add_argument(
+        "--store-dtype", choices=["float64", "float32"], default="float64"
+    )
     add_cluster_options(parser)
     args = parser.parse_args(argv)
     with threadpool_limits(1):
@@ -94,6 +101,7 @@ def main(argv=None):
         [
             ("n", "n", "d"),
             ("d", "d", "d"),
+            ("V", "store_dtype", "s"),
             ("where", "where", "s"),
             ("fit s", "seconds", ".1f"),
             ("selection s", "selection_seconds", ".1f"),

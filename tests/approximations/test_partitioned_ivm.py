@@ -56,14 +56,37 @@ def test_blocks_select_what_the_in_memory_state_selects(strategy, bounds):
             np.testing.assert_allclose(block.h, in_memory.h[rows], atol=1e-12)
 
 
-def blocks_of(X, y, kernel, d, bounds):
+def blocks_of(X, y, kernel, d, bounds, dtype=np.float64):
     edges = [0, *bounds, len(y)]
     return LocalBlocks(
         [
-            new_adf_block(X[a:b], y[a:b], a, kernel, d)
+            new_adf_block(X[a:b], y[a:b], a, kernel, d, dtype)
             for a, b in zip(edges[:-1], edges[1:], strict=True)
         ]
     )
+
+
+def test_blocks_keep_v_in_the_in_memory_stores_precision():
+    """float32 blocks hold their share of ``V`` in float32 and select what the
+    in-memory float32 store selects."""
+    X, y, kernel = small_problem(n=150, seed=9)
+    likelihood, d = Probit(0.1), 30
+    in_memory = select_active_set(
+        KernelBlocks(kernel, X, np.float32),
+        kernel.diag(X),
+        y,
+        likelihood,
+        d,
+        np.random.RandomState(3),
+        strategy="greedy",
+        dtype=np.float32,
+    )
+    blocks = blocks_of(X, y, kernel, d, [50, 110], np.float32)
+    state = PartitionedActiveSet(blocks, len(y), kernel, likelihood, d)
+    grow_active_set(state, d, np.random.RandomState(3), strategy="greedy")
+    assert all(block.Vt.dtype == np.float32 for block in blocks.blocks)
+    assert state.active == in_memory.active
+    np.testing.assert_allclose(state.L, in_memory.L, atol=1e-5)
 
 
 def test_randomized_with_every_point_in_the_index_is_full_greedy():

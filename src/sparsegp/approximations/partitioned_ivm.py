@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._memory import held_bytes
@@ -87,16 +88,22 @@ class Candidate:
 
 
 def new_adf_block(
-    X: np.ndarray, y: np.ndarray, first: int, kernel: Kernel, d: int
+    X: np.ndarray,
+    y: np.ndarray,
+    first: int,
+    kernel: Kernel,
+    d: int,
+    dtype: npt.DTypeLike = np.float64,
 ) -> ADFBlock:
-    """Rows ``first, first + 1, …`` of the data, with the prior marginals ``a = diag K``."""
+    """Rows ``first, first + 1, …`` of the data, with the prior marginals ``a = diag K``
+    and the block's share of ``V`` in ``dtype`` (the in-memory store's precision)."""
     X = np.asarray(X, dtype=float)
     k_diag = np.asarray(kernel.diag(X), dtype=float)
     return ADFBlock(
         X=X,
         y=np.asarray(y, dtype=float),
         first=first,
-        Vt=np.zeros((len(X), d), order="F"),  # each inclusion writes a column
+        Vt=np.zeros((len(X), d), dtype=dtype, order="F"),  # an inclusion: a column
         a=k_diag.copy(),
         h=np.zeros(len(X)),
         k_diag=k_diag,

@@ -144,14 +144,20 @@ class _IVMFitting:
             total=d, desc="IVM selection", disable=not self.verbose, leave=False
         ) as bar:
             progress = bar if stop is None else CheckedProgress(bar, stop)
+            dtype = self._store_dtype(len(y), d)
             if is_dask_array(X):  # the rows stay on the cluster
                 blocks = DaskBlocks.from_rows(
-                    current_client(type(self).__name__), X, y, new_adf_block, latent, d
+                    current_client(type(self).__name__),
+                    X,
+                    y,
+                    new_adf_block,
+                    latent,
+                    d,
+                    dtype,
                 )
                 state = PartitionedActiveSet(blocks, len(y), latent, likelihood, d)
                 grow_active_set(state, d, rng, progress=progress, **options)
             else:
-                dtype = self._store_dtype(len(y), d)
                 state = select_active_set(
                     KernelBlocks(latent, X, dtype),
                     latent.diag(X),
@@ -375,7 +381,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
         The randomized greedy schedule of [LSH02] §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
-        Precision of the selection's O(n·d) store ``V`` (and of its kernel blocks).
+        Precision of the selection's O(n·d) store ``V`` (and in memory of its kernel
+        blocks), on a dask cluster too (each row block's share of ``V``).
         ``float32`` halves its memory and runs the selection about 1.8× faster; the
         marginals, sites and the fitted posterior stay in float64; both precisions
         give the same test error and most of the same active set.
