@@ -161,6 +161,15 @@ class StepCavities:
         )
 
 
+def mapped_on(
+    executor: Executor | None, function: Callable[[_T], _R], items: Iterable[_T]
+) -> list[_R]:
+    """``function`` over ``items`` on ``executor`` (None: in this thread), in order."""
+    if executor is None:
+        return list(map(function, items))
+    return list(executor.map(function, items))
+
+
 def prior_variance(priors: Sequence[FITCPrior]) -> float | np.ndarray:
     """The mean prior variance of one prior shared by the classes, or of each
     class's own (:attr:`~sparsegp.approximations.ep.WarmStart.prior_variance`)."""
@@ -217,17 +226,16 @@ class MultiClassFITCPosterior:
         tau, nu = sites.class_sites(self.label_mask)
         # one copy of each prior's V, whatever the number of classes on it
         stored = [prior.V.astype(store_dtype, copy=False) for prior in self.priors]
-        self.classes = list(
-            self.map(
-                lambda c: FITCPosterior(
-                    self.prior_of(c),
-                    tau[:, c],
-                    nu[:, c],
-                    store_dtype,
-                    stored[c % len(stored)],
-                ),
-                range(n_classes),
-            )
+        self.classes = mapped_on(
+            self.executor,
+            lambda c: FITCPosterior(
+                self.prior_of(c),
+                tau[:, c],
+                nu[:, c],
+                store_dtype,
+                stored[c % len(stored)],
+            ),
+            range(n_classes),
         )
         self._collect_marginals()
 
@@ -235,18 +243,12 @@ class MultiClassFITCPosterior:
         """Class ``c``'s prior: its own, or the one shared by every class."""
         return self.priors[c % len(self.priors)]
 
-    def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> Iterator[_R]:
-        """``function`` over ``items`` on the executor, results in order."""
-        if self.executor is None:
-            return map(function, items)
-        return self.executor.map(function, items)
-
     def refresh(self) -> None:
         """Sum the step sites per class and refresh every class's posterior."""
         tau, nu = self.step_sites.class_sites(self.label_mask)
         for c, posterior in enumerate(self.classes):
             posterior.tau, posterior.nu = tau[:, c].copy(), nu[:, c].copy()
-        list(self.map(FITCPosterior.refresh, self.classes))
+        mapped_on(self.executor, FITCPosterior.refresh, self.classes)
         self._collect_marginals()
 
     def _collect_marginals(self) -> None:
@@ -520,12 +522,6 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         """The multinomial probit with per-class biases ``bias``."""
         return MultinomialProbit(np.asarray(bias, dtype=float))
 
-    def map(self, function: Callable[[_T], _R], items: Iterable[_T]) -> list[_R]:
-        """``function`` over ``items`` on the pool, results in order."""
-        if self.executor is None:
-            return list(map(function, items))
-        return list(self.executor.map(function, items))
-
     def posterior(  # type: ignore[override]
         self,
         kernel: Kernel,
@@ -546,7 +542,8 @@ class InMemoryMultiClassFITC(InMemoryFITC):
                     "equal sets, one per class."
                 )
             Z_sets = np.split(Z, self.n_classes)
-            priors = self.map(
+            priors = mapped_on(
+                self.executor,
                 lambda c: self.prior(kernels[c], Z_sets[c], LATENT_NOISE),
                 range(self.n_classes),
             )
@@ -610,8 +607,10 @@ class InMemoryMultiClassFITC(InMemoryFITC):
         """``function`` of every class in class order, computed on the pool at most
         :attr:`n_threads` at once (each holds an M × n array)."""
         for first in range(0, self.n_classes, self.n_threads):
-            yield from self.map(
-                function, range(first, min(first + self.n_threads, self.n_classes))
+            yield from mapped_on(
+                self.executor,
+                function,
+                range(first, min(first + self.n_threads, self.n_classes)),
             )
 
     def predictor(self, state: EPState) -> MultiClassFITCPredictor:  # type: ignore[override]
