@@ -271,7 +271,9 @@ default="kmeans"
         multinomial model with ``shared_prior=False``; one array, shared by the
         classes' latent functions, for a multinomial model).
     kernel_ : Kernel
-        Learnt kernel (a ``CompoundKernel`` for one-vs-rest).
+        Learnt kernel (a ``CompoundKernel`` for one-vs-rest, a
+        :class:`~sparsegp.kernels.KernelPerClass` for a multinomial model with
+        ``shared_prior=False``).
     bias_ : float or ndarray of shape (n_classes,)
     log_marginal_likelihood_value_ : float
         EP log evidence (mean over one-vs-rest problems).
