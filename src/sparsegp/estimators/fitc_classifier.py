@@ -228,7 +228,7 @@ default="kmeans"
         own kernel and ``M`` pseudo-inputs, as one-vs-rest's binary models have
         ([VH17] §2; ``kernel_`` a :class:`~sparsegp.kernels.KernelPerClass`): the
         same O(C·N·M²) per sweep, C kernel evaluations instead of one; measured
-        up to 2.5× slower, better on scikit-learn's digits and a noisy ten-class
+        up to 3.4× slower, better on scikit-learn's digits and a noisy ten-class
         set, worse on MNIST, behind one-vs-rest on the two larger sets (algorithms.md
         §8 item 7).
     amplitude_prior : float or None, default=3.0
