@@ -233,8 +233,9 @@ def latent_from_kernel(kernel, points, predictor, X):
     ]
 
     def predict(X_batch):
+        crosses = [block.cross(X_batch) for block in blocks]
         return predictor.latent_mean_and_variance(
-            np.vstack([block.cross(X_batch) for block in blocks]),
+            crosses[0] if len(crosses) == 1 else np.vstack(crosses),
             kernel.diag(X_batch),
         )
 
