@@ -8,11 +8,12 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp.approximations import multiclass_fitc
 from sparsegp.approximations.blocks import thread_pool
-from sparsegp.approximations.ep import WarmStartedEP, run_ep
+from sparsegp.approximations.ep import WarmStart, WarmStartedEP, run_ep
 from sparsegp.approximations.multiclass_fitc import (
     LATENT_NOISE,
     InMemoryMultiClassFITC,
     MultiClassFITCPredictor,
+    StepCavities,
     StepSites,
     fit_variance_scale,
 )
@@ -282,6 +283,24 @@ def test_warm_started_runs_reach_the_cold_fixed_point(per_class_priors):
     assert warm.converged and ep.n_cold_restarts == 0
     np.testing.assert_allclose(warm.mean, cold.mean, atol=1e-6)
     assert warm.log_evidence == pytest.approx(cold.log_evidence, abs=1e-6)
+
+
+def test_a_prior_per_class_carries_each_latents_cavities_by_its_own_scale():
+    """``scale_to`` per latent (1 where a variance is not positive); the label's
+    cavities widen by the label's class's factor, the others' by their own."""
+    start = WarmStart(None, np.array([1.0, 2.0, 0.0]), None, None)
+    np.testing.assert_array_equal(
+        start.scale_to(np.array([2.0, 1.0, 3.0])), [2, 0.5, 1]
+    )
+    assert WarmStart(None, 2.0, None, None).scale_to(3.0) == 1.5
+    ones = np.ones((2, 3))
+    cavities = StepCavities(ones, ones, ones, ones).scaled(
+        np.array([4.0, 1.0, 9.0]), np.array([0, 2])
+    )
+    np.testing.assert_allclose(cavities.tau_label, [[0.25] * 3, [1 / 9] * 3])
+    np.testing.assert_allclose(cavities.nu_label, [[0.5] * 3, [1 / 3] * 3])
+    np.testing.assert_allclose(cavities.tau_other, [[0.25, 1, 1 / 9]] * 2)
+    np.testing.assert_allclose(cavities.nu_other, [[0.5, 1, 1 / 3]] * 2)
 
 
 def test_step_sites_of_the_label_sum_over_the_other_classes():
