@@ -39,7 +39,7 @@ from .._linalg import (
 from .._memory import require_memory
 from ..kernels import KernelBlocks, KernelColumns
 from ..likelihoods import Likelihood
-from .blocks import balanced_row_ranges
+from .blocks import balanced_row_ranges, mapped_on
 from .ep import DensePredictor
 
 __all__ = [
@@ -417,11 +417,8 @@ class ADFActiveSet:
         def complete_piece(bounds: tuple[int, int]) -> None:
             self.release(self.gather(stale[bounds[0] : bounds[1]], width=self.size))
 
-        pieces = balanced_row_ranges(len(stale), _COMPLETE_PIECE)
-        list(
-            map(complete_piece, pieces)
-            if pool is None
-            else pool.map(complete_piece, pieces)
+        mapped_on(
+            pool, complete_piece, balanced_row_ranges(len(stale), _COMPLETE_PIECE)
         )
 
     def held_out_nlp(self, points: np.ndarray) -> float:

@@ -13,7 +13,7 @@ staying on its worker).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     FIRST_EXCEPTION,
@@ -38,6 +38,7 @@ __all__ = [
     "Stopped",
     "ThreadBlocks",
     "balanced_row_ranges",
+    "mapped_on",
     "row_ranges",
     "run_together",
     "run_together_with_head_start",
@@ -95,6 +96,15 @@ class ThreadBlocks(LocalBlocks):
         return list(
             self.pool.map(lambda block: function(block, *arguments), self.blocks)
         )
+
+
+def mapped_on(
+    executor: Executor | None, function: Callable[[Any], _R], items: Iterable[Any]
+) -> list[_R]:
+    """``function`` over ``items`` on ``executor`` (None: in this thread), in order."""
+    if executor is None:
+        return list(map(function, items))
+    return list(executor.map(function, items))
 
 
 @contextmanager

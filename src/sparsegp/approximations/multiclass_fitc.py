@@ -19,7 +19,7 @@ label's latent ``f_{i,y_i}`` (``label``) and on ``f_{i,k}`` (``other``); column
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import TypeVar, cast
@@ -32,6 +32,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from .. import kernel_expression as expression
 from .._linalg import solve_lower
 from ..likelihoods import MultinomialProbit, StepMoments, site_from_cavity
+from .blocks import mapped_on
 from .ep import (
     AndersonMixing,
     EPState,
@@ -69,7 +70,6 @@ VARIANCE_SCALE_POINTS = 4000
 SMALLEST_VARIANCE_SCALE = 1e-3
 
 _T = TypeVar("_T")
-_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -159,15 +159,6 @@ class StepCavities:
             1.0 / tau_other,
             bias_difference,
         )
-
-
-def mapped_on(
-    executor: Executor | None, function: Callable[[_T], _R], items: Iterable[_T]
-) -> list[_R]:
-    """``function`` over ``items`` on ``executor`` (None: in this thread), in order."""
-    if executor is None:
-        return list(map(function, items))
-    return list(executor.map(function, items))
 
 
 def prior_variance(priors: Sequence[FITCPrior]) -> float | np.ndarray:
