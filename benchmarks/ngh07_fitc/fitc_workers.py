@@ -11,10 +11,11 @@ kernel and bias, M pseudo-inputs at the first M training points. For each execut
 ``--executors`` and each ``w`` of ``--workers`` (``--dask-workers`` for dask, if
 given), the engine the estimators run (:class:`PartitionedFITC`):
 
-- ``threads``: ``X`` in memory in row blocks of ``BLOCK_ROWS`` rows on a pool of ``w``
-  threads, one BLAS thread each (``FITCGPClassifier(n_jobs=w)``'s fit);
+- ``threads``: ``X`` in memory in row blocks of ``block_rows(n)`` rows (or each of
+  ``--block-rows``) on a pool of ``w`` threads, one BLAS thread each
+  (``FITCGPClassifier(n_jobs=w)``'s fit);
 - ``dask``: ``X`` in row chunks of ``--chunk-rows`` rows or one fewer, which the fit
-  rechunks to the threads' blocks of ``BLOCK_ROWS`` (so the same sums in one order), on
+  rechunks to the threads' blocks (so the same sums in one order), on
   a LocalCluster of ``w`` single-threaded worker processes (a fit on a dask array).
 
 Timed on the second of two runs (the first touches fresh memory): the prior
@@ -45,7 +46,11 @@ from sparsegp._threads import fit_threads
 from sparsegp.approximations.blocks import row_ranges, thread_pool
 from sparsegp.approximations.ep import run_ep
 from sparsegp.benchmarking import dgemm_rate, save_run
-from sparsegp.estimators.fitc_classifier import BLOCK_ROWS, fitc_approximation
+from sparsegp.estimators.fitc_classifier import (
+    BLOCK_ROWS,
+    block_rows,
+    fitc_approximation,
+)
 from sparsegp.likelihoods import Probit
 
 KERNEL = ConstantKernel(2.0) * RBF(np.sqrt(D))
@@ -73,30 +78,31 @@ def timed_steps(data, Z, sweeps):
     return dict(prior_s=prior, sweep_s=sweep, gradient_s=gradient), posterior
 
 
-def on_threads(X, y, Z, workers, sweeps):
+def on_threads(X, y, Z, workers, sweeps, largest=None):
     with fit_threads(), thread_pool(workers) as pool:
-        data = fitc_approximation(X, y, JITTER, pool=pool)
+        data = fitc_approximation(X, y, JITTER, pool=pool, largest=largest)
         times, posterior = timed_steps(data, Z, sweeps)
         return times, posterior.marginals()[0]
 
 
-def on_dask(X, y, Z, workers, sweeps, chunk_rows):
+def on_dask(X, y, Z, workers, sweeps, chunk_rows, largest=None):
     import dask.array as da
     from distributed import Client
 
     with local_cluster(workers) as cluster, Client(cluster):
         sizes = [b - a for a, b in row_ranges(len(X), -(-len(X) // chunk_rows))]
         X_chunks = da.from_array(X, chunks=(tuple(sizes), D)).persist()
-        data = fitc_approximation(X_chunks, y, JITTER)
+        data = fitc_approximation(X_chunks, y, JITTER, largest=largest)
         times, posterior = timed_steps(data, Z, sweeps)
         return times, posterior.marginals()[0]
 
 
-def row(executor, workers, times, reference, mean, base_mean, floors):
+def row(executor, workers, largest, times, reference, mean, base_mean, floors):
     speed_up = reference["sweep_s"] / times["sweep_s"]
     return dict(
         executor=executor,
         workers=workers,
+        block_rows=largest,
         **times,
         prior_speed_up=reference["prior_s"] / times["prior_s"],
         sweep_speed_up=speed_up,
@@ -121,21 +127,30 @@ def run(args):
         prior=2 * n * M**2 / dgemm,
         gradient=4 * n * M**2 / dgemm,
     )
-    reference, base_mean = on_threads(X, y, Z, 1, args.sweeps)
+    args.block_rows = args.block_rows or [block_rows(n)]
+    reference, base_mean = on_threads(X, y, Z, 1, args.sweeps, args.block_rows[0])
+    runs = [
+        (executor, w, largest)
+        for executor in args.executors
+        for largest in args.block_rows
+        for w in (
+            args.dask_workers or args.workers if executor == "dask" else args.workers
+        )
+    ]
     rows = []
-    for executor in args.executors:
-        counts = args.workers if executor == "threads" else args.dask_workers
-        for workers in counts or args.workers:
-            if executor == "threads" and workers == 1:
-                times, mean = reference, base_mean
-            elif executor == "threads":
-                times, mean = on_threads(X, y, Z, workers, args.sweeps)
-            else:
-                times, mean = on_dask(X, y, Z, workers, args.sweeps, args.chunk_rows)
-            rows.append(
-                row(executor, workers, times, reference, mean, base_mean, floors)
+    for executor, workers, largest in runs:
+        if executor == "threads" and (workers, largest) == (1, args.block_rows[0]):
+            times, mean = reference, base_mean
+        elif executor == "threads":
+            times, mean = on_threads(X, y, Z, workers, args.sweeps, largest)
+        else:
+            times, mean = on_dask(
+                X, y, Z, workers, args.sweeps, args.chunk_rows, largest
             )
-            print(rows[-1], flush=True)
+        rows.append(
+            row(executor, workers, largest, times, reference, mean, base_mean, floors)
+        )
+        print(rows[-1], flush=True)
     return rows, dict(sgemm_flops=sgemm, dgemm_flops=dgemm)
 
 
@@ -153,6 +168,13 @@ def main(argv=None):
     parser.add_argument(
         "--dask-workers", type=int, nargs="*", help="the dask runs' (--workers')"
     )
+    parser.add_argument(
+        "--block-rows",
+        type=int,
+        nargs="+",
+        help="each executor's largest blocks (speed-ups over one thread at the first; "
+        "default: the estimators' block_rows(n))",
+    )
     parser.add_argument("--sweeps", type=int, default=3)
     parser.add_argument("--chunk-rows", type=int, default=BLOCK_ROWS)
     parser.add_argument("--out")
@@ -163,6 +185,7 @@ def main(argv=None):
         [
             ("executor", "executor", "s"),
             ("w", "workers", "d"),
+            ("block rows", "block_rows", "d"),
             ("prior s", "prior_s", ".2f"),
             ("floor", "prior_floor_s", ".2f"),
             ("speed-up", "prior_speed_up", ".2f"),

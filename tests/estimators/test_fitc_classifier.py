@@ -230,6 +230,23 @@ def test_verbose_reports_the_final_ep_run(caplog):
     assert any("final EP: log Z_EP" in r.message for r in caplog.records)
 
 
+def test_blocks_grow_past_block_count_blocks_of_block_rows():
+    """Up to BLOCK_COUNT · BLOCK_ROWS rows the blocks have at most BLOCK_ROWS rows;
+    past that BLOCK_COUNT blocks (a power of two) until they reach LARGEST_BLOCK_ROWS."""
+    from sparsegp.approximations.blocks import balanced_row_ranges
+    from sparsegp.estimators import fitc_classifier as fc
+
+    threshold = fc.BLOCK_COUNT * fc.BLOCK_ROWS
+    assert fc.block_rows(1) == fc.block_rows(threshold) == fc.BLOCK_ROWS
+    largest = fc.BLOCK_COUNT * fc.LARGEST_BLOCK_ROWS
+    for n in (threshold + 1, 10**6, largest):
+        ranges = balanced_row_ranges(n, fc.block_rows(n))
+        assert len(ranges) == fc.BLOCK_COUNT
+        assert ranges[0][0] == 0 and ranges[-1][1] == n
+        assert max(b - a for a, b in ranges) <= fc.LARGEST_BLOCK_ROWS
+    assert fc.block_rows(10 * largest) == fc.LARGEST_BLOCK_ROWS
+
+
 def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
     """Row blocks are fixed by the data; n_jobs only runs them on threads."""
     from sparsegp.estimators import fitc_classifier

@@ -73,21 +73,38 @@ _MN_ARRAYS_PER_CLASS = 2
 _MN_ARRAYS_PER_SET = 2
 
 
-#: The most rows of a block of an in-memory fit: the blocks, and so the model, do not
-#: depend on ``n_jobs``, which only sets how many of them are worked on at once.
+#: The most rows of a block of an in-memory fit up to ``BLOCK_COUNT · BLOCK_ROWS`` rows:
+#: the blocks, and so the model, do not depend on ``n_jobs``, which only sets how many
+#: of them are worked on at once.
 BLOCK_ROWS = 8192
 
+#: Beyond ``BLOCK_COUNT · BLOCK_ROWS`` rows the blocks grow to keep ``BLOCK_COUNT`` of
+#: them, up to ``LARGEST_BLOCK_ROWS`` rows each (:func:`block_rows`): each block's
+#: share of a sweep holds the interpreter's lock for its few hundred numpy calls,
+#: so fewer blocks let more threads work at once, while the prior's and gradient's
+#: M × rows temporaries leave the cache as blocks grow (the ``fitc_workers``
+#: benchmark's ``--block-rows`` measures both on many cores; algorithms.md §5.9).
+BLOCK_COUNT = 64
+LARGEST_BLOCK_ROWS = 32768
 
-def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None):
+
+def block_rows(n):
+    """The most rows of a block of ``n`` rows: :data:`BLOCK_ROWS`, or ``n`` over
+    :data:`BLOCK_COUNT` up to :data:`LARGEST_BLOCK_ROWS` where that is more."""
+    return min(LARGEST_BLOCK_ROWS, max(BLOCK_ROWS, -(-n // BLOCK_COUNT)))
+
+
+def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None, largest=None):
     """FITC-EP's :class:`~sparsegp.approximations.evidence.EvidenceApproximation` of
-    ±1 labels ``y`` over row blocks of at most :data:`BLOCK_ROWS` rows, a power of two
+    ±1 labels ``y`` over row blocks of at most ``largest`` rows (default
+    :func:`block_rows`; benchmarks measure others), a power of two
     of them (:func:`~sparsegp.approximations.blocks.balanced_row_ranges`): of ``X`` in
     memory, worked on by the thread ``pool`` (one after another without), or of a
     dask array ``X``, rechunked to the same blocks and kept on the workers (``owner``
     names the estimator in the error without a client). The same blocks make the same
     arithmetic, so a fit on a cluster is the in-memory fit, and a worker's blocks
     are as cache-sized as the in-memory ones whatever ``X``'s chunks."""
-    ranges = balanced_row_ranges(len(y), BLOCK_ROWS)
+    ranges = balanced_row_ranges(len(y), largest or block_rows(len(y)))
     if not is_dask_array(X):
         blocks = [
             new_block(X[start:stop], y[start:stop], start) for start, stop in ranges
@@ -237,7 +254,7 @@ default="kmeans"
     n_jobs : int, default=None
         Cores for one fit, each with one BLAS thread; the fitted model does not
         depend on it. A binary problem's parallel EP runs its row blocks
-        (at most :data:`BLOCK_ROWS` rows each) on ``n_jobs`` threads; one-vs-rest problems
+        (:func:`block_rows`) on ``n_jobs`` threads; one-vs-rest problems
         run on up to ``n_jobs`` processes (joblib), each with the threads left over;
         a multinomial fit runs its classes' products on ``n_jobs`` threads.
     random_state : int, RandomState instance or None, default=None
