@@ -2,6 +2,7 @@
 (``NotFittedError``, not a missing attribute) if it was fresh, its previous fit if it had
 one; and it fits again normally."""
 
+import contextlib
 import threading
 import time
 from unittest import mock
@@ -13,31 +14,43 @@ from sklearn.exceptions import NotFittedError
 import sparsegp
 import sparsegp.approximations.rvm_ssem as rvm_ssem
 from sparsegp import RVMRegressor
+from sparsegp.approximations import sweep_kernels
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
 
 ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
 
 
-def interrupted_on_third_call(target, name):
-    """Patch ``target.name`` to raise ``KeyboardInterrupt`` on its third call."""
-    original, calls = getattr(target, name), []
+def interrupted_on_third_call(*targets):
+    """Patch each ``(target, name)`` to raise ``KeyboardInterrupt`` on the third call
+    to any of them."""
+    calls = []
 
-    def interrupt(*args, **kwargs):
-        calls.append(None)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
+    def interrupting(original):
+        def interrupt(*args, **kwargs):
+            calls.append(None)
+            if len(calls) == 3:
+                raise KeyboardInterrupt
+            return original(*args, **kwargs)
 
-    return mock.patch.object(target, name, interrupt)
+        return interrupt
+
+    stack = contextlib.ExitStack()
+    for target, name in targets:
+        original = getattr(target, name)
+        stack.enter_context(mock.patch.object(target, name, interrupting(original)))
+    return stack
 
 
 def interruption(estimator):
     if isinstance(estimator, RVMRegressor):
-        return interrupted_on_third_call(rvm_ssem, "regression_e_step")
+        return interrupted_on_third_call((rvm_ssem, "regression_e_step"))
     if "Regressor" in type(estimator).__name__:
-        return interrupted_on_third_call(Gaussian, "moments")
-    return interrupted_on_third_call(Probit, "moments")
+        return interrupted_on_third_call((Gaussian, "moments"))
+    # parallel EP on the probit runs compiled (sweep_kernels), without Probit.moments
+    return interrupted_on_third_call(
+        (Probit, "moments"), (sweep_kernels, "probit_site_update")
+    )
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

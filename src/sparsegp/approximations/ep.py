@@ -28,7 +28,8 @@ from .._linalg import (
     matvec,
     solve_lower,
 )
-from ..likelihoods import Likelihood, site_from_cavity
+from ..likelihoods import Likelihood, Probit, site_from_cavity
+from . import sweep_kernels
 
 #: The smallest damping :func:`run_ep` lowers an oscillating EP to.
 MIN_DAMPING = 0.05
@@ -391,8 +392,15 @@ def site_evidence_terms(
 ) -> float:
     """The sites' part of :func:`log_evidence`: all of it but ``−½ log|I + K T̃|``.
 
-    A sum over sites, so row blocks of a partitioned posterior add theirs.
+    A sum over sites, so row blocks of a partitioned posterior add theirs. On the
+    probit, one compiled loop (:func:`~sparsegp.approximations.sweep_kernels.
+    probit_site_evidence`).
     """
+    if isinstance(likelihood, Probit):
+        tau, nu, mean, var, y = _float_arrays(tau, nu, mean, var, y)
+        return sweep_kernels.probit_site_evidence(
+            tau, nu, mean, var, y, likelihood.bias, likelihood.slope
+        )
     tau_c, nu_c = _cavities(mean, var, tau, nu)
     moments = likelihood.moments(nu_c / tau_c, 1.0 / tau_c, y)
     site_terms = site_evidence_term(moments.log_z, tau, nu, tau_c, nu_c)
@@ -436,11 +444,16 @@ def log_evidence(
 def site_change(
     tau: np.ndarray, nu: np.ndarray, old_tau: np.ndarray, old_nu: np.ndarray
 ) -> float:
-    """Largest change of a site parameter, relative to ``1 + |value|``."""
-    return max(
-        np.max(np.abs(tau - old_tau) / (1.0 + np.abs(tau)), initial=0.0),
-        np.max(np.abs(nu - old_nu) / (1.0 + np.abs(nu)), initial=0.0),
-    )
+    """Largest change of a site parameter, relative to ``1 + |value|`` (one compiled
+    loop, :func:`~sparsegp.approximations.sweep_kernels.site_change`)."""
+    tau, nu, old_tau, old_nu = _float_arrays(tau, nu, old_tau, old_nu)
+    return sweep_kernels.site_change(tau, nu, old_tau, old_nu)
+
+
+def _float_arrays(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays as flat contiguous float64 (no copy where they are), for the
+    kernels."""
+    return tuple(np.ascontiguousarray(a, dtype=float).ravel() for a in arrays)
 
 
 def sites_converged(
@@ -477,8 +490,14 @@ def parallel_site_update(
 ) -> tuple[np.ndarray, np.ndarray]:
     """New sites, all computed from the same marginals ``(mean, var)`` (damped).
 
-    A site whose cavity is not a proper Gaussian keeps its value.
+    A site whose cavity is not a proper Gaussian keeps its value. On the probit, one
+    compiled loop (:func:`~sparsegp.approximations.sweep_kernels.probit_site_update`).
     """
+    if isinstance(likelihood, Probit):
+        y, tau, nu, mean, var = _float_arrays(y, tau, nu, mean, var)
+        return sweep_kernels.probit_site_update(
+            y, tau, nu, mean, var, likelihood.bias, likelihood.slope, damping
+        )
     new_tau, new_nu = matched_sites(
         y, likelihood, tau, nu, *_cavities(mean, var, tau, nu)
     )

@@ -46,6 +46,7 @@ from .ep import (
     posterior_of,
     warm_sites,
 )
+from .sweep_kernels import marginal_moments_into
 
 __all__ = [
     "EvidenceSensitivities",
@@ -190,18 +191,22 @@ def fitc_marginal_moments(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The posterior means and variances of :func:`fitc_marginals`, without keeping
     ``E = L_B⁻¹ V``: each of ``V``'s :func:`column_chunks` is multiplied by the
-    triangle in ``workspace`` (:func:`chunk_workspace`) and read there, in cache."""
+    triangle in ``workspace`` (:func:`chunk_workspace`) and read there, in cache, by
+    one compiled loop (:func:`~sparsegp.approximations.sweep_kernels.
+    marginal_moments_into`)."""
     inverse = inverse_lower(chol_B) if inverse_B is None else inverse_B
     inverse = np.asfortranarray(inverse, dtype=V.dtype)
     u = u.astype(V.dtype)
-    norms, projections = np.empty(V.shape[1]), np.empty(V.shape[1])
+    d0, tau, nu = (np.ascontiguousarray(a, dtype=float) for a in (d0, tau, nu))
+    mean, var = np.empty(V.shape[1]), np.empty(V.shape[1])
     for chunk in column_chunks(V):
         E = solve_lower_wide(
             chol_B, V[:, chunk], out=_chunk_of(workspace, V, chunk), inverse=inverse
         )
-        norms[chunk] = np.einsum("ij,ij->j", E, E)
-        projections[chunk] = matvec(E.T, u)
-    return _moments(d0, tau, nu, norms, projections)
+        marginal_moments_into(
+            E, u, d0[chunk], tau[chunk], nu[chunk], mean[chunk], var[chunk]
+        )
+    return mean, var
 
 
 def fitc_marginals(
