@@ -764,7 +764,7 @@ CLAIMS = [
         "given kernel and with five L-BFGS-B iterations, the IVM's greedy selection of "
         "d = 200; against the same fits in one process (issue 47 asks ≥ 1.7×).",
         "The IVM's selection 1.63× faster than one process and FITC's learnt fit "
-        "1.61×, both short of 1.7×, the in-memory fits (tested, FITC's equal at fixed "
+        "1.46×, both short of 1.7×, the in-memory fits (tested, FITC's equal at fixed "
         "hyperparameters) at 0.5–0.6× the peak memory per process. The IVM's blocks, "
         "and now the in-memory store of a selection that is greedy to its end, keep V "
         "in column-major order (an inclusion writes one contiguous column: 8.9 → 5.2 ms "
@@ -794,14 +794,15 @@ CLAIMS = [
         "in-memory one: not done. The workers' sampling profiler is not it: off and "
         "on alternated, 30.4–32.5 s against 32.1–42.5 s (three runs each, the 42.5 "
         "an outlier). The given-kernel "
-        "fit (6.3 s against 7.5 s), the fresh cluster's first, 1.19× (1.11× on 128 "
+        "fit (5.3 s against 7.0 s), the fresh cluster's first, 1.32× (1.11× on 128 "
         "blocks): this VM backs memory it has not "
         "touched before at about 3 s per GB. The cluster's FITC fits rechunk X to the "
         "in-memory fit's blocks (docs/dask.md); against X's chunks of 125 000 rows as "
         "blocks, alternated runs took the learnt fit from 44.9–47.9 s to 32.9–37.2 s. "
-        "FITC's rows re-run 2026-11-27 13:52 with 64 blocks (`block_rows`): 1.61×, "
-        "where 128 blocks gave 1.48× (09:19); earlier runs gave FITC 1.42–1.69× and "
-        "the IVM 1.39–1.45×.",
+        "FITC's rows re-run 2026-11-27 with 64 blocks (`block_rows`): 1.61× (13:52, "
+        "where 128 blocks gave 1.48× at 09:19), then with the compiled sweep kernels "
+        "1.46× (14:24): the one process 38.2 → 34.6 s, the cluster 23.7 s both times; "
+        "earlier runs gave FITC 1.42–1.69× and the IVM 1.39–1.45×.",
         ("fitc_dask", "ivm_dask", "ivm_dask_float32"),
         _dask_rows,
     ),
@@ -864,11 +865,14 @@ CLAIMS = [
         "a one-thread sweep, at 8 192 rows as at 32 768), so fewer blocks let more "
         "threads work at once; larger blocks' M × rows temporaries leave the cache in "
         "the prior and gradient (0.64 s at 64 blocks, 0.96 s at 32): 64 blocks keep "
-        "both. ≥ 10× needs a block's elementwise sweep work in a few compiled calls: "
-        "not built. On this 2-core machine (shared) the default's sweep runs 1.89× "
-        "on two threads (1.60× on 128 blocks), its prior 1.97×, two dask workers "
-        "1.53×; its one-thread gradient pays for memory it first touches (10.0 s, "
-        "5.7 s in the run before), so its 3.6× is not a speed-up.",
+        "both. Since these runs a block's per-site sweep work is a few compiled calls "
+        "without the lock (`sweep_kernels`: py-spy --gil 6.2 → 4.7 % of a one-thread "
+        "sweep, a block's overhead in a sweep 0.67 → 0.25 ms at 1 250 rows), not yet "
+        "run on 16 cores. On this 2-core machine (shared; the 2-core run, with the "
+        "kernels) the default's sweep runs 1.86× on two threads (1.60× on 128 blocks "
+        "before), its prior 1.84×, two dask workers 1.47×; its one-thread gradient "
+        "pays for memory it first touches (10.2 s, 5.7 s in an earlier run), so its "
+        "3.5× is not a speed-up.",
         ("fitc_workers", "fitc_workers_16"),
         _workers,
     ),
