@@ -121,8 +121,10 @@ def test_scalar_moments_equal_array_moments(mu, likelihood):
             scalar = likelihood.scalar_moments(mu, var, y)
             array = likelihood.moments(np.array([mu]), np.array([var]), np.array([y]))
             for name in ("log_z", "g", "w"):
+                # the scalar path's compiled log Φ (sparsegp._probit) and scipy's
+                # differ by 2e-13 at z ≈ 32, scipy's error there against 50 digits
                 np.testing.assert_allclose(
-                    getattr(scalar, name), getattr(array, name)[0], rtol=1e-13
+                    getattr(scalar, name), getattr(array, name)[0], rtol=1e-12
                 )
 
 

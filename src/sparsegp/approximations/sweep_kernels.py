@@ -10,10 +10,8 @@ parallel_site_update`, the evidence's site terms of :func:`~sparsegp.approximati
 ep.site_evidence_terms`, :func:`~sparsegp.approximations.ep.site_change`, and the
 marginals of :func:`~sparsegp.approximations.fitc_ep.fitc_marginal_moments` from a
 piece of ``E = L_B⁻¹ V``. The formulas are those functions' (algorithms.md §0.2-§0.3,
-§5.3, §5.5), term for term; tests hold them to the numpy versions.
-
-``log Φ`` and the inverse Mills ratio come from ``erfc`` (:func:`erfcx`,
-:func:`log_ndtr`), to about 1e-13 relative of scipy's.
+§5.3, §5.5), term for term; tests hold them to the numpy versions. The probit's
+moments for one site are :mod:`sparsegp._probit`'s.
 """
 
 from __future__ import annotations
@@ -23,77 +21,14 @@ import math
 import numba
 import numpy as np
 
+from .. import _probit
+
 __all__ = [
-    "erfcx",
-    "log_ndtr",
     "marginal_moments_into",
     "probit_site_evidence",
     "probit_site_update",
     "site_change",
 ]
-
-_SQRT_2 = math.sqrt(2.0)
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
-#: Above it ``erfcx`` is its asymptotic series, whose first omitted term
-#: (10395 / (64 x¹²)) is below 3e-15 there; below it ``exp(x²) erfc(x)``.
-_ERFCX_SERIES_X = 25.0
-#: Below it the probit curvature is its asymptotic series (as ``probit_curvature``).
-_ASYMPTOTIC_Z = -30.0
-
-
-@numba.njit(cache=True, nogil=True)
-def _exp_square(x: float) -> float:
-    """``exp(x²)`` without the rounding of ``x²``: ``x² = hi + lo`` exactly (Dekker's
-    product, ``x`` split in halves of 26 bits), ``exp(hi)(1 + lo)``. The rounded
-    ``x²`` alone costs ``x²`` ulps (4e-14 relative at x = 20), which the probit's far
-    tail amplifies by ``z²`` more in ``ρ(z + ρ)``."""
-    hi = x * x
-    scaled = 134217729.0 * x  # 2^27 + 1
-    head = scaled - (scaled - x)
-    tail = x - head
-    lo = ((head * head - hi) + 2.0 * head * tail) + tail * tail
-    return math.exp(hi) * (1.0 + lo)
-
-
-@numba.njit(cache=True, nogil=True)
-def erfcx(x: float) -> float:
-    """The scaled complementary error function ``exp(x²) erfc(x)`` (inf below about
-    −26.6, where it overflows, as scipy's)."""
-    if x < _ERFCX_SERIES_X:
-        return _exp_square(x) * math.erfc(x)
-    h = 1.0 / (2.0 * x * x)  # Σ_k (−1)^k (2k − 1)!! h^k, k ≤ 5
-    series = 1.0 - h * (
-        1.0 - 3.0 * h * (1.0 - 5.0 * h * (1.0 - 7.0 * h * (1.0 - 9.0 * h)))
-    )
-    return _INV_SQRT_PI / x * series
-
-
-@numba.njit(cache=True, nogil=True)
-def log_ndtr(z: float) -> float:
-    """``log Φ(z)``: ``−z²/2 + log(erfcx(−z/√2)/2)`` below zero, ``log1p(−Φ(−z))``
-    above."""
-    if z < 0.0:
-        return -0.5 * z * z + math.log(0.5 * erfcx(-z / _SQRT_2))
-    return math.log1p(-0.5 * math.erfc(z / _SQRT_2))
-
-
-@numba.njit(cache=True, nogil=True)
-def _probit_moments(
-    mu: float, var: float, y: float, bias: float, slope: float
-) -> tuple[float, float, float]:
-    """``(z, g, w)`` of ``Probit(bias, slope).moments(mu, var, y)`` for one site."""
-    s = math.sqrt(1.0 + slope * slope * var)
-    z = slope * y * (mu + bias) / s
-    rho = _SQRT_2_OVER_PI / erfcx(-z / _SQRT_2)
-    if z < _ASYMPTOTIC_Z:
-        inv2 = 1.0 / (z * z)
-        curvature = 1.0 - inv2 + 6 * inv2**2 - 50 * inv2**3 + 518 * inv2**4
-    else:
-        curvature = rho * (z + rho)
-    w_max = (1.0 - 1e-12) / var if var > 0 else math.inf
-    w = min(max(slope**2 * curvature / (s * s), 1e-300), w_max)
-    return z, slope * y * rho / s, w
 
 
 @numba.njit(cache=True, nogil=True)
@@ -117,7 +52,7 @@ def probit_site_update(
         matched_tau, matched_nu = tau[i], nu[i]
         if tau_c > 0.0:
             mu_c, var_c = nu_c / tau_c, 1.0 / tau_c
-            _, g, w = _probit_moments(mu_c, var_c, y[i], bias, slope)
+            _, g, w = _probit.moments(mu_c, var_c, y[i], bias, slope)
             denominator = 1.0 - var_c * w
             matched_tau = max(w / denominator, 0.0)
             matched_nu = (g + w * mu_c) / denominator
@@ -146,7 +81,7 @@ def probit_site_evidence(
         s = math.sqrt(1.0 + slope * slope * (1.0 / tau_c))
         z = slope * y[i] * (nu_c / tau_c + bias) / s
         total += (
-            log_ndtr(z)
+            _probit.log_ndtr(z)
             + 0.5 * math.log1p(tau[i] / tau_c)
             + 0.5 * nu_c**2 / tau_c
             - 0.5 * (nu[i] + nu_c) ** 2 / (tau[i] + tau_c)
