@@ -393,8 +393,8 @@ def site_evidence_terms(
     """The sites' part of :func:`log_evidence`: all of it but ``−½ log|I + K T̃|``.
 
     A sum over sites, so row blocks of a partitioned posterior add theirs. On the
-    probit, one compiled loop (:func:`~sparsegp.approximations.sweep_kernels.
-    probit_site_evidence`).
+    probit, one compiled loop
+    (:func:`~sparsegp.approximations.sweep_kernels.probit_site_evidence`).
     """
     if isinstance(likelihood, Probit):
         tau, nu, mean, var, y = _float_arrays(tau, nu, mean, var, y)

@@ -192,8 +192,8 @@ def fitc_marginal_moments(
     """The posterior means and variances of :func:`fitc_marginals`, without keeping
     ``E = L_B⁻¹ V``: each of ``V``'s :func:`column_chunks` is multiplied by the
     triangle in ``workspace`` (:func:`chunk_workspace`) and read there, in cache, by
-    one compiled loop (:func:`~sparsegp.approximations.sweep_kernels.
-    marginal_moments_into`)."""
+    one compiled loop
+    (:func:`~sparsegp.approximations.sweep_kernels.marginal_moments_into`)."""
     inverse = inverse_lower(chol_B) if inverse_B is None else inverse_B
     inverse = np.asfortranarray(inverse, dtype=V.dtype)
     u = u.astype(V.dtype)

@@ -3,15 +3,18 @@
 A row block's share of a sweep (:mod:`~sparsegp.approximations.partitioned_fitc`) is,
 besides its BLAS products, a few dozen numpy calls per step on arrays of the block's
 rows; each call holds the interpreter's lock while numpy dispatches it, so threads
-working on blocks at once queue for that lock (issue 47: a sweep at n = 10⁶ ran 3.5×
-faster on 16 threads than on one). Here each step is one numba call that releases
-the lock: the damped moment matching of :func:`~sparsegp.approximations.ep.
-parallel_site_update`, the evidence's site terms of :func:`~sparsegp.approximations.
-ep.site_evidence_terms`, :func:`~sparsegp.approximations.ep.site_change`, and the
-marginals of :func:`~sparsegp.approximations.fitc_ep.fitc_marginal_moments` from a
-piece of ``E = L_B⁻¹ V``. The formulas are those functions' (algorithms.md §0.2-§0.3,
-§5.3, §5.5), term for term; tests hold them to the numpy versions. The probit's
-moments for one site are :mod:`sparsegp._probit`'s.
+working on blocks at once queue for that lock (issue 47). Here each step is one numba
+call that releases the lock:
+
+- the damped moment matching of :func:`~sparsegp.approximations.ep.parallel_site_update`;
+- the evidence's site terms of :func:`~sparsegp.approximations.ep.site_evidence_terms`;
+- :func:`~sparsegp.approximations.ep.site_change`;
+- the marginals of :func:`~sparsegp.approximations.fitc_ep.fitc_marginal_moments`
+  from a piece of ``E = L_B⁻¹ V``.
+
+The formulas are those functions' (algorithms.md §0.2-§0.3, §5.3, §5.5), term for
+term; tests hold them to the numpy versions. The probit's moments for one site are
+:mod:`sparsegp._probit`'s.
 """
 
 from __future__ import annotations
