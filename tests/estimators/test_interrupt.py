@@ -21,6 +21,7 @@ from sparsegp.likelihoods import Gaussian, Probit
 ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
 
 
+@contextlib.contextmanager
 def interrupted_on_third_call(*targets):
     """Patch each ``(target, name)`` to raise ``KeyboardInterrupt`` on the third call
     to any of them."""
@@ -35,11 +36,11 @@ def interrupted_on_third_call(*targets):
 
         return interrupt
 
-    stack = contextlib.ExitStack()
-    for target, name in targets:
-        original = getattr(target, name)
-        stack.enter_context(mock.patch.object(target, name, interrupting(original)))
-    return stack
+    with contextlib.ExitStack() as stack:
+        for target, name in targets:
+            original = getattr(target, name)
+            stack.enter_context(mock.patch.object(target, name, interrupting(original)))
+        yield
 
 
 def interruption(estimator):
