@@ -87,6 +87,20 @@ def test_site_change_is_the_largest_relative_change():
     assert sweep_kernels.site_change(tau, nu, old_tau, old_nu) == expected
     empty = np.zeros(0)
     assert sweep_kernels.site_change(empty, empty, empty, empty) == 0.0
+    nu[3] = np.nan  # a failed site is no convergence
+    assert np.isnan(sweep_kernels.site_change(tau, nu, old_tau, old_nu))
+
+
+def test_the_kernels_carry_nan_sites_as_numpy_does():
+    y = np.array([1.0, -1.0, 1.0])
+    tau, nu, var = np.full(3, 0.1), np.full(3, 0.2), np.ones(3)  # proper cavities
+    mean = np.array([0.5, np.nan, -0.5])
+    new_tau, new_nu = sweep_kernels.probit_site_update(
+        y, tau, nu, mean, var, 0.0, 1.0, 0.5
+    )
+    assert np.isnan(new_tau[1]) and np.isnan(new_nu[1])
+    assert np.isfinite(new_tau[[0, 2]]).all() and np.isfinite(new_nu[[0, 2]]).all()
+    assert np.isnan(sweep_kernels.probit_site_evidence(tau, nu, mean, var, y, 0, 1))
 
 
 @pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-5)])

@@ -98,14 +98,14 @@ def site_change(
     tau: np.ndarray, nu: np.ndarray, old_tau: np.ndarray, old_nu: np.ndarray
 ) -> float:
     """:func:`~sparsegp.approximations.ep.site_change`: the largest change of a site
-    parameter, relative to ``1 + |value|``."""
+    parameter, relative to ``1 + |value|``; NaN if a change is (as numpy's ``max``)."""
     largest = 0.0
     for i in range(len(tau)):
-        largest = max(
-            largest,
-            abs(tau[i] - old_tau[i]) / (1.0 + abs(tau[i])),
-            abs(nu[i] - old_nu[i]) / (1.0 + abs(nu[i])),
-        )
+        change_tau = abs(tau[i] - old_tau[i]) / (1.0 + abs(tau[i]))
+        change_nu = abs(nu[i] - old_nu[i]) / (1.0 + abs(nu[i]))
+        if change_tau != change_tau or change_nu != change_nu:
+            return math.nan
+        largest = max(largest, change_tau, change_nu)
     return largest
 
 
