@@ -886,7 +886,8 @@ CLAIMS = [
         "test points): `FITCGPClassifier(n_inducing=M, n_jobs=16)` with its defaults on "
         "the lent machine's 16 cores, GPyTorch's SVGP on its H100 (three epochs of "
         "minibatch Adam, batches of 1 024, float32), in the same run (2026-11-27, the "
-        "default blocks of `block_rows`: 64).",
+        "default blocks of `block_rows`: 64; at commit 0d90d4a, before the compiled "
+        "sweep kernels).",
         "FITC M = 100 matches SVGP M = 200's NLP (0.379) at a lower error (15.39 % "
         "against 15.82 %) in 1.09× its time; the same command on the same lease four "
         "minutes earlier, with 32 blocks, took 33.7 s against SVGP's 40.8 s (0.83×): "
