@@ -12,7 +12,7 @@ import math
 
 import numba
 
-__all__ = ["ASYMPTOTIC_Z", "erfcx", "log_ndtr", "moments"]
+__all__ = ["ASYMPTOTIC_Z", "argument", "erfcx", "log_ndtr", "moments"]
 
 _SQRT_2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -62,6 +62,16 @@ def log_ndtr(z: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
+def argument(
+    mu: float, var: float, y: float, bias: float, slope: float
+) -> tuple[float, float]:
+    """The probit argument ``z = λ y (mu + b) / s`` and ``s = √(1 + λ² var)`` of a
+    site whose latent is ``N(mu, var)``."""
+    s = math.sqrt(1.0 + slope * slope * var)
+    return slope * y * (mu + bias) / s, s
+
+
+@numba.njit(cache=True, nogil=True)
 def moments(
     mu: float, var: float, y: float, bias: float, slope: float
 ) -> tuple[float, float, float]:
@@ -69,8 +79,7 @@ def moments(
     probit argument, ``d log Z/d mu`` and ``−d² log Z/d mu²`` clamped into
     ``[1e-300, (1 − 1e-12)/var]``, the curvature by its asymptotic series below
     ``z = −30``."""
-    s = math.sqrt(1.0 + slope * slope * var)
-    z = slope * y * (mu + bias) / s
+    z, s = argument(mu, var, y, bias, slope)
     rho = _SQRT_2_OVER_PI / erfcx(-z / _SQRT_2)
     if z < ASYMPTOTIC_Z:
         inv2 = 1.0 / (z * z)

@@ -81,8 +81,7 @@ def probit_site_evidence(
     for i in range(len(tau)):
         tau_c = 1.0 / var[i] - tau[i]
         nu_c = mean[i] / var[i] - nu[i]
-        s = math.sqrt(1.0 + slope * slope * (1.0 / tau_c))
-        z = slope * y[i] * (nu_c / tau_c + bias) / s
+        z, _ = _probit.argument(nu_c / tau_c, 1.0 / tau_c, y[i], bias, slope)
         total += (
             _probit.log_ndtr(z)
             + 0.5 * math.log1p(tau[i] / tau_c)
