@@ -425,6 +425,8 @@ def _workers():
 
 
 def _cores_fit_label(estimator, dataset):
+    if estimator.startswith("rvm"):
+        return "RVM, defaults, flip 5 %"
     if estimator.startswith("nlp"):
         return "NLP classifier d = 200, flip 5 %"
     if estimator.startswith("ivm"):
@@ -442,7 +444,14 @@ _CORES_RUNS = (
     "ivm_cores_mnist",
     "nlp_cores",
     "nlp_cores_busy",
+    "rvm_cores",
+    "rvm_cores_busy",
 )
+
+
+def _or_dash(row, key, spec):
+    """``row[key]`` formatted, or a dash where the run has none (the RVM's)."""
+    return "—" if row.get(key) is None else format(row[key], spec)
 
 
 def _cores():
@@ -467,7 +476,8 @@ def _cores():
         {
             "speedup": ".2f",
             "efficiency": ".2f",
-            "floor_seconds": ".1f",
+            "floor_seconds": lambda r: _or_dash(r, "floor_seconds", ".1f"),
+            "sweeps": lambda r: _or_dash(r, "sweeps", "d"),
             "largest_probability_difference": ".0e",
             "busy": lambda r: "yes" if r["busy"] else "no",
             "estimator": lambda r: _cores_fit_label(r["estimator"], r["dataset"]),
@@ -831,6 +841,10 @@ CLAIMS = [
         "of 1.8× there. The NLP classifier (d = 200, 2026-11-27 10:59, its loss's "
         "column completions and its FITC pass on the threads, its candidate scoring "
         "on one) 1.23×, 0.93× the idle one-thread time with the other core busy. "
+        "The RVM (2026-11-27 16:08–16:20, its E-steps' row blocks on the threads, "
+        "algorithms.md §4.4) 1.55×, 1.07× the idle one-thread time with the other "
+        "core busy (0.97× its one thread's with the core busy: its fit waits on the "
+        "slower thread at each of its 8 blocks' rounds). "
         "FITC's runs re-made at 14:45–14:50 with the compiled sweep kernels "
         "(28.9 → 16.0 s; 1.72–1.78× in three more runs, the code before the kernels "
         "1.77× in the same hour: the kernels change little here); at 08:26–08:28, "
@@ -1179,15 +1193,15 @@ CLAIMS = [
 
 HEADER = """# Benchmarks
 
-What the library achieves, one short section per claim: the claim, what the table
-shows, the table (made from the saved run by `python -m benchmarks markdown`, which
-writes this file), the command that re-runs it, and the run's date. Peers are timed in
-the same run, on the same splits. A re-run replaces its run file and its table; the
-history is in git, CHANGELOG.md and the issues' closing notes. IDA sets marked † hold
+What the library achieves, one short section per claim: the claim, what the table \
+shows, the table (made from the saved run by `python -m benchmarks markdown`, which \
+writes this file), the command that re-runs it, and the run's date. Peers are timed in \
+the same run, on the same splits. A re-run replaces its run file and its table; the \
+history is in git, CHANGELOG.md and the issues' closing notes. IDA sets marked † hold \
 reconstructed realizations (`../shared/data/README.md`): compare them apart.
 
-Machine: 2 cores (AMD EPYC, x86_64), 24 GiB, no GPU; Python 3.11, OpenBLAS as shipped
-in the numpy wheel; one BLAS thread per fit unless a table says otherwise. The machine
+Machine: 2 cores (AMD EPYC, x86_64), 24 GiB, no GPU; Python 3.11, OpenBLAS as shipped \
+in the numpy wheel; one BLAS thread per fit unless a table says otherwise. The machine \
 is shared: times move by 5–15 % from run to run.
 """
 

@@ -1,4 +1,5 @@
-"""One fit on every core: ``n_jobs`` threads against one thread (FITC, or the IVM).
+"""One fit on every core: ``n_jobs`` threads against one thread (FITC, the IVM, the
+NLP classifier or the RVM).
 
     SPARSEGP_DATA=../shared/data python -m benchmarks run fitc_cores --workers 1 2 \
         --out benchmarks/results/fitc_cores.json
@@ -34,6 +35,12 @@ same task (the floor again that of its FITC pass)::
 
     python -m benchmarks run fitc_cores --estimator nlp --workers 1 2 \
         --out benchmarks/results/nlp_cores.json
+
+``--estimator rvm``: ``RVMClassifier(n_jobs=w)`` with its defaults on the same task
+(``--n-inducing`` unused; no floor, as its E-steps' sizes change through the fit)::
+
+    python -m benchmarks run fitc_cores --estimator rvm --workers 1 2 \
+        --out benchmarks/results/rvm_cores.json
 """
 
 from __future__ import annotations
@@ -50,7 +57,12 @@ from benchmarks._lib.tasks import (
     mnist_task,
     noisy_classification_task,
 )
-from sparsegp import FITCGPClassifier, IVMClassifier, NLPSparseGPClassifier
+from sparsegp import (
+    FITCGPClassifier,
+    IVMClassifier,
+    NLPSparseGPClassifier,
+    RVMClassifier,
+)
 from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
 
 
@@ -90,6 +102,8 @@ def _estimator(args, workers):
         return NLPSparseGPClassifier(
             max_basis_vectors=args.n_inducing, n_jobs=workers, random_state=0
         )
+    if args.estimator == "rvm":
+        return RVMClassifier(n_jobs=workers, random_state=0)
     return FITCGPClassifier(n_inducing=args.n_inducing, n_jobs=workers, random_state=0)
 
 
@@ -106,6 +120,7 @@ def run(args):
     if burner is not None:
         burner.start()
     rows, reference, base = [], None, None
+    rvm = args.estimator == "rvm"  # no count of sweeps, no floor
     try:
         for workers in args.workers:
             result, fitted = evaluate(
@@ -128,7 +143,7 @@ def run(args):
                     workers=workers,
                     busy=args.busy,
                     evaluations=model.n_iterations,
-                    sweeps=model.details.get("n_sweeps", 0),
+                    sweeps=None if rvm else model.details.get("n_sweeps", 0),
                     speedup=None if base is None else base / result.fit_seconds,
                     efficiency=None
                     if base is None
@@ -136,11 +151,13 @@ def run(args):
                     largest_probability_difference=float(
                         np.max(np.abs(proba - reference))
                     ),
-                    floor_seconds=floor_seconds(
-                        model, len(y), args.n_inducing, rates, workers
-                    ),
+                    floor_seconds=None
+                    if rvm
+                    else floor_seconds(model, len(y), args.n_inducing, rates, workers),
                 )
             )
+            floor = rows[-1]["floor_seconds"]
+            floor = "no floor" if floor is None else f"floor {floor:.1f} s"
             scaling = (
                 ""
                 if base is None
@@ -149,7 +166,7 @@ def run(args):
             print(
                 f"n_jobs={workers}: {result.fit_seconds:.1f} s{scaling}, {result.error:.2%} / "
                 f"{result.nlp:.4f}, {model.n_iterations} evaluations, "
-                f"{rows[-1]['sweeps']} sweeps, floor {rows[-1]['floor_seconds']:.1f} s, "
+                f"{rows[-1]['sweeps']} sweeps, {floor}, "
                 f"largest Δp {rows[-1]['largest_probability_difference']:.1e}",
                 flush=True,
             )
@@ -172,9 +189,11 @@ def run(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--estimator", choices=["fitc", "ivm", "nlp"], default="fitc")
     parser.add_argument(
-        "--task", choices=sorted(_TASKS), help="mnist (FITC), flipped (IVM, NLP)"
+        "--estimator", choices=["fitc", "ivm", "nlp", "rvm"], default="fitc"
+    )
+    parser.add_argument(
+        "--task", choices=sorted(_TASKS), help="mnist (FITC), flipped (the others)"
     )
     parser.add_argument("--n-train", type=int, default=None, help="60 000 / 50 000")
     parser.add_argument(

@@ -126,6 +126,40 @@ def test_tap_mean_field_solves_its_fixed_point_equations_densely():
     )
 
 
+def test_e_step_blocks_are_two_for_a_few_thousand_points_and_bounded_above():
+    from sparsegp.approximations.rvm_ssem import E_STEP_BLOCK_ROWS, e_step_row_ranges
+
+    assert len(e_step_row_ranges(1024)) == 1
+    for n in (2048, 7291, 2 * E_STEP_BLOCK_ROWS):
+        assert len(e_step_row_ranges(n)) == 2
+    for n in (2 * E_STEP_BLOCK_ROWS + 1, 50_000, 10**6):
+        ranges = e_step_row_ranges(n)
+        assert ranges[0][0] == 0 and ranges[-1][1] == n
+        assert max(b - a for a, b in ranges) <= E_STEP_BLOCK_ROWS
+
+
+def test_tap_e_step_over_row_blocks_is_the_one_block_e_step(monkeypatch):
+    """The E-step's row blocks (on threads or not) change the sums' order only."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sparsegp.approximations import rvm_ssem
+
+    Psi, t, alpha = classification_problem(n=200, seed=3)
+    one_block, one_sites = ep_e_step(Psi, alpha, t, 1.0, max_iter=200, tol=1e-12)
+    monkeypatch.setattr(rvm_ssem, "E_STEP_BLOCK_ROWS", 30)  # 8 blocks of 25 rows
+    blocks, sites = ep_e_step(Psi, alpha, t, 1.0, max_iter=200, tol=1e-12)
+    with ThreadPoolExecutor(3) as pool:
+        threads, thread_sites = ep_e_step(
+            Psi, alpha, t, 1.0, max_iter=200, tol=1e-12, pool=pool
+        )
+    np.testing.assert_array_equal(threads.mean, blocks.mean)
+    np.testing.assert_array_equal(thread_sites.omega, sites.omega)
+    np.testing.assert_allclose(blocks.mean, one_block.mean, rtol=1e-10)
+    np.testing.assert_allclose(blocks.covariance(), one_block.covariance(), rtol=1e-10)
+    np.testing.assert_allclose(sites.g, one_sites.g, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sites.omega, one_sites.omega, rtol=1e-9, atol=1e-12)
+
+
 def test_naive_mean_field_differs_from_tap_but_classifies_alike():
     Psi, t, alpha = classification_problem(seed=2)
     tap, _ = ep_e_step(Psi, alpha, t, 1.0)

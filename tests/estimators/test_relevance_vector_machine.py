@@ -127,6 +127,19 @@ def test_equal_shares_fill_the_total_from_the_groups_that_have_points():
     assert _equal_shares([100, 100, 100], 10).sum() == 10
 
 
+def test_classifier_does_not_depend_on_n_jobs(monkeypatch):
+    """A binary fit's E-steps run their row blocks on ``n_jobs`` threads; the blocks
+    are fixed by the data."""
+    from sparsegp.approximations import rvm_ssem
+
+    monkeypatch.setattr(rvm_ssem, "E_STEP_BLOCK_ROWS", 50)
+    X, y = make_xor_clusters(200, random_state=1)
+    one = RVMClassifier(n_jobs=1, random_state=0).fit(X, y)
+    two = RVMClassifier(n_jobs=2, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    np.testing.assert_array_equal(one.relevance_vectors_, two.relevance_vectors_)
+
+
 def test_bad_input_gets_clear_errors():
     X, y = make_xor_clusters(20, random_state=0)
     with pytest.raises(ValueError, match="at least two classes"):

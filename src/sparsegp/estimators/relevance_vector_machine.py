@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._memory import require_memory
 from .._threads import one_blas_thread
+from ..approximations.blocks import thread_pool
 from ..approximations.rvm_ssem import WeightPredictor, batch_em, subspace_em
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
@@ -368,7 +369,9 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     sigma_in : float, default=1.0
         Input noise of the probit.
     n_jobs, random_state, verbose
-        One-vs-rest parallelism, dictionary subset, progress.
+        One-vs-rest processes (and for a binary problem, on ``n_jobs`` threads, the
+        row blocks of the adaptive-TAP E-steps; the model does not depend on it),
+        dictionary subset, progress.
 
     Attributes
     ----------
@@ -449,14 +452,16 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         self.verbose = verbose
 
     def _fit_binary(self, X, y, random_state):
-        model, _ = self._fit_rvm(
-            X,
-            y,
-            check_random_state(random_state),
-            classification=True,
-            sigma_in=self.sigma_in,
-            mean_field=self.mean_field,
-        )
+        with thread_pool(self._n_row_threads) as pool:
+            model, _ = self._fit_rvm(
+                X,
+                y,
+                check_random_state(random_state),
+                classification=True,
+                sigma_in=self.sigma_in,
+                mean_field=self.mean_field,
+                pool=pool,
+            )
         return replace(model, likelihood=Probit(0.0, 1.0 / self.sigma_in))
 
     def _set_fitted_summaries(self):
