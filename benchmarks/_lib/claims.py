@@ -1026,9 +1026,13 @@ CLAIMS = [
         "centres) and [QW03] as written (every training input a centre).",
         "The default (Tipping & Faul's newcomers) is far better on image and ringnorm "
         "and within about one sd of [QW03]'s threshold rule elsewhere; both trail full "
-        "EP in NLP (issue 48). Run beside another benchmark on the second core; the "
-        "default's image and splice rows re-run after its dictionary took equal "
-        "shares of the classes (2026-11-27 06:17; 4.46 → 4.32 % and 15.20 → 15.43 %).",
+        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (17:20) after the "
+        "adaptive-TAP E-step moved to row blocks (algorithms.md §4.4): the same "
+        "arithmetic in another order, which moved two of the default's means through "
+        "the sweep's choices of newcomers (german 23.40 → 24.20 %, flare_solar "
+        "39.80 → 39.08 %) and left the rest as they were; its image and splice rows "
+        "had moved with the dictionary's equal shares of the classes (06:17; "
+        "4.46 → 4.32 % and 15.20 → 15.43 %).",
         ("ida_rvm",),
         lambda: _ida(
             ["ida_rvm"], {"rvm": "RVM (default)", "rvm_threshold": "RVM, threshold"}
