@@ -1026,7 +1026,7 @@ CLAIMS = [
         "centres) and [QW03] as written (every training input a centre).",
         "The default (Tipping & Faul's newcomers) is far better on image and ringnorm "
         "and within about one sd of [QW03]'s threshold rule elsewhere; both trail full "
-        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (17:20) after the "
+        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (16:41) after the "
         "adaptive-TAP E-step moved to row blocks (algorithms.md §4.4): the same "
         "arithmetic in another order, which moved two of the default's means through "
         "the sweep's choices of newcomers (german 23.40 → 24.20 %, flare_solar "
