@@ -509,13 +509,21 @@ def mean_field_e_step(
 
 @dataclass
 class _ActiveBasis:
-    """Active columns ``Ψ_R`` with ``Ψ_RᵀΨ_R`` and ``Ψ_Rᵀt`` kept incrementally."""
+    """Active columns ``Ψ_R`` with ``Ψ_RᵀΨ_R`` and ``Ψ_Rᵀt`` kept incrementally.
+
+    ``Psi`` is a view of ``columns``, a column-major array with room for more: a
+    newcomer is written into it (its capacity doubles when full) and pruning moves
+    the kept columns to its front, instead of a new n × |R| array each time: at
+    n = 50 000 with 73 relevance vectors their copies and first touches cost 2-5 s
+    of a fit (profiled), as much as 10 % of it on two threads.
+    """
 
     t: np.ndarray
     index: list
     Psi: np.ndarray
     gram: np.ndarray
     psi_t: np.ndarray
+    columns: np.ndarray | None = None
 
     @classmethod
     def empty(cls, t: np.ndarray) -> _ActiveBasis:
@@ -530,7 +538,12 @@ class _ActiveBasis:
         gram[:r, :r], gram[:r, r], gram[r, :r] = self.gram, cross, cross
         gram[r, r] = column @ column
         self.gram = gram
-        self.Psi = np.column_stack([self.Psi, column])
+        if self.columns is None or self.columns.shape[1] == r:
+            columns = np.empty((len(self.t), max(8, 2 * r)), order="F")
+            columns[:, :r] = self.Psi
+            self.columns = columns
+        self.columns[:, r] = column
+        self.Psi = self.columns[:, : r + 1]
         self.psi_t = np.append(self.psi_t, column @ self.t)
         self.index.append(j)
 
@@ -539,7 +552,13 @@ class _ActiveBasis:
         if np.all(mask):
             return
         self.index = [j for j, k in zip(self.index, mask, strict=True) if k]
-        self.Psi = self.Psi[:, mask]
+        if self.columns is None:
+            self.Psi = self.Psi[:, mask]
+        else:  # each kept column moves forward, one contiguous copy each
+            kept = np.flatnonzero(mask)
+            for position, column in enumerate(kept):
+                self.columns[:, position] = self.columns[:, column]
+            self.Psi = self.columns[:, : len(kept)]
         self.gram = self.gram[np.ix_(mask, mask)]
         self.psi_t = self.psi_t[mask]
 
