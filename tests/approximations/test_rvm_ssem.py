@@ -126,6 +126,26 @@ def test_tap_mean_field_solves_its_fixed_point_equations_densely():
     )
 
 
+def test_active_basis_grows_and_prunes_as_the_dense_design():
+    """Columns written into spare room (past its first capacity of 8), pruned by
+    moving the kept ones forward: ``Ψ_R``, ``Ψ_RᵀΨ_R`` and ``Ψ_Rᵀt`` as if built
+    afresh."""
+    rng = np.random.default_rng(7)
+    Psi, t = rng.standard_normal((50, 12)), rng.standard_normal(50)
+    basis = _ActiveBasis.empty(t)
+    for j in range(10):
+        basis.add(j, Psi[:, j])
+    mask = np.array([1, 0, 1, 1, 0, 0, 1, 1, 0, 1], bool)
+    basis.keep(mask)
+    basis.add(10, Psi[:, 10])
+    basis.keep(np.ones(len(basis.index), bool))  # nothing pruned: nothing moves
+    index = [*np.flatnonzero(mask), 10]
+    assert basis.index == index
+    np.testing.assert_array_equal(basis.Psi, Psi[:, index])
+    np.testing.assert_allclose(basis.gram, Psi[:, index].T @ Psi[:, index], rtol=1e-12)
+    np.testing.assert_allclose(basis.psi_t, Psi[:, index].T @ t, rtol=1e-12)
+
+
 def test_e_step_blocks_are_two_for_a_few_thousand_points_and_bounded_above():
     from sparsegp.approximations.rvm_ssem import E_STEP_BLOCK_ROWS, e_step_row_ranges
 
