@@ -125,3 +125,37 @@ def test_rvm_augmentation_formulas_equal_the_dense_augmented_posterior():
         assert aug_mean[j] == pytest.approx(f @ Sigma @ (P.T @ sites.nu), rel=1e-8)
         assert aug_var[j] == pytest.approx(f @ Sigma @ f, rel=1e-8)
         assert aug_var[j] >= var[j]
+
+
+def test_rvm_width_evidence_and_leave_one_out_equal_dense_ep():
+    """``rvm_width``'s EP evidence and cavity leave-one-out NLP of a fitted RVM
+    against dense EP on its latents' prior ``K = Ψ A⁻¹ Ψᵀ`` run to convergence."""
+    from benchmarks.qw03_rvm.rvm_width import evidence_and_leave_one_out
+    from scipy.special import log_ndtr
+
+    from sparsegp import RVMClassifier
+    from sparsegp.approximations.ep import (
+        DensePosterior,
+        leave_one_out,
+        run_ep,
+    )
+    from sparsegp.datasets import make_xor_clusters
+    from sparsegp.likelihoods import Probit
+
+    X, y = make_xor_clusters(80, random_state=0)
+    clf = RVMClassifier(random_state=0).fit(X, y)
+    model, t = clf.estimators_[0], np.where(y == clf.classes_[1], 1.0, -1.0)
+    Psi = model.kernel(X, model.points)
+    if model.predictor.has_bias:
+        Psi = np.column_stack([np.ones(len(X)), Psi])
+    K = Psi @ (Psi / model.details["alpha"]).T
+    n = len(t)
+    state = run_ep(
+        DensePosterior(K, np.zeros(n), np.zeros(n)), t, Probit(0.0), tol=1e-12
+    )
+    mean, var = leave_one_out(state)
+    evidence, loo = evidence_and_leave_one_out(clf, X, y)
+    assert evidence * n == pytest.approx(state.log_evidence, rel=1e-6)
+    assert loo == pytest.approx(
+        -np.mean(log_ndtr(t * mean / np.sqrt(1 + var))), rel=1e-6
+    )
