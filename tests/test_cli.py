@@ -17,7 +17,6 @@ from sparsegp.datasets import load_file
 from sparsegp.persistence import load_model
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     out = tmp_path / "demo.png"
     main(["demo", "--out", str(out), "--n-train", "120"])
@@ -30,6 +29,22 @@ def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     ):
         assert f"| banana | {name} | 1 |" in printed
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_lists_the_fits_warnings_after_its_table(monkeypatch, capsys):
+    """A warning a demo fit gives is printed once, after the table, with the
+    estimator's name, rather than through the progress bar (and none escapes)."""
+    from sparsegp import RVMClassifier
+
+    monkeypatch.setattr(
+        "sparsegp.cli.demo_estimators",
+        lambda n_features: {"RVM, one EM step": RVMClassifier(max_iter=1)},
+    )
+    main(["demo", "--n-train", "120", "--no-plot"])
+    printed = capsys.readouterr().out
+    table, notes = printed.split("Warnings:")
+    assert "| banana | RVM, one EM step | 1 |" in table
+    assert notes.count("RVM, one EM step: ConvergenceWarning: RVM EM did not") == 1
 
 
 def _write_csv(path, header, rows):

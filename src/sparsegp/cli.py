@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -100,18 +101,29 @@ def run_demo(out: Path | None, n_train: int | None = None):
     if n_train is not None:
         X_train, y_train = X_train[:n_train], y_train[:n_train]
     estimators = demo_estimators(X_train.shape[1])
-    results, fitted = [], {}
+    results, fitted, notes = [], {}, {}
     for name, estimator in tqdm(estimators.items(), desc="fitting on banana"):
-        result, fitted[name] = evaluate(
-            estimator, X_train, y_train, X_test, y_test, name=name, dataset="banana"
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result, fitted[name] = evaluate(
+                estimator, X_train, y_train, X_test, y_test, name=name, dataset="banana"
+            )
         results.append(result)
+        notes.update(dict.fromkeys(_warning_notes(name, caught)))
     print(
         f"\nIDA banana, realization 1: {len(y_train)} training, {len(y_test)} test points"
     )
     print(format_table(results))
+    if notes:
+        print("\nWarnings:\n" + "\n".join(notes))
     if out is not None:
         _save_figure(fitted, X_train, y_train, out)
+
+
+def _warning_notes(name, caught):
+    """One line per warning an estimator's fit gave, for after the demo's table
+    (printed as they come they would break its progress bar)."""
+    return [f"  {name}: {w.category.__name__}: {w.message}" for w in caught]
 
 
 def _save_figure(fitted, X_train, y_train, out):
