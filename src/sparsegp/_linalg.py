@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,7 +13,7 @@ from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError, cho_solve, cholesky, lapack, solve_triangular
 from scipy.linalg.blas import get_blas_funcs
 
-from .exceptions import NotPSDError, NumericalWarning
+from .exceptions import NotPSDError, NumericalWarning, warn_at_caller
 
 __all__ = [
     "cholesky_in_place",
@@ -83,11 +82,10 @@ def cholesky_jitter(
             jitter *= 10.0
             continue
         if _WARN_OF_JITTER.get():
-            warnings.warn(
+            warn_at_caller(
                 f"{what} was not positive definite; added jitter {jitter:.2e} to "
                 "its diagonal.",
                 NumericalWarning,
-                stacklevel=2,
             )
         return L
     raise NotPSDError(

@@ -1,4 +1,12 @@
-"""Warnings and errors raised by the numerical core and the estimators' defaults."""
+"""Warnings and errors raised by the numerical core and the estimators' defaults, and
+how the package warns (:func:`warn_at_caller`)."""
+
+import sys
+import warnings
+from types import FrameType
+
+#: The package whose frames a warning's location skips.
+_PACKAGE = __name__.rpartition(".")[0]
 
 
 class NumericalWarning(UserWarning):
@@ -13,3 +21,19 @@ class FeatureScaleWarning(UserWarning):
 
 class NotPSDError(ValueError):
     """A matrix that should be positive definite could not be factorised."""
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the first frame outside this package: the
+    user's line that called ``fit`` (or the library's that did, scikit-learn's
+    cross-validation for one), however deep in the package the warning arises,
+    rather than a line of the package a user cannot act on."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and _in_package(frame):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def _in_package(frame: FrameType) -> bool:
+    name = frame.f_globals.get("__name__", "")
+    return name == _PACKAGE or name.startswith(_PACKAGE + ".")

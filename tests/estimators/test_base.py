@@ -131,3 +131,23 @@ def test_one_online_pass_fits_the_weight_on_its_predictions_before_absorbing():
     X, y = _three_classes()
     online = SparseOnlineGPClassifier(max_basis_vectors=10, random_state=0).fit(X, y)
     assert 0.0 < online.odds_weight_ <= 1.0
+
+
+def test_a_fits_warnings_point_at_the_line_that_called_fit():
+    """Every warning a fit gives is attributed to the user's call of ``fit``
+    (``exceptions.warn_at_caller``), however deep in the package it arises: the RVM's
+    EM inside its approximation, full EP's optimizer cap, a default kernel's feature
+    scales."""
+    from sparsegp import EPGPClassifier, RVMClassifier
+    from sparsegp.datasets import make_xor_clusters
+    from sparsegp.exceptions import FeatureScaleWarning
+
+    X, y = make_xor_clusters(60, random_state=0)
+    wide = X * np.array([1.0, 1e4])
+    with pytest.warns(Warning) as record:
+        RVMClassifier(max_iter=1).fit(X, y)
+        EPGPClassifier(max_iter_optimizer=1).fit(X, y)
+        FITCGPClassifier(n_inducing=4, max_iter_optimizer=2).fit(wide, y)
+    categories = {w.category for w in record}
+    assert {ConvergenceWarning, FeatureScaleWarning} <= categories
+    assert {w.filename for w in record} == {__file__}

@@ -20,7 +20,6 @@ classifier's deletions in the final EM).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from .._linalg import (
     solve_lower,
     weighted_gram,
 )
+from ..exceptions import warn_at_caller
 from ..likelihoods import Moments, Probit
 from .blocks import LocalBlocks, ThreadBlocks, balanced_row_ranges, mapped_on
 from .ep import run_ep
@@ -790,10 +790,9 @@ class _Trainer:
         else:  # max_iter = 0 asks for no final EM, which is not a failure to converge
             if final and max_iter > 0:
                 self.em_converged = False
-                warnings.warn(
+                warn_at_caller(
                     _not_converged_message(max_iter, len(alpha), log_alpha_step),
                     ConvergenceWarning,
-                    stacklevel=3,
                 )
         return alpha, iterations
 
@@ -802,14 +801,13 @@ class _Trainer:
     ) -> RVMFit:
         posterior = self.e_step(basis, alpha, final=True)
         if self.sites is not None and not self.sites.converged:
-            warnings.warn(
+            warn_at_caller(
                 f"The final mean-field E-step did not settle in {_FINAL_E_STEP_ITER} "
                 "Newton steps (EP sweeps for adaptive TAP); the weights are not at a "
                 "fixed point of [QW03] eqs. 16-19 "
                 "(with naive mean field, α at its floor makes the cavity variances "
                 "too wide for double precision).",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         return RVMFit(
             relevant=np.asarray(basis.index, dtype=int),

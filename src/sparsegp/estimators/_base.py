@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import logging
-import warnings
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
@@ -42,7 +41,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
-from ..exceptions import FeatureScaleWarning
+from ..exceptions import FeatureScaleWarning, warn_at_caller
 from ..kernels import KernelBlocks, offset_names, with_length_scale_per_feature
 from ._input_units import (
     conditioned_dask_inputs,
@@ -304,15 +303,14 @@ def accept_sparse_tags(tags):
     return tags
 
 
-def warn_ep_not_converged(estimator, n_sweeps, tol, stacklevel=3):
+def warn_ep_not_converged(estimator, n_sweeps, tol):
     """The ``ConvergenceWarning`` of a fitted model's EP run stopped after
     ``n_sweeps`` sweeps at tolerance ``tol``."""
-    warnings.warn(
+    warn_at_caller(
         f"{type(estimator).__name__}: EP did not converge in {n_sweeps} "
         f"sweeps (tol={tol}); the fitted posterior may be inaccurate. "
         "Increase max_sweeps, or lower damping.",
         ConvergenceWarning,
-        stacklevel=stacklevel,
     )
 
 
@@ -337,12 +335,11 @@ def warn_at_bounds(kernel, estimator, problem=None):
                 continue
             if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
                 where = f" ({problem})" if problem else ""
-                warnings.warn(
+                warn_at_caller(
                     f"{type(estimator).__name__}{where}: the learnt {hyperparameter.name} "
                     f"ended on its {side} bound ({np.exp(limit).min():.3g}); "
                     f"{_bound_advice(estimator, hyperparameter.name, side, offsets)}",
                     ConvergenceWarning,
-                    stacklevel=3,
                 )
 
 
@@ -459,7 +456,7 @@ def warn_if_few_features_count(spreads):
     seen = total**2 / float(np.sum(variances**2))
     widest = float(np.max(variances)) / total
     if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
-        warnings.warn(
+        warn_at_caller(
             "X's features differ so much in spread that the default isotropic "
             f"kernel sees about {seen:.1f} of its {len(variances)} non-constant ones "
             f"(the widest holds {widest:.0%} of the variance): if they are in "
@@ -467,7 +464,6 @@ def warn_if_few_features_count(spreads):
             "standardise X (sklearn.preprocessing.StandardScaler; --standardize on "
             "the command line) or pass a kernel with a length-scale per feature.",
             FeatureScaleWarning,
-            stacklevel=3,
         )
 
 

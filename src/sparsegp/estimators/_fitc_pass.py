@@ -11,13 +11,13 @@ on FITC's evidence; O(n·d²) per sweep.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .._dask import is_dask_array
 from ..approximations.blocks import thread_pool
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
+from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable
 from ._base import FittedModel, report_progress, warn_ep_not_converged
 from .fitc_classifier import fitc_approximation, require_fitc_memory
@@ -41,11 +41,10 @@ def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
         if not is_dask_array(X):
             require_fitc_memory(n_points, n)
     except MemoryError as error:
-        warnings.warn(
+        warn_at_caller(
             f"{type(estimator).__name__}: kept {kept}; the pass over every training "
             f"point does not fit: {error}",
             UserWarning,
-            stacklevel=7,
         )
         return False
     return True
@@ -131,7 +130,7 @@ class EverySitePass:
         """``model`` with :meth:`evidence`'s ``fit`` as its posterior; warns if its EP
         did not converge."""
         if not fit.ep_converged:
-            warn_ep_not_converged(self.estimator, fit.final_sweeps, _TOL, stacklevel=6)
+            warn_ep_not_converged(self.estimator, fit.final_sweeps, _TOL)
         report_progress(
             self.estimator,
             message=f"{type(self.estimator).__name__}: FITC posterior over "

@@ -23,12 +23,10 @@ scale, and the points a model exposes (``inducing_points_``, ``basis_vectors_``,
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import kernel_expression as expression
-from ..exceptions import FeatureScaleWarning
+from ..exceptions import FeatureScaleWarning, warn_at_caller
 
 __all__ = [
     "conditioned_dask_inputs",
@@ -183,14 +181,13 @@ def _check_more_than_one_input(estimator, high, low, n):
             "an offset that large rounds inputs to one value. Subtract it where the "
             "data are made, then fit again."
         )
-    warnings.warn(
+    warn_at_caller(
         f"{type(estimator).__name__}: all {n} rows of X are the same input, so the "
         "model can learn only what the targets hold on average (the class "
         "frequencies, the mean). If the inputs differ where they are made, an offset "
         "or a scale may have rounded them to one value: subtract or rescale it "
         "there, then fit again.",
         FeatureScaleWarning,
-        stacklevel=6,  # the caller of fit (validate_dense, fit, its wrapper between)
     )
 
 

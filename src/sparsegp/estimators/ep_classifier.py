@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -15,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._memory import require_memory
 from ..approximations.dense_ep import DenseEP
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
+from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable, with_length_scale_per_feature
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
@@ -305,13 +305,12 @@ def warn_full_ep_not_converged(
     """``ConvergenceWarning`` when :func:`fit_full_ep`'s optimizer stopped on its
     iteration cap (with ``advice``), or its final EP run on ``max_sweeps``."""
     if not fit.optimizer_converged:
-        warnings.warn(
+        warn_at_caller(
             f"{type(estimator).__name__}: L-BFGS-B stopped at its cap of "
             f"{settings.max_iter} iterations before the EP evidence converged; "
             f"{advice}.",
             ConvergenceWarning,
-            stacklevel=4,
         )
     if not fit.ep_converged:
         tol = settings.ep_options["tol"]
-        warn_ep_not_converged(estimator, fit.final_sweeps, tol, stacklevel=4)
+        warn_ep_not_converged(estimator, fit.final_sweeps, tol)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -30,6 +29,7 @@ from ..approximations.multiclass_fitc import (
     MultiClassFITCPredictor,
 )
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
+from ..exceptions import warn_at_caller
 from ..kernels import (
     KernelBlocks,
     KernelPerClass,
@@ -507,11 +507,10 @@ default="kmeans"
         """The pseudo-inputs when X has no more than ``M`` distinct inputs: all of them
         (a warning if the user's ``n_inducing`` asked for more)."""
         if self.n_inducing is not None and len(distinct) < M:
-            warnings.warn(
+            warn_at_caller(
                 f"X has {len(distinct)} distinct inputs, fewer than "
                 f"n_inducing={M}: they are the pseudo-inputs.",
                 UserWarning,
-                stacklevel=3,
             )
         return distinct
 
@@ -632,5 +631,5 @@ default="kmeans"
             ),
         )
         if not fit.ep_converged:
-            warn_ep_not_converged(self, fit.final_sweeps, self.tol, stacklevel=2)
+            warn_ep_not_converged(self, fit.final_sweeps, self.tol)
         return fitted_model(fit)

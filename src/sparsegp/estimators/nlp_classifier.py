@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 
@@ -34,6 +33,7 @@ from ..approximations.nlp_selection import (
     select_by_nlp,
     validation_loss,
 )
+from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
@@ -380,14 +380,13 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             )
         if learn and not plateau.reached:
             lowest = min(iteration.loss.value for iteration in iterations)
-            warnings.warn(
+            warn_at_caller(
                 f"NLPSparseGPClassifier: stopped at max_outer_iterations="
                 f"{self.max_outer_iterations} while the validation NLP was still "
                 f"falling (lowest {lowest:.3g}); the iterations run are chosen from. "
                 "Raise max_outer_iterations — unless the classes are separable, where "
                 "the loss falls without end as the model grows more confident.",
                 ConvergenceWarning,
-                stacklevel=5,
             )
         chosen = choose_iteration(iterations, self.model_choice)
         report_progress(
