@@ -5,6 +5,8 @@ import sys
 import warnings
 from types import FrameType
 
+__all__ = ["FeatureScaleWarning", "NotPSDError", "NumericalWarning"]
+
 #: The package whose frames a warning's location skips.
 _PACKAGE = __name__.rpartition(".")[0]
 

@@ -151,3 +151,20 @@ def test_a_fits_warnings_point_at_the_line_that_called_fit():
     categories = {w.category for w in record}
     assert {ConvergenceWarning, FeatureScaleWarning} <= categories
     assert {w.filename for w in record} == {__file__}
+
+
+def test_warnings_of_one_vs_rest_fits_in_worker_processes_reach_the_caller():
+    """With ``n_jobs`` the one-vs-rest problems fit in joblib's worker processes, which
+    print their warnings where no one catches them: each is given again in the
+    caller's process, at its call of ``fit``."""
+    from sklearn.datasets import make_classification
+
+    from sparsegp import RVMClassifier
+
+    X, y = make_classification(
+        150, n_features=4, n_informative=3, n_redundant=0, n_classes=3, random_state=0
+    )
+    with pytest.warns(ConvergenceWarning, match="RVM EM did not converge") as record:
+        RVMClassifier(max_iter=1, n_jobs=2).fit(X, y)
+    assert len(record) == 3
+    assert {w.filename for w in record} == {__file__}

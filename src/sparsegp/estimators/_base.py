@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextvars
 import functools
 import logging
+import os
+import warnings
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from numbers import Integral, Real
@@ -738,14 +740,28 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         n_jobs = effective_n_jobs(self.n_jobs)
         self._n_row_threads = max(1, n_jobs // len(problems))
         if len(problems) > 1 and n_jobs > 1:
-            return Parallel(n_jobs=min(n_jobs, len(problems)))(
-                delayed(self._fit_binary_one_blas_thread)(X, labels, seed, name)
+            fits = Parallel(n_jobs=min(n_jobs, len(problems)))(
+                delayed(self._fit_binary_in_worker)(X, labels, seed, name, os.getpid())
                 for labels, seed, name in problems
             )
+            for message, category in (w for _, caught in fits for w in caught):
+                warn_at_caller(message, category)
+            return [model for model, _ in fits]
         return [
             self._fit_binary_one_blas_thread(X, labels, seed, name)
             for labels, seed, name in problems
         ]
+
+    def _fit_binary_in_worker(self, X, y, random_state, problem, caller):
+        """The binary model of :meth:`_fit_binary_one_blas_thread`, and, in a process
+        other than the ``caller``'s, the warnings its fit gave, to be given again in
+        the caller's (a worker process prints them where no one catches them)."""
+        if os.getpid() == caller:  # a thread of the caller's: its warnings reach it
+            return self._fit_binary_one_blas_thread(X, y, random_state, problem), []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = self._fit_binary_one_blas_thread(X, y, random_state, problem)
+        return model, [(str(w.message), w.category) for w in caught]
 
     @one_blas_thread
     def _fit_binary_one_blas_thread(self, X, y, random_state, problem=None):
