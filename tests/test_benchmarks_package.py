@@ -130,6 +130,7 @@ def test_rvm_augmentation_formulas_equal_the_dense_augmented_posterior():
 def test_rvm_width_evidence_and_leave_one_out_equal_dense_ep():
     """``rvm_width``'s EP evidence and cavity leave-one-out NLP of a fitted RVM
     against dense EP on its latents' prior ``K = Ψ A⁻¹ Ψᵀ`` run to convergence."""
+    from benchmarks.qw03_rvm.rvm_augmentation import design
     from benchmarks.qw03_rvm.rvm_width import evidence_and_leave_one_out
     from scipy.special import log_ndtr
 
@@ -145,9 +146,7 @@ def test_rvm_width_evidence_and_leave_one_out_equal_dense_ep():
     X, y = make_xor_clusters(80, random_state=0)
     clf = RVMClassifier(random_state=0).fit(X, y)
     model, t = clf.estimators_[0], np.where(y == clf.classes_[1], 1.0, -1.0)
-    Psi = model.kernel(X, model.points)
-    if model.predictor.has_bias:
-        Psi = np.column_stack([np.ones(len(X)), Psi])
+    Psi = design(model, X)
     K = Psi @ (Psi / model.details["alpha"]).T
     n = len(t)
     state = run_ep(

@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.cluster import print_table
 from benchmarks._lib.tasks import load_task, mnist_task
+from benchmarks.qw03_rvm.rvm_augmentation import design
 from sparsegp import RVMClassifier
 from sparsegp.approximations.ep import site_evidence_terms
 from sparsegp.approximations.rvm_ssem import ep_e_step
@@ -74,9 +75,7 @@ def evidence_and_leave_one_out(clf, X, y):
         raise RuntimeError("the fit rescaled its inputs: its basis is not X's")
     model = clf.estimators_[0]
     t = np.where(y == clf.classes_[1], 1.0, -1.0)
-    Psi = model.kernel(X, model.points)
-    if model.predictor.has_bias:
-        Psi = np.column_stack([np.ones(len(X)), Psi])
+    Psi = design(model, X)
     alpha = model.details["alpha"]
     posterior, sites = ep_e_step(Psi, alpha, t, clf.sigma_in, max_iter=1000, tol=1e-10)
     half = solve_triangular(posterior.chol, Psi.T, lower=True)  # L Lᵀ = A + ΨᵀΩΨ
