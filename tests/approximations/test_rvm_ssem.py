@@ -10,6 +10,7 @@ from scipy.stats import multivariate_normal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF
 
+from sparsegp.approximations import rvm_ssem
 from sparsegp.approximations.rvm_ssem import (
     _ActiveBasis,
     _cavity_consistent_g,
@@ -17,9 +18,11 @@ from sparsegp.approximations.rvm_ssem import (
     batch_em,
     ep_e_step,
     evidence_keeps,
+    extrapolated_log_alpha,
     mean_field_e_step,
     regression_e_step,
     subspace_em,
+    update_alpha,
     update_noise,
 )
 from sparsegp.datasets import load_banana
@@ -417,12 +420,13 @@ def test_evidence_keeps_is_tipping_and_fauls_test_on_the_dense_evidence():
     np.testing.assert_array_equal(evidence_keeps(posterior, alpha), dense)
 
 
-@pytest.mark.parametrize("width_factor", [0.3, 1.0])
+@pytest.mark.parametrize("width_factor", [0.3, 0.5, 1.0])
 def test_classification_em_deletes_what_the_evidence_drops_and_converges(width_factor):
     """MacKay's α of a weight the evidence drops climbs to ``L`` a few % per step: at
-    these widths the final EM hit ``max_iter`` on such a weight (α ≈ 10⁸-10¹⁰). Deleted
-    at ``q_j² ≤ s_j`` ([TF03]) it converges, and classifies as well. (At 0.5× a weight
-    at a finite α that MacKay approaches slowly still reaches the cap, and warns.)"""
+    0.3× and 1× the final EM hit ``max_iter`` on such a weight (α ≈ 10⁸-10¹⁰). Deleted
+    at ``q_j² ≤ s_j`` ([TF03]) it converges, and classifies as well. At 0.5× a weight
+    at a finite α that MacKay approaches slowly reached the cap until the final EM
+    extrapolated its steps (:func:`extrapolated_log_alpha`)."""
     X, y, X_test, y_test = load_banana()
     kernel = RBF(width_factor * np.sqrt(np.var(X, axis=0).sum()))
     Psi = np.column_stack([np.ones(len(X)), kernel(X)])
@@ -472,3 +476,71 @@ def test_a_warm_ep_e_step_reaches_the_cold_fixed_point():
     assert cold_sites.converged and warm_sites.converged
     np.testing.assert_allclose(Psi @ warm.mean, Psi @ cold.mean, atol=1e-6)
     np.testing.assert_allclose(warm.sigma_diag, cold.sigma_diag, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ratio", [0.995, 0.6, -0.5])
+def test_aitken_jump_lands_on_the_limit_of_a_linear_iteration(ratio):
+    """Steps shrinking by a common ratio, monotone or alternating: the jump lands on
+    the iteration's limit (up to its cap)."""
+    limit = np.array([-1.0, 0.5, 3.0])
+    x0 = limit + np.array([0.5, -1.0, -5.0])
+    x1 = limit + ratio * (x0 - limit)
+    x2 = limit + ratio * (x1 - limit)
+    jump = extrapolated_log_alpha(x2 - x1, x1 - x0, tol=1e-3)
+    expected = np.clip(limit - x2, -np.log(10), np.log(10))
+    np.testing.assert_allclose(jump, expected, atol=1e-12)
+    assert np.any(np.abs(limit - x2) > np.log(10)) == (ratio == 0.995)
+
+
+def test_aitken_jump_leaves_settled_and_growing_steps_and_falling_weights():
+    """No jump for a step below ``tol``, a step larger than the last (not converging
+    linearly) or a step after none; and none at all while every α falls (on
+    separable classes every α falls to its floor as the weights grow together)."""
+    last = np.array([1e-4, 0.1, 0.0, 0.2])
+    step = np.array([5e-5, 0.2, 0.1, -0.3])
+    np.testing.assert_array_equal(extrapolated_log_alpha(step, last, 1e-3), 0.0)
+    last, step = np.array([-0.2, -0.4]), np.array([-0.1, -0.2])
+    np.testing.assert_array_equal(extrapolated_log_alpha(step, last, 1e-3), 0.0)
+    assert np.all(extrapolated_log_alpha(-step, -last, 1e-3) > 0)
+
+
+def test_extrapolated_final_em_ends_at_a_fixed_point_sooner(monkeypatch):
+    """On banana at a narrow width, where plain MacKay steps approach a weight's α
+    slowly (over 700 final-EM iterations), the extrapolated final EM stops in a few
+    dozen at a fixed point of MacKay's update: one more update moves no ``log α`` by
+    more than ``tol``, the evidence keeps every weight ([TF03]), and the model
+    classifies as well. (It may end at another fixed point: there the weight that
+    plain steps approach is deleted once a jump passes the α at which the evidence
+    drops it.)"""
+    X, y, X_test, y_test = load_banana()
+    kernel = RBF(0.5 * np.sqrt(X.var(0).sum()))
+    Psi = np.column_stack([np.ones(len(X)), kernel(X)])
+    t = np.where(y > 0, 1.0, -1.0)
+
+    def fit():
+        return subspace_em(
+            lambda j: Psi[:, j],
+            Psi.shape[1],
+            t,
+            classification=True,
+            entering="tipping_faul",
+            tol=1e-3,
+            max_iter=2000,
+        )
+
+    extrapolated = fit()
+    with monkeypatch.context() as patch:
+        patch.setattr(rvm_ssem, "_extrapolated", lambda alpha, step, *_: (alpha, step))
+        plain = fit()
+    assert extrapolated.converged and plain.converged
+    assert extrapolated.n_iterations + 500 < plain.n_iterations
+    posterior, alpha = extrapolated.posterior, extrapolated.alpha
+    moved = np.log(update_alpha(posterior, alpha, "mackay", 1e12) / alpha)
+    assert np.max(np.abs(moved)) < 1e-3
+    assert np.all(evidence_keeps(posterior, alpha))
+    test_psi = np.column_stack([np.ones(len(X_test)), kernel(X_test, X)])
+    errors = [
+        np.mean(np.sign(test_psi[:, f.relevant] @ f.posterior.mean) != np.sign(y_test))
+        for f in (extrapolated, plain)
+    ]
+    assert errors[0] < errors[1] + 0.01
