@@ -127,6 +127,15 @@ def test_rvm_augmentation_formulas_equal_the_dense_augmented_posterior():
         assert aug_var[j] >= var[j]
 
 
+def test_worst_share_is_the_largest_losses_over_their_sum():
+    from benchmarks.qw03_rvm.rvm_augmentation import worst_share
+
+    losses = np.array([[0.1, 9.0], [1.0, 4.0], [2.0, 2.0], [3.0, 1.0]])
+    codes = np.array([0, 1, 0, 1])  # the losses of the true classes: 0.1, 4, 2, 1
+    assert worst_share(-losses, codes, fraction=0.5) == pytest.approx(6 / 7.1)
+    assert worst_share(-losses, codes, fraction=0.01) == pytest.approx(4 / 7.1)
+
+
 def test_rvm_width_evidence_and_leave_one_out_equal_dense_ep():
     """``rvm_width``'s EP evidence and cavity leave-one-out NLP of a fitted RVM
     against dense EP on its latents' prior ``K = Ψ A⁻¹ Ψᵀ`` run to convergence."""
