@@ -420,6 +420,27 @@ def test_evidence_keeps_is_tipping_and_fauls_test_on_the_dense_evidence():
     np.testing.assert_array_equal(evidence_keeps(posterior, alpha), dense)
 
 
+def banana_subspace_em(width_factor, max_iter):
+    """Subspace EM classification on banana (Tipping & Faul's newcomers, every
+    training input a centre, an RBF of ``width_factor`` × the data's scale): the fit
+    and its test error."""
+    X, y, X_test, y_test = load_banana()
+    kernel = RBF(width_factor * np.sqrt(X.var(axis=0).sum()))
+    Psi = np.column_stack([np.ones(len(X)), kernel(X)])
+    fit = subspace_em(
+        lambda j: Psi[:, j],
+        Psi.shape[1],
+        np.where(y > 0, 1.0, -1.0),
+        classification=True,
+        entering="tipping_faul",
+        tol=1e-3,
+        max_iter=max_iter,
+    )
+    test_psi = np.column_stack([np.ones(len(X_test)), kernel(X_test, X)])
+    latent = test_psi[:, fit.relevant] @ fit.posterior.mean
+    return fit, np.mean(np.sign(latent) != np.sign(y_test))
+
+
 @pytest.mark.parametrize("width_factor", [0.3, 0.5, 1.0])
 def test_classification_em_deletes_what_the_evidence_drops_and_converges(width_factor):
     """MacKay's α of a weight the evidence drops climbs to ``L`` a few % per step: at
@@ -427,25 +448,11 @@ def test_classification_em_deletes_what_the_evidence_drops_and_converges(width_f
     at ``q_j² ≤ s_j`` ([TF03]) it converges, and classifies as well. At 0.5× a weight
     at a finite α that MacKay approaches slowly reached the cap until the final EM
     extrapolated its steps (:func:`extrapolated_log_alpha`)."""
-    X, y, X_test, y_test = load_banana()
-    kernel = RBF(width_factor * np.sqrt(np.var(X, axis=0).sum()))
-    Psi = np.column_stack([np.ones(len(X)), kernel(X)])
-    t = np.where(y > 0, 1.0, -1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        fit = subspace_em(
-            lambda j: Psi[:, j],
-            Psi.shape[1],
-            t,
-            classification=True,
-            entering="tipping_faul",
-            tol=1e-3,
-            max_iter=200,
-        )
+        fit, error = banana_subspace_em(width_factor, max_iter=200)
     assert fit.converged
-    test_psi = np.column_stack([np.ones(len(X_test)), kernel(X_test, X)])
-    latent = test_psi[:, fit.relevant] @ fit.posterior.mean
-    assert np.mean(np.sign(latent) != np.where(y_test > 0, 1, -1)) < 0.14
+    assert error < 0.14
 
 
 def test_tipping_faul_subspace_em_reaches_the_batch_evidence():
@@ -512,35 +519,14 @@ def test_extrapolated_final_em_ends_at_a_fixed_point_sooner(monkeypatch):
     classifies as well. (It may end at another fixed point: there the weight that
     plain steps approach is deleted once a jump passes the α at which the evidence
     drops it.)"""
-    X, y, X_test, y_test = load_banana()
-    kernel = RBF(0.5 * np.sqrt(X.var(0).sum()))
-    Psi = np.column_stack([np.ones(len(X)), kernel(X)])
-    t = np.where(y > 0, 1.0, -1.0)
-
-    def fit():
-        return subspace_em(
-            lambda j: Psi[:, j],
-            Psi.shape[1],
-            t,
-            classification=True,
-            entering="tipping_faul",
-            tol=1e-3,
-            max_iter=2000,
-        )
-
-    extrapolated = fit()
+    extrapolated, error = banana_subspace_em(0.5, max_iter=2000)
     with monkeypatch.context() as patch:
         patch.setattr(rvm_ssem, "_extrapolated", lambda alpha, step, *_: (alpha, step))
-        plain = fit()
+        plain, plain_error = banana_subspace_em(0.5, max_iter=2000)
     assert extrapolated.converged and plain.converged
     assert extrapolated.n_iterations + 500 < plain.n_iterations
     posterior, alpha = extrapolated.posterior, extrapolated.alpha
     moved = np.log(update_alpha(posterior, alpha, "mackay", 1e12) / alpha)
     assert np.max(np.abs(moved)) < 1e-3
     assert np.all(evidence_keeps(posterior, alpha))
-    test_psi = np.column_stack([np.ones(len(X_test)), kernel(X_test, X)])
-    errors = [
-        np.mean(np.sign(test_psi[:, f.relevant] @ f.posterior.mean) != np.sign(y_test))
-        for f in (extrapolated, plain)
-    ]
-    assert errors[0] < errors[1] + 0.01
+    assert error < plain_error + 0.01
