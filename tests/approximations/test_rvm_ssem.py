@@ -530,3 +530,15 @@ def test_extrapolated_final_em_ends_at_a_fixed_point_sooner(monkeypatch):
     assert np.max(np.abs(moved)) < 1e-3
     assert np.all(evidence_keeps(posterior, alpha))
     assert error < plain_error + 0.01
+
+
+def test_update_alpha_stays_within_its_floor_and_the_pruning_threshold():
+    """A weight whose mean is all but zero gets ``α = L`` (pruned), not an overflow; one
+    whose evidence wants ``α → 0`` gets the floor."""
+    posterior = rvm_ssem.Posterior(
+        np.array([1e-160, 1e6, 0.5]), np.eye(3), np.array([1e-13, 1e-3, 0.1])
+    )
+    alpha = np.array([1e12, 1e-9, 2.0])
+    new = update_alpha(posterior, alpha, "mackay", threshold=1e12)
+    assert new[0] == 1e12 and new[1] == rvm_ssem._MIN_ALPHA
+    assert new[2] == pytest.approx((1 - 2.0 * 0.1) / 0.25)

@@ -217,16 +217,19 @@ def update_alpha(
 
     MacKay's update with ``μ_j = 0`` prunes (``α_j = L``). α is kept at or above
     ``_MIN_ALPHA``: on separable classes the evidence drives α to 0 and the weights to
-    infinity (a prior standard deviation of 1 000 is wide enough for any scaled data).
+    infinity (a prior standard deviation of 1 000 is wide enough for any scaled data);
+    and at or below ``L``, where a weight counts as pruned: the one weight a model
+    keeps rather than none (:meth:`_Trainer.em_step`) stays there, where beyond it
+    ``γ_j = 1 − α_j Σ_jj`` is rounding and MacKay's steps ran away to overflow.
     """
     mu2 = posterior.mean**2
     if update == "em":
         new = 1.0 / (mu2 + posterior.sigma_diag)
     else:
         gamma = np.maximum(1.0 - alpha * posterior.sigma_diag, 1e-12)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             new = np.where(mu2 > 0, gamma / np.where(mu2 > 0, mu2, 1.0), threshold)
-    return np.maximum(new, _MIN_ALPHA)
+    return np.clip(new, _MIN_ALPHA, threshold)
 
 
 def extrapolated_log_alpha(
@@ -245,7 +248,7 @@ def extrapolated_log_alpha(
     """
     if np.all(step < 0.0):
         return np.zeros_like(step)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         ratio = step / last_step
         linear = (np.abs(ratio) < 1.0) & (np.abs(step) >= tol)
         jump = np.where(linear, step * ratio / (1.0 - ratio), 0.0)
@@ -816,7 +819,9 @@ class _Trainer:
             if change < tol:
                 break
             if final and self.classification:
-                alpha, last_step = _extrapolated(alpha, log_alpha_step, last_step, tol)
+                alpha, last_step = _extrapolated(
+                    alpha, log_alpha_step, last_step, tol, self.threshold
+                )
         else:  # max_iter = 0 asks for no final EM, which is not a failure to converge
             if final and max_iter > 0:
                 self.em_converged = False
@@ -856,16 +861,18 @@ def _extrapolated(
     step: np.ndarray,
     last_step: np.ndarray | None,
     tol: float,
+    threshold: float,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """``alpha`` after :func:`extrapolated_log_alpha` of its last two steps, and the
-    step the next extrapolation pairs with: None after a jump (the next two steps are
-    measured afresh), ``step`` while there is no pair or nothing to jump."""
+    """``alpha`` after :func:`extrapolated_log_alpha` of its last two steps (within
+    :func:`update_alpha`'s bounds), and the step the next extrapolation pairs with:
+    None after a jump (the next two steps are measured afresh), ``step`` while there
+    is no pair or nothing to jump."""
     if last_step is None:
         return alpha, step
     jump = extrapolated_log_alpha(step, last_step, tol)
     if not np.any(jump):
         return alpha, step
-    return alpha * np.exp(jump), None
+    return np.clip(alpha * np.exp(jump), _MIN_ALPHA, threshold), None
 
 
 def _not_converged_message(
