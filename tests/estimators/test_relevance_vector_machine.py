@@ -196,21 +196,23 @@ def test_batch_start_finds_the_classes_a_wide_kernel_hides_from_the_sweep(seed):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_regressor_batch_start_reaches_a_sparser_model_of_higher_evidence(seed):
-    """The default width is wide for sinc on [−10, 10]: from an empty model the sweep
-    kept 324-341 of 400 basis functions at a lower evidence than a batch start."""
+def test_regressor_sweep_from_empty_reaches_the_batch_starts_sparse_model(seed):
+    """The default width is wide for sinc on [−10, 10]. From an empty model the sweep
+    kept 324-341 of 400 basis functions at an evidence 30-65 nats below a batch
+    start's while α could pass the pruning threshold ``L`` (the one weight kept
+    rather than none, its MacKay steps rounding beyond ``L``); with α at most ``L``
+    both starts reach the same sparse model."""
     X, y = sinc(400, seed)
     X_test = np.linspace(-10, 10, 300)[:, None]
     as_written = RVMRegressor(batch_start=0).fit(X, y)
     model = RVMRegressor().fit(X, y)
-    assert len(as_written.relevance_vectors_) > 300
-    assert len(model.relevance_vectors_) < 150
-    assert (
-        model.log_marginal_likelihood_value_
-        > as_written.log_marginal_likelihood_value_ + 20
+    for fitted in (as_written, model):
+        assert len(fitted.relevance_vectors_) < 150
+        error = np.mean((fitted.predict(X_test) - np.sinc(X_test[:, 0] / np.pi)) ** 2)
+        assert error < 1e-3
+    assert as_written.log_marginal_likelihood_value_ == pytest.approx(
+        model.log_marginal_likelihood_value_, abs=1.0
     )
-    error = np.mean((model.predict(X_test) - np.sinc(X_test[:, 0] / np.pi)) ** 2)
-    assert error < 1e-3
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
