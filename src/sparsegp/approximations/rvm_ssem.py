@@ -818,7 +818,7 @@ class _Trainer:
                 change = abs(after - before) / max(abs(after), 1e-300)
             if change < tol:
                 break
-            if final and self.classification:
+            if final and log_alpha_step is not None:  # classification
                 alpha, last_step = _extrapolated(
                     alpha, log_alpha_step, last_step, tol, self.threshold
                 )
