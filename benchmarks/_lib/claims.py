@@ -1042,7 +1042,8 @@ CLAIMS = [
         "centres) and [QW03] as written (every training input a centre).",
         "The default (Tipping & Faul's newcomers) is far better on image and ringnorm "
         "and within about one sd of [QW03]'s threshold rule elsewhere; both trail full "
-        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (21:21) after the "
+        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (21:21, and at 22:20 "
+        "after α was held at or below the pruning threshold: the same) after the "
         "final EM began to extrapolate slowly converging α (algorithms.md §4.4): "
         "every mean error within 0.2 points of the run before (16:41; flare_solar "
         "39.08 → 39.27 %, heart 18.90 → 18.70 %, thyroid 6.00 → 6.13 %), NLP within "
