@@ -795,7 +795,7 @@ class _Trainer:
 
         Regression monitors the log evidence; classification (no evidence formula in
         [QW03]) the largest change of ``log α``, and its ``final`` EM extrapolates the
-        ``log α`` every second step (:func:`extrapolated_log_alpha`: MacKay's update
+        ``log α`` at most every second step (:func:`extrapolated_log_alpha`: MacKay's update
         carries some α a fraction of a per cent per step). Only the ``final`` EM of a
         fit warns (and marks the fit unconverged) when it stops at ``max_iter``.
         """

@@ -350,7 +350,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
         first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
         final batch EM stops when no ``log α`` moves by more than ``tol`` ([QW03] gives
-        no classification evidence to monitor), every second step extrapolating the
+        no classification evidence to monitor), at most every second step extrapolating the
         ``log α`` that converge slowly (Aitken's Δ², algorithms.md §4.4). With
         ``entering="tipping_faul"`` it deletes each weight whose evidence peaks at
         ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
