@@ -130,7 +130,9 @@ def main(argv=None):
 
             subset = rng.choice(len(X), size=args.peer_size, replace=False)
             Xs, ys = X[subset], y[subset]
-            ours = RVMClassifier(RBF(width), entering=ENTERING, random_state=0)
+            ours = RVMClassifier(
+                RBF(width), entering=ENTERING, n_basis=None, random_state=0
+            )
             name = "RVMClassifier ssem, all points as basis"
             rows.append(evaluate(name, ours, Xs, ys, X_test, y_test))
             peer = EMRVC(kernel="rbf", gamma=1 / (2 * width**2))
