@@ -167,6 +167,25 @@ def test_repeated_inputs_are_pseudo_inputs_once(rng):
     assert len(np.unique(fitted.inducing_points_, axis=0)) == 20
 
 
+def test_kmeans_gives_each_class_an_equal_share_of_the_pseudo_inputs(rng):
+    """A class of a tenth of the points starts with half the pseudo-inputs (k-means
+    on all the points gave it about a tenth), also among three classes; a class with
+    fewer distinct inputs than its share leaves the start to k-means on all points."""
+    rare = rng.standard_normal((40, 2)) + 10.0
+    X = np.vstack([rare, rng.standard_normal((360, 2))])
+    y = np.r_[np.ones(40), np.zeros(360)].astype(int)
+    Z = FITCGPClassifier(n_inducing=20, optimizer=None, random_state=0).fit(X, y)
+    assert np.count_nonzero(Z.inducing_points_[:, 0] > 5.0) == 10
+    labels = np.r_[np.full(40, 2), (X[40:, 0] > 0).astype(int)]
+    multinomial = FITCGPClassifier(
+        n_inducing=30, multi_class="multinomial", optimizer=None, random_state=0
+    ).fit(X, labels)
+    assert np.count_nonzero(multinomial.inducing_points_[:, 0] > 5.0) == 10
+    X[:40] = X[0]  # the rare class is one input: its share goes to k-means on all
+    Z = FITCGPClassifier(n_inducing=20, optimizer=None, random_state=0).fit(X, y)
+    assert len(np.unique(Z.inducing_points_, axis=0)) == 20
+
+
 def test_random_pseudo_inputs_are_distinct_inputs(rng):
     distinct = rng.standard_normal((30, 2))
     X = distinct[rng.integers(0, 30, 400)]  # 400 rows, 30 distinct inputs

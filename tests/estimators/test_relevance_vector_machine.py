@@ -14,7 +14,7 @@ from sparsegp.datasets import (
     make_mackey_glass,
     make_xor_clusters,
 )
-from sparsegp.estimators.relevance_vector_machine import _equal_shares
+from sparsegp.estimators._base import equal_shares
 
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
@@ -121,10 +121,10 @@ def test_classifier_dictionary_takes_an_equal_share_of_each_class():
 
 
 def test_equal_shares_fill_the_total_from_the_groups_that_have_points():
-    assert list(_equal_shares([50, 7_000], 500)) == [50, 450]
-    assert list(_equal_shares([300, 300], 500)) == [250, 250]
-    assert list(_equal_shares([1, 5, 5], 7)) == [1, 3, 3]
-    assert _equal_shares([100, 100, 100], 10).sum() == 10
+    assert list(equal_shares([50, 7_000], 500)) == [50, 450]
+    assert list(equal_shares([300, 300], 500)) == [250, 250]
+    assert list(equal_shares([1, 5, 5], 7)) == [1, 3, 3]
+    assert equal_shares([100, 100, 100], 10).sum() == 10
 
 
 def test_classifier_does_not_depend_on_n_jobs(monkeypatch):

@@ -78,6 +78,17 @@ def fifth_up_to(n, cap):
     return max(1, min(n // 5, cap))
 
 
+def equal_shares(sizes, total):
+    """How many of ``total`` to draw from groups of ``sizes`` (``total`` at most their
+    sum): equal shares, a group smaller than its share taken whole and its shortfall
+    shared by the larger ones."""
+    shares = np.zeros(len(sizes), dtype=int)
+    for position, group in enumerate(np.argsort(sizes, kind="stable")):
+        groups_left = len(sizes) - position  # the smallest are served first
+        shares[group] = min(sizes[group], -(-(total - shares.sum()) // groups_left))
+    return shares
+
+
 def per_problem(values, stack=False):
     """A fitted summary: the single problem's value, or one per one-vs-rest problem.
 

@@ -45,6 +45,7 @@ from ._base import (
     ard_if_it_pays,
     chooses_ard,
     default_length_scale,
+    equal_shares,
     fifth_up_to,
     fitted_model,
     per_problem,
@@ -181,10 +182,11 @@ class FITCGPClassifier(GPClassifierMixin):
         array.
     inducing_init : {"kmeans", "random", "ivm"} or array of shape (M, n_features), \
 default="kmeans"
-        Initial pseudo-inputs: k-means centres (fitted on at most 20 random
-        training points per centre; the distinct training inputs themselves when
-        there are at most M), a random subset of the distinct training inputs ([NGH07]),
-        the active set of an IVM with the initial kernel, or given.
+        Initial pseudo-inputs: k-means centres of each class, M shared equally
+        between the classes (fitted on at most 20 random training points per centre;
+        the distinct training inputs themselves when there are at most M), a random
+        subset of the distinct training inputs ([NGH07]), the active set of an IVM
+        with the initial kernel, or given.
     optimize_inducing : bool, default=True
         Learn the pseudo-inputs with the hyperparameters. ``False`` learns only the
         kernel and bias, the compromise [NGH07] suggests for high-dimensional inputs.
@@ -489,17 +491,44 @@ default="kmeans"
                 strategy="greedy",
             )
             return X[active_set.active].copy()
-        rows = np.arange(len(X))
-        if len(X) > _KMEANS_POINTS_PER_CENTRE * M:
-            rows = rng.choice(len(X), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
-        sample, weights = rows_of(X, rows), None
+        return self._kmeans_inducing(X, y, M, rng)
+
+    def _kmeans_inducing(self, X, y, M, rng):
+        """k-means centres of each class of ``y``, the ``M`` shared between the classes
+        equally (:func:`~._base.equal_shares`): one against the rest of ten classes
+        leaves a tenth of the points positive, and k-means on all of them would start
+        the positive side with about a tenth of the pseudo-inputs (algorithms.md §5.8).
+        k-means on all of ``X`` where a class has fewer distinct inputs than its share."""
+        members = [np.flatnonzero(y == label) for label in np.unique(y)]
+        shares = equal_shares([len(rows) for rows in members], M)
+        parts = [
+            self._kmeans_centres(X, rows, k, rng)
+            for rows, k in zip(members, shares, strict=True)
+            if k > 0
+        ]
+        centres = np.concatenate(parts)
+        if len(np.unique(centres, axis=0)) == M:  # no class short of distinct inputs
+            return centres
+        centres = self._kmeans_centres(X, np.arange(len(X)), M, rng)
+        return centres if len(centres) == M else self._all_distinct_inputs(centres, M)
+
+    def _kmeans_centres(self, X, rows, M, rng):
+        """``M`` k-means centres of ``X[rows]``, fitted on at most
+        ``_KMEANS_POINTS_PER_CENTRE·M`` of them; their distinct inputs instead where
+        there are at most ``M`` (repeated inputs: k-means would find fewer centres)."""
+        sample_rows = rows
+        if len(rows) > _KMEANS_POINTS_PER_CENTRE * M:
+            sample_rows = rows[
+                rng.choice(len(rows), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
+            ]
+        sample, weights = rows_of(X, sample_rows), None
         distinct, counts = np.unique(sample, axis=0, return_counts=True)
-        if len(distinct) < M:  # repeated inputs: k-means finds fewer than M centres
+        if len(distinct) < M:
             if not is_dask_array(X):
-                distinct, counts = np.unique(X, axis=0, return_counts=True)
+                distinct, counts = np.unique(X[rows], axis=0, return_counts=True)
             if len(distinct) <= M:
-                return self._all_distinct_inputs(distinct, M)
-            sample, weights = distinct, counts  # k-means on X, each row once
+                return distinct
+            sample, weights = distinct, counts  # k-means on the rows, each input once
         kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
         return kmeans.fit(sample, sample_weight=weights).cluster_centers_
 

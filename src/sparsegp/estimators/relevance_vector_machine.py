@@ -23,6 +23,7 @@ from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     default_rbf,
+    equal_shares,
     per_problem,
     report_progress,
     restore_on_failure,
@@ -48,17 +49,6 @@ _SHARED_CONSTRAINTS: dict = {
 }
 
 
-def _equal_shares(sizes, total):
-    """How many of ``total`` to draw from groups of ``sizes`` (``total`` at most their
-    sum): equal shares, a group smaller than its share taken whole and its shortfall
-    shared by the larger ones."""
-    shares = np.zeros(len(sizes), dtype=int)
-    for position, group in enumerate(np.argsort(sizes, kind="stable")):
-        groups_left = len(sizes) - position  # the smallest are served first
-        shares[group] = min(sizes[group], -(-(total - shares.sum()) // groups_left))
-    return shares
-
-
 class _RVMFitting:
     """Basis dictionary, SSEM or batch EM, and the fitted model, for both tasks."""
 
@@ -71,7 +61,7 @@ class _RVMFitting:
         if labels is None:
             return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
         members = [np.flatnonzero(labels == c) for c in np.unique(labels)]
-        shares = _equal_shares([len(rows) for rows in members], self.n_basis)
+        shares = equal_shares([len(rows) for rows in members], self.n_basis)
         drawn = [
             rng.choice(rows, size=k, replace=False)
             for rows, k in zip(members, shares, strict=True)
