@@ -623,7 +623,9 @@ def _inducing_init():
         return f"{error:.2f} / {np.mean([r['nlp'] for r in fits]):.3f}"
 
     def wins(group):
-        pairs = list(zip(found[group]["all data"], found[group]["each class"]))
+        pairs = list(
+            zip(found[group]["all data"], found[group]["each class"], strict=True)
+        )
         evidence = sum(b["log_evidence"] > a["log_evidence"] for a, b in pairs)
         nlp = sum(b["nlp"] < a["nlp"] for a, b in pairs)
         return f"{evidence}/{len(pairs)}, {nlp}/{len(pairs)}"
@@ -1175,7 +1177,8 @@ CLAIMS = [
         "on the binary sets but the RVM on MNIST 4 against the rest (NLP 1.59× the "
         "best and error 1.33×, algorithms.md §8 item 10; 1.52× and 1.24× before "
         "FITC's k-means start gave each class an equal share of its pseudo-inputs, "
-        "algorithms.md §5.8: FITC 1.11 → 1.04 %, 0.033 → 0.032 nats), the RVM (a dictionary of 500 centres) in "
+        "algorithms.md §5.8: FITC 1.11 → 1.04 %, 0.033 → 0.032 nats), the RVM (a "
+        "dictionary of 500 centres) in "
         "43–53 s at n = 50 000 (60–86 s before its final EM extrapolated, "
         "algorithms.md §4.4); on ten classes FITC, the NLP classifier, the online GP "
         "and the "

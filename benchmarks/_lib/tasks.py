@@ -34,6 +34,20 @@ def load_task(dataset, realization):
     return load_ida(dataset, realization)
 
 
+def ida_and_large_runs(sets, realizations, large, large_tasks):
+    """``(dataset, realization, load)`` for the first ``realizations`` splits of each
+    IDA set in ``sets``, then split 0 of each of ``large`` (``[]``: all of
+    ``large_tasks``; ``None``: none); ``load()`` gives ``X, y, X_test, y_test``."""
+    runs = [
+        (name, r, lambda name=name, r=r: load_ida(name, r)[:4])
+        for name in sets
+        for r in range(realizations)
+    ]
+    if large is not None:
+        runs += [(name, 0, large_tasks[name]) for name in large or large_tasks]
+    return runs
+
+
 def n_realizations(dataset, requested):
     """Realizations to run: synth has one fixed split."""
     return 1 if dataset == "synth" else requested

@@ -27,10 +27,10 @@ import numpy as np
 from sklearn.metrics import log_loss
 from threadpoolctl import threadpool_limits
 
-from benchmarks._lib.tasks import imbalanced_task, mnist_task
+from benchmarks._lib.tasks import ida_and_large_runs, imbalanced_task, mnist_task
 from sparsegp import EPGPClassifier, FITCGPClassifier
 from sparsegp.benchmarking import save_run
-from sparsegp.datasets import load_ida, load_magic
+from sparsegp.datasets import load_magic
 from sparsegp.datasets._ida import IDA_NAMES
 
 SETTINGS = (False, "auto", True)
@@ -75,13 +75,7 @@ def main(argv=None):
     parser.add_argument("--large", nargs="*", choices=list(LARGE), default=None)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    runs = [
-        (name, r, lambda name=name, r=r: load_ida(name, r)[:4])
-        for name in args.sets
-        for r in range(args.realizations)
-    ]
-    if args.large is not None:  # --large alone: all of them
-        runs += [(name, 0, LARGE[name]) for name in args.large or LARGE]
+    runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
     rows = []
     for dataset, realization, load in runs:
         data = load()

@@ -19,18 +19,21 @@ one-against-the-rest problems) and fit time. One BLAS thread.
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
-from sklearn.metrics import log_loss
 from threadpoolctl import threadpool_limits
 
-from benchmarks._lib.tasks import imbalanced_task, mnist_classes, mnist_task
+from benchmarks._lib.tasks import (
+    ida_and_large_runs,
+    imbalanced_task,
+    mnist_classes,
+    mnist_task,
+)
 from benchmarks.vh17_multiclass.multiclass import digits
 from sparsegp import FITCGPClassifier
-from sparsegp.benchmarking import save_run
-from sparsegp.datasets import load_ida, load_magic
+from sparsegp.benchmarking import evaluate, save_run
+from sparsegp.datasets import load_magic
 from sparsegp.datasets._ida import IDA_NAMES
 
 
@@ -63,21 +66,19 @@ LARGE = {
 
 def score(init, X, y, X_test, y_test):
     """One fit: its test error and NLP, log evidence and fit seconds."""
-    estimator = INITS[init](random_state=0)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the table reports what came out
-        start = time.perf_counter()
-        estimator.fit(X, y)
-        seconds = time.perf_counter() - start
-        proba = estimator.predict_proba(X_test)
+        result, fitted = evaluate(
+            INITS[init](random_state=0), X, y, X_test, y_test, name=init
+        )
     return {
         "init": init,
         "n": len(y),
-        "n_classes": len(estimator.classes_),
-        "error": float(np.mean(estimator.classes_[proba.argmax(axis=1)] != y_test)),
-        "nlp": float(log_loss(y_test, proba, labels=estimator.classes_)),
-        "log_evidence": float(estimator.log_marginal_likelihood_value_),
-        "fit_seconds": seconds,
+        "n_classes": len(fitted.classes_),
+        "error": result.error,
+        "nlp": result.nlp,
+        "log_evidence": float(fitted.log_marginal_likelihood_value_),
+        "fit_seconds": result.fit_seconds,
     }
 
 
@@ -88,13 +89,7 @@ def main(argv=None):
     parser.add_argument("--large", nargs="*", choices=list(LARGE), default=None)
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    runs = [
-        (name, r, lambda name=name, r=r: load_ida(name, r)[:4])
-        for name in args.sets
-        for r in range(args.realizations)
-    ]
-    if args.large is not None:  # --large alone: all of them
-        runs += [(name, 0, LARGE[name]) for name in args.large or LARGE]
+    runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
     rows = []
     for dataset, realization, load in runs:
         data = load()
