@@ -1131,7 +1131,7 @@ CLAIMS = [
         "(digits 1.67 → 1.30 %, 0.043 → 0.040; make_classification 23.46 → 23.09 %, "
         "0.879 → 0.853; MNIST 2.34 → 2.27 %, 0.072 → 0.068), the multinomial model, "
         "whose classes were already of equal size, did not (1.67 → 1.85 %, 24.82 → "
-        "24.79 %, 2.79 → 2.78 %); the `ard=\"auto\"` and per-class rows, the peers and "
+        '24.79 %, 2.79 → 2.78 %); the `ard="auto"` and per-class rows, the peers and '
         "full EP are the earlier runs'. Not by its factorised "
         "sites: at a fixed kernel a dense EP that keeps the classes' coupling moved the "
         "error by at most one of 540 digits (`joint_steps`, algorithms.md §8 item 9). "
