@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 
 from sparsegp.datasets import ida_info, load_crabs, load_ida, load_mnist, load_synth
+from sparsegp.datasets._ida import IDA_NAMES
 
 #: The digit of the MNIST 13×13 one-against-the-rest task (USPS-sized in [NGH07]).
 DIGIT = 4
@@ -32,6 +33,16 @@ def load_task(dataset, realization):
     if dataset == "crabs":
         return load_crabs(realization)
     return load_ida(dataset, realization)
+
+
+def add_ida_and_large_options(parser, large_tasks):
+    """``--sets`` (IDA sets), ``--realizations``, ``--large`` (names of
+    ``large_tasks``; alone: all of them) and ``--out``, as
+    :func:`ida_and_large_runs` takes them."""
+    parser.add_argument("--sets", nargs="*", default=list(IDA_NAMES))
+    parser.add_argument("--realizations", type=int, default=3)
+    parser.add_argument("--large", nargs="*", choices=list(large_tasks), default=None)
+    parser.add_argument("--out", default=None)
 
 
 def ida_and_large_runs(sets, realizations, large, large_tasks):

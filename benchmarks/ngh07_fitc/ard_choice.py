@@ -27,11 +27,15 @@ import numpy as np
 from sklearn.metrics import log_loss
 from threadpoolctl import threadpool_limits
 
-from benchmarks._lib.tasks import ida_and_large_runs, imbalanced_task, mnist_task
+from benchmarks._lib.tasks import (
+    add_ida_and_large_options,
+    ida_and_large_runs,
+    imbalanced_task,
+    mnist_task,
+)
 from sparsegp import EPGPClassifier, FITCGPClassifier
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_magic
-from sparsegp.datasets._ida import IDA_NAMES
 
 SETTINGS = (False, "auto", True)
 ESTIMATORS = {"fitc": FITCGPClassifier, "ep": EPGPClassifier}
@@ -70,10 +74,7 @@ def score(name, ard, X, y, X_test, y_test):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--estimator", choices=sorted(ESTIMATORS), default="fitc")
-    parser.add_argument("--sets", nargs="*", default=list(IDA_NAMES))
-    parser.add_argument("--realizations", type=int, default=3)
-    parser.add_argument("--large", nargs="*", choices=list(LARGE), default=None)
-    parser.add_argument("--out", default=None)
+    add_ida_and_large_options(parser, LARGE)
     args = parser.parse_args(argv)
     runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
     rows = []

@@ -25,6 +25,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import (
+    add_ida_and_large_options,
     ida_and_large_runs,
     imbalanced_task,
     mnist_classes,
@@ -34,7 +35,6 @@ from benchmarks.vh17_multiclass.multiclass import digits
 from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import evaluate, save_run
 from sparsegp.datasets import load_magic
-from sparsegp.datasets._ida import IDA_NAMES
 
 
 class WholeDataKMeans(FITCGPClassifier):
@@ -84,10 +84,7 @@ def score(init, X, y, X_test, y_test):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="*", default=list(IDA_NAMES))
-    parser.add_argument("--realizations", type=int, default=3)
-    parser.add_argument("--large", nargs="*", choices=list(LARGE), default=None)
-    parser.add_argument("--out", default=None)
+    add_ida_and_large_options(parser, LARGE)
     args = parser.parse_args(argv)
     runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
     rows = []
