@@ -542,3 +542,14 @@ def test_update_alpha_stays_within_its_floor_and_the_pruning_threshold():
     new = update_alpha(posterior, alpha, "mackay", threshold=1e12)
     assert new[0] == 1e12 and new[1] == rvm_ssem._MIN_ALPHA
     assert new[2] == pytest.approx((1 - 2.0 * 0.1) / 0.25)
+
+
+def test_a_jump_of_alpha_stays_within_the_same_bounds():
+    """Aitken's jump (here one unit of ``log α`` each way) lands on ``L`` and on the
+    floor rather than past them, as :func:`update_alpha`'s steps do."""
+    alpha = np.array([9e11, 2e-6])
+    jumped, paired = rvm_ssem._extrapolated(
+        alpha, np.array([1.0, -1.0]), np.array([2.0, -2.0]), 1e-3, threshold=1e12
+    )
+    assert paired is None
+    assert jumped[0] == 1e12 and jumped[1] == rvm_ssem._MIN_ALPHA

@@ -210,6 +210,11 @@ def regression_e_step(
     )
 
 
+def _bounded_alpha(alpha: np.ndarray, threshold: float) -> np.ndarray:
+    """``alpha`` within ``[_MIN_ALPHA, threshold]`` (:func:`update_alpha` says why)."""
+    return np.clip(alpha, _MIN_ALPHA, threshold)
+
+
 def update_alpha(
     posterior: Posterior, alpha: np.ndarray, update: str, threshold: float
 ) -> np.ndarray:
@@ -229,7 +234,7 @@ def update_alpha(
         gamma = np.maximum(1.0 - alpha * posterior.sigma_diag, 1e-12)
         with np.errstate(divide="ignore", over="ignore"):
             new = np.where(mu2 > 0, gamma / np.where(mu2 > 0, mu2, 1.0), threshold)
-    return np.clip(new, _MIN_ALPHA, threshold)
+    return _bounded_alpha(new, threshold)
 
 
 def extrapolated_log_alpha(
@@ -872,7 +877,7 @@ def _extrapolated(
     jump = extrapolated_log_alpha(step, last_step, tol)
     if not np.any(jump):
         return alpha, step
-    return np.clip(alpha * np.exp(jump), _MIN_ALPHA, threshold), None
+    return _bounded_alpha(alpha * np.exp(jump), threshold), None
 
 
 def _not_converged_message(
