@@ -7,6 +7,7 @@ import resource
 import numpy as np
 from sklearn.datasets import make_classification
 
+from sparsegp.benchmarking import save_run
 from sparsegp.datasets import ida_info, load_crabs, load_ida, load_mnist, load_synth
 from sparsegp.datasets._ida import IDA_NAMES
 
@@ -57,6 +58,22 @@ def ida_and_large_runs(sets, realizations, large, large_tasks):
     if large is not None:
         runs += [(name, 0, large_tasks[name]) for name in large or large_tasks]
     return runs
+
+
+def scored_runs(runs, settings, score, describe, out=None):
+    """The rows ``{dataset, realization} | score(setting, X, y, X_test, y_test)`` of
+    each of :func:`ida_and_large_runs`' ``runs`` under each of ``settings``, each
+    printed as ``describe(row)`` and all saved to ``out`` (if given) after every fit."""
+    rows = []
+    for dataset, realization, load in runs:
+        data = load()
+        for setting in settings:
+            row = {"dataset": dataset, "realization": realization}
+            rows.append(row | score(setting, *data))
+            print(describe(rows[-1]), flush=True)
+            if out:
+                save_run(out, rows)
+    return rows
 
 
 def n_realizations(dataset, requested):

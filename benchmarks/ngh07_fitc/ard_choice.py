@@ -20,6 +20,7 @@ EP). One BLAS thread.
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 import warnings
 
@@ -32,9 +33,9 @@ from benchmarks._lib.tasks import (
     ida_and_large_runs,
     imbalanced_task,
     mnist_task,
+    scored_runs,
 )
 from sparsegp import EPGPClassifier, FITCGPClassifier
-from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_magic
 
 SETTINGS = (False, "auto", True)
@@ -77,21 +78,17 @@ def main(argv=None):
     add_ida_and_large_options(parser, LARGE)
     args = parser.parse_args(argv)
     runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
-    rows = []
-    for dataset, realization, load in runs:
-        data = load()
-        for ard in SETTINGS:
-            row = {"dataset": dataset, "realization": realization}
-            rows.append(row | score(args.estimator, ard, *data))
-            r = rows[-1]
-            print(
-                f"{dataset} r{realization} ard={ard}: {100 * r['error']:.2f} % / "
-                f"{r['nlp']:.4f} in {r['fit_seconds']:.1f} s, evidence gain "
-                f"{r['evidence_gain']}, ARD kept: {r['chose_ard']}",
-                flush=True,
-            )
-            if args.out:
-                save_run(args.out, rows)
+    scored_runs(
+        runs,
+        SETTINGS,
+        functools.partial(score, args.estimator),
+        lambda r: (
+            f"{r['dataset']} r{r['realization']} ard={r['ard']}: "
+            f"{100 * r['error']:.2f} % / {r['nlp']:.4f} in {r['fit_seconds']:.1f} s, "
+            f"evidence gain {r['evidence_gain']}, ARD kept: {r['chose_ard']}"
+        ),
+        args.out,
+    )
 
 
 if __name__ == "__main__":

@@ -30,10 +30,11 @@ from benchmarks._lib.tasks import (
     imbalanced_task,
     mnist_classes,
     mnist_task,
+    scored_runs,
 )
 from benchmarks.vh17_multiclass.multiclass import digits
 from sparsegp import FITCGPClassifier
-from sparsegp.benchmarking import evaluate, save_run
+from sparsegp.benchmarking import evaluate
 from sparsegp.datasets import load_magic
 
 
@@ -87,21 +88,17 @@ def main(argv=None):
     add_ida_and_large_options(parser, LARGE)
     args = parser.parse_args(argv)
     runs = ida_and_large_runs(args.sets, args.realizations, args.large, LARGE)
-    rows = []
-    for dataset, realization, load in runs:
-        data = load()
-        for init in INITS:
-            row = {"dataset": dataset, "realization": realization}
-            rows.append(row | score(init, *data))
-            r = rows[-1]
-            print(
-                f"{dataset} r{realization} {init}: {100 * r['error']:.2f} % / "
-                f"{r['nlp']:.4f}, log Z {r['log_evidence']:.1f}, "
-                f"{r['fit_seconds']:.1f} s",
-                flush=True,
-            )
-            if args.out:
-                save_run(args.out, rows)
+    scored_runs(
+        runs,
+        INITS,
+        score,
+        lambda r: (
+            f"{r['dataset']} r{r['realization']} {r['init']}: "
+            f"{100 * r['error']:.2f} % / {r['nlp']:.4f}, log Z "
+            f"{r['log_evidence']:.1f}, {r['fit_seconds']:.1f} s"
+        ),
+        args.out,
+    )
 
 
 if __name__ == "__main__":
