@@ -278,3 +278,13 @@ def test_kernel_per_class_sets_theta_by_each_kernels_size():
         amplitude_mask(kernel), [True, False, False, True, False]
     )
     assert repr(kernel) == f"KernelPerClass([{kernels[0]!r}, {kernels[1]!r}])"
+
+
+def test_a_kernel_per_class_gets_a_length_scale_per_feature_in_each_kernel():
+    kernels = [ConstantKernel(2.0) * RBF(0.7), ConstantKernel(0.5) * RBF([1.0, 3.0])]
+    ard = with_length_scale_per_feature(KernelPerClass(kernels), 2)
+    assert isinstance(ard, KernelPerClass)
+    np.testing.assert_array_equal(ard.kernels[0].k2.length_scale, [0.7, 0.7])
+    np.testing.assert_allclose(ard.kernels[1].k2.length_scale, [1.0, 3.0])
+    X = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(ard(X), KernelPerClass(kernels)(X), rtol=1e-14)

@@ -39,8 +39,8 @@ from sparsegp.benchmarking import save_run
 from sparsegp.datasets import load_banana
 
 ESTIMATORS = {
-    "ep": lambda: EPGPClassifier(random_state=0),
-    "fitc_20": lambda: FITCGPClassifier(n_inducing=20, random_state=0),
+    "ep": lambda: EPGPClassifier(ard=False, random_state=0),
+    "fitc_20": lambda: FITCGPClassifier(n_inducing=20, ard=False, random_state=0),
     "nlp_80": lambda: NLPSparseGPClassifier(
         max_basis_vectors=80, posterior="active_set", random_state=0
     ),
@@ -54,8 +54,10 @@ ESTIMATORS = {
     "online_500_large": lambda: SparseOnlineGPClassifier(
         max_basis_vectors=500, optimizer=None, random_state=0
     ),
-    "fitc_200_large": lambda: FITCGPClassifier(n_inducing=200, random_state=0),
-    "ep_2000_large": lambda: EPGPClassifier(random_state=0),
+    "fitc_200_large": lambda: FITCGPClassifier(
+        n_inducing=200, ard=False, random_state=0
+    ),
+    "ep_2000_large": lambda: EPGPClassifier(ard=False, random_state=0),
 }
 
 

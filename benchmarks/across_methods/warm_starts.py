@@ -86,11 +86,17 @@ def mnist_2000():
 
 
 TASKS = {
-    "fitc_mnist": (lambda: mnist_task(7291), lambda: FITCGPClassifier(n_inducing=200)),
-    "fitc_magic": (standardised_magic, lambda: FITCGPClassifier(n_inducing=200)),
+    "fitc_mnist": (
+        lambda: mnist_task(7291),
+        lambda: FITCGPClassifier(n_inducing=200, ard=False),
+    ),
+    "fitc_magic": (
+        standardised_magic,
+        lambda: FITCGPClassifier(n_inducing=200, ard=False),
+    ),
     "fitc_noisy_20000": (
         lambda: noisy_classification_task(20_000),
-        lambda: FITCGPClassifier(n_inducing=200),
+        lambda: FITCGPClassifier(n_inducing=200, ard=False),
     ),
     "ep_splice": (lambda: load_task("splice", 0), EPGPClassifier),
     "ep_image": (lambda: load_task("image", 0), EPGPClassifier),

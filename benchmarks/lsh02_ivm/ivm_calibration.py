@@ -41,7 +41,7 @@ def estimators():
         "ivm_400_fitc": IVMClassifier(
             active_set_size=D, posterior="fitc", random_state=0
         ),
-        "fitc_400": FITCGPClassifier(n_inducing=D, random_state=0),
+        "fitc_400": FITCGPClassifier(n_inducing=D, ard=False, random_state=0),
         "svc_platt": SVC(C=10.0, gamma="scale", probability=True, random_state=0),
     }
 

@@ -87,7 +87,7 @@ def run(name, X, y, X_test, y_test, realization=0, only=None):
             len(y), EP_SUBSET, replace=False
         )
         result, _ = evaluate(
-            make_pipeline(StandardScaler(), EPGPClassifier(random_state=0)),
+            make_pipeline(StandardScaler(), EPGPClassifier(ard=False, random_state=0)),
             X[subset],
             y[subset],
             X_test,

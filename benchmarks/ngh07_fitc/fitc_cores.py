@@ -104,7 +104,9 @@ def _estimator(args, workers):
         )
     if args.estimator == "rvm":
         return RVMClassifier(n_jobs=workers, random_state=0)
-    return FITCGPClassifier(n_inducing=args.n_inducing, n_jobs=workers, random_state=0)
+    return FITCGPClassifier(
+        n_inducing=args.n_inducing, n_jobs=workers, ard=False, random_state=0
+    )
 
 
 def run(args):

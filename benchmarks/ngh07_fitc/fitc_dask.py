@@ -37,7 +37,7 @@ from sparsegp.benchmarking import dgemm_rate, save_run
 
 def estimators(M, max_iter):
     kernel = ConstantKernel(2.0) * RBF(np.sqrt(D))
-    common = dict(n_inducing=M, n_restarts_optimizer=0, random_state=0)
+    common = dict(n_inducing=M, n_restarts_optimizer=0, ard=False, random_state=0)
     return {
         "given": FITCGPClassifier(kernel, optimizer=None, bias=0.0, **common),
         "learnt": FITCGPClassifier(max_iter_optimizer=max_iter, **common),

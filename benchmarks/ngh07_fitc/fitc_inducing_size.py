@@ -58,7 +58,7 @@ def main(argv=None):
         for M in (m for m in args.sizes if m <= len(X)):
             with threadpool_limits(1):
                 result, _ = evaluate(
-                    FITCGPClassifier(n_inducing=M, random_state=0),
+                    FITCGPClassifier(n_inducing=M, ard=False, random_state=0),
                     X,
                     y,
                     X_test,

@@ -31,10 +31,14 @@ from sparsegp.benchmarking import evaluate, format_table, save_run
 
 ESTIMATORS = {
     "fitc": lambda M: FITCGPClassifier(
-        n_inducing=M, n_restarts_optimizer=2, random_state=0
+        n_inducing=M, n_restarts_optimizer=2, ard=False, random_state=0
     ),
     "fitc_100it": lambda M: FITCGPClassifier(
-        n_inducing=M, n_restarts_optimizer=0, max_iter_optimizer=100, random_state=0
+        n_inducing=M,
+        n_restarts_optimizer=0,
+        max_iter_optimizer=100,
+        ard=False,
+        random_state=0,
     ),
     "gpy_ep_dtc": lambda M: GPySparseEP(n_inducing=M),
     "gpytorch_svgp": lambda M: GPyTorchSVGP(n_inducing=M),

@@ -77,7 +77,7 @@ def fitc_row(X, y, X_test, y_test, M, name, max_iter_optimizer=None):
         {} if max_iter_optimizer is None else {"max_iter_optimizer": max_iter_optimizer}
     )
     result, clf = evaluate(
-        FITCGPClassifier(n_inducing=M, random_state=0, **options),
+        FITCGPClassifier(n_inducing=M, ard=False, random_state=0, **options),
         X,
         y,
         X_test,
@@ -209,7 +209,9 @@ def run_tol(args):
         }
         for tol in (1e-3, 1e-4, 1e-5, 1e-6):
             for dtype in ("float32", "float64"):
-                options = dict(n_inducing=M, tol=tol, sweep_dtype=dtype, random_state=0)
+                options = dict(
+                    n_inducing=M, tol=tol, sweep_dtype=dtype, ard=False, random_state=0
+                )
                 learnt = FITCGPClassifier(**options)
                 fits = {"L-BFGS-B": timed_fit(learnt, X, y, rates)}
                 given = FITCGPClassifier(

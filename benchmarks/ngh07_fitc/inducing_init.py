@@ -70,7 +70,7 @@ def score(init, X, y, X_test, y_test):
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the table reports what came out
         result, fitted = evaluate(
-            INITS[init](random_state=0), X, y, X_test, y_test, name=init
+            INITS[init](ard=False, random_state=0), X, y, X_test, y_test, name=init
         )
     return {
         "init": init,

@@ -44,7 +44,9 @@ def main(argv=None):
         for name, estimator in [
             (
                 "fitc",
-                FITCGPClassifier(n_inducing=M, n_restarts_optimizer=0, random_state=0),
+                FITCGPClassifier(
+                    n_inducing=M, n_restarts_optimizer=0, ard=False, random_state=0
+                ),
             ),
             (
                 "ivm",

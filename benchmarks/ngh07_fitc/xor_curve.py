@@ -55,10 +55,14 @@ SPARSITY_GRID = (
 
 MODELS = {
     "fitc": lambda m, seed: FITCGPClassifier(
-        n_inducing=m, n_restarts_optimizer=2, random_state=seed
+        n_inducing=m, n_restarts_optimizer=2, ard=False, random_state=seed
     ),
     "fitc_on_ivm_set": lambda m, seed: FITCGPClassifier(
-        n_inducing=m, inducing_init="ivm", optimize_inducing=False, random_state=seed
+        n_inducing=m,
+        inducing_init="ivm",
+        optimize_inducing=False,
+        ard=False,
+        random_state=seed,
     ),
     "ivm": lambda m, seed: IVMClassifier(
         active_set_size=m,

@@ -46,7 +46,7 @@ def profile_fit(name, X, y, X_test, y_test):
         warnings.simplefilter("ignore")
         start = time.perf_counter()
         profile.enable()
-        model = EPGPClassifier(random_state=0).fit(X, y)
+        model = EPGPClassifier(ard=False, random_state=0).fit(X, y)
         profile.disable()
         seconds = time.perf_counter() - start
     stats = pstats.Stats(profile).stats

@@ -69,7 +69,7 @@ def tasks():
 
 def fit_row(name, tol, X, y, X_test, y_test):
     result, clf = evaluate(
-        EPGPClassifier(tol=tol, random_state=0),
+        EPGPClassifier(tol=tol, ard=False, random_state=0),
         X,
         y,
         X_test,

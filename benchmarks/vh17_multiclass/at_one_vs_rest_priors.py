@@ -91,11 +91,11 @@ def on_one_vs_rest_priors(one_vs_rest, X, y, X_test):
 
 
 def models():
-    yield "one-vs-rest", dict()
-    yield "multinomial, shared prior", dict(multi_class="multinomial")
+    yield "one-vs-rest", dict(ard=False)
+    yield "multinomial, shared prior", dict(multi_class="multinomial", ard=False)
     yield (
         "multinomial, prior per class",
-        dict(multi_class="multinomial", shared_prior=False),
+        dict(multi_class="multinomial", shared_prior=False, ard=False),
     )
 
 

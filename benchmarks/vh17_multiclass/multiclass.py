@@ -18,10 +18,11 @@ n_classes=10, flip_y=0.05, random_state=0)``, a seeded 80/20 split; ``mnist`` is
 (the multinomial model), ``FITCGPClassifier()`` (one-vs-rest, its default; same M),
 ``SVC(C=10, gamma="scale", probability=True)``, ``LogisticRegression``, and
 GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
-(``[bench]``); and, named only, both FITC models with ``ard="auto"``
-(``fitc_one_vs_rest_ard``, ``fitc_multinomial_ard``: a length-scale per feature where
-the evidence pays for it, algorithms.md §5.8), and the multinomial model with a kernel
-and M pseudo-inputs per class (``fitc_multinomial_per_class``,
+(``[bench]``); and, named only, both FITC models with the isotropic kernel
+(``fitc_one_vs_rest_isotropic``, ``fitc_multinomial_isotropic``: ``ard=False``, the
+default before 2026-11-28; the default ``"auto"`` takes a length-scale per feature
+where the evidence pays for it, algorithms.md §5.8), the multinomial model with an
+isotropic kernel and M pseudo-inputs per class (``fitc_multinomial_per_class``,
 ``shared_prior=False``), and full EP one-vs-rest (``ep_one_vs_rest``, the model the
 sparse ones approximate; O(n³), digits only). One BLAS thread each (threadpoolctl),
 ``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
@@ -88,14 +89,18 @@ def estimators(n_train, n_jobs):
         "svc": svc,
         "logistic": LogisticRegression(max_iter=5000),
         "svgp_softmax": GPyTorchMultiClassSVGP(n_inducing=M),
-        "fitc_one_vs_rest_ard": FITCGPClassifier(
-            ard="auto", random_state=0, n_jobs=n_jobs
+        "fitc_one_vs_rest_isotropic": FITCGPClassifier(
+            ard=False, random_state=0, n_jobs=n_jobs
         ),
-        "fitc_multinomial_ard": FITCGPClassifier(
-            ard="auto", multi_class="multinomial", random_state=0, n_jobs=n_jobs
+        "fitc_multinomial_isotropic": FITCGPClassifier(
+            ard=False, multi_class="multinomial", random_state=0, n_jobs=n_jobs
         ),
         "fitc_multinomial_per_class": FITCGPClassifier(
-            multi_class="multinomial", shared_prior=False, random_state=0, n_jobs=n_jobs
+            multi_class="multinomial",
+            shared_prior=False,
+            ard=False,
+            random_state=0,
+            n_jobs=n_jobs,
         ),
         "ep_one_vs_rest": EPGPClassifier(random_state=0, n_jobs=n_jobs),
     }

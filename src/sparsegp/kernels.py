@@ -93,7 +93,12 @@ def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
     """``kernel`` with each isotropic RBF or Matérn term given one length-scale per
     feature (automatic relevance determination, [RW06] §5.1), all at the term's
     length-scale and within its bounds: the same function of the inputs, now with
-    ``n_features`` length-scales to learn. Terms already ARD are kept."""
+    ``n_features`` length-scales to learn. Terms already ARD are kept; a
+    :class:`KernelPerClass` has each of its kernels so made."""
+    if isinstance(kernel, KernelPerClass):
+        return KernelPerClass(
+            [with_length_scale_per_feature(k, n_features) for k in kernel.kernels]
+        )
     per_feature = {
         expression.parameter_prefix(leaf.path) + "length_scale": np.full(
             n_features, float(leaf.length_scale)

@@ -10,6 +10,8 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
 from sparsegp import FITCGPClassifier, IVMRegressor
 from sparsegp.estimators._base import (
+    FittedModel,
+    ard_if_it_pays,
     one_vs_rest,
     per_problem,
     positive_classes,
@@ -168,3 +170,41 @@ def test_warnings_of_one_vs_rest_fits_in_worker_processes_reach_the_caller():
         RVMClassifier(max_iter=1, n_jobs=2).fit(X, y)
     assert len(record) == 3
     assert {w.filename for w in record} == {__file__}
+
+
+def _model_with_evidence(log_evidence, kernel=None):
+    kernel = ConstantKernel(1.0) * RBF(1.0) if kernel is None else kernel
+    return FittedModel(kernel, None, np.zeros((1, 3)), None, log_evidence)
+
+
+@pytest.mark.parametrize(
+    ("screen_gain", "whole_gain", "kept"),
+    [(1.5, None, False), (2.5, 4.0, True), (2.5, 1.0, False)],
+    ids=["screened-out", "kept", "whole-fit-below-the-penalty"],
+)
+def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
+    screen_gain, whole_gain, kept
+):
+    """``ard="auto"`` on three features (a penalty of 2 nats): the screen starts at
+    the fitted isotropic model with its kernel made ARD; a whole fit runs only where
+    the screen's gain beats the penalty, from the screen's end, and is kept only
+    where its own gain does."""
+    isotropic = _model_with_evidence(-100.0)
+    calls = []
+
+    def refit(kernel, start, screen):
+        calls.append((kernel, start, screen))
+        gain = screen_gain if screen else whole_gain
+        return _model_with_evidence(-100.0 + gain, kernel)
+
+    chosen, fits = ard_if_it_pays(isotropic, refit, n_features=3)
+    (kernel, start, screen), *whole = calls
+    assert screen and start is isotropic
+    np.testing.assert_array_equal(kernel.k2.length_scale, [1.0, 1.0, 1.0])
+    assert len(whole) == len(fits) - 1 == (whole_gain is not None)
+    if whole:
+        assert whole[0][1] is fits[0] and whole[0][0] is fits[0].kernel
+        assert not whole[0][2]
+    assert (chosen.kernel is fits[-1].kernel) == kept == chosen.details["ard"]
+    gain = screen_gain if whole_gain is None else whole_gain
+    assert chosen.details["ard_evidence_gain"] == pytest.approx(gain)

@@ -506,13 +506,13 @@ def default_kernel(X, constant=None):
 
 def starting_kernel(estimator, X):
     """The kernel a fit starts from: ``estimator.kernel``, or :func:`default_kernel`
-    with a length-scale per feature for ``estimator.ard=True``. ``ard`` is for the
-    default kernel only."""
+    with a length-scale per feature for ``estimator.ard=True``. ``ard=True`` is for
+    the default kernel only; ``"auto"`` keeps a given kernel."""
     ard = estimator.ard
     if estimator.kernel is not None:
-        if isinstance(ard, str) or ard:
+        if not isinstance(ard, str) and ard:
             raise ValueError(
-                f"ard={ard!r} applies to the default kernel (kernel=None); give the "
+                "ard=True applies to the default kernel (kernel=None); give the "
                 "kernel a length-scale per feature instead, e.g. "
                 "RBF(np.ones(n_features))."
             )
@@ -524,27 +524,49 @@ def starting_kernel(estimator, X):
 
 
 def chooses_ard(estimator, X):
-    """Whether ``ard="auto"`` has a choice to make: learnt hyperparameters and more
-    than one feature."""
+    """Whether ``ard="auto"`` has a choice to make: the default kernel, learnt
+    hyperparameters and more than one feature."""
     return (
         isinstance(estimator.ard, str)
+        and estimator.kernel is None
         and estimator.optimizer is not None
         and X.shape[1] > 1
     )
 
 
-def ard_if_it_pays(isotropic, ard, n_features, n_kernels=1):
-    """The fitted ARD model if its log evidence exceeds the isotropic one's (both
-    fitted from the same start) by more than the ``n_features − 1`` length-scales it
-    adds to each of its ``n_kernels`` kernels (Akaike's penalty, [Aka74];
-    algorithms.md §5.8), else the isotropic model; the gain is kept in ``details``."""
+#: L-BFGS-B iterations of the screen by which ``ard="auto"`` decides: the ARD kernel
+#: from the isotropic optimum, pseudo-inputs held (algorithms.md §5.8).
+ARD_SCREEN_ITERATIONS = 5
+
+
+def ard_if_it_pays(isotropic, refit, n_features, n_kernels=1):
+    """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
+    model's by more than the ``n_features − 1`` length-scales it adds to each of its
+    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
+    isotropic model.
+
+    The ARD kernel starts at the isotropic optimum (the same function, the same
+    evidence). ``refit(kernel, start, screen)`` fits it from the fitted model
+    ``start``: first a screen of :data:`ARD_SCREEN_ITERATIONS` iterations with the
+    pseudo-inputs held (``screen=True``), and only where the screen's gain is above
+    the penalty a whole fit from the screen's end. Returns the chosen model, its
+    ``details`` holding the gain and the choice, and the list of ARD fits made.
+    """
+    penalty = n_kernels * (n_features - 1)
+    ard_kernel = with_length_scale_per_feature(isotropic.kernel, n_features)
+    ard = refit(ard_kernel, isotropic, screen=True)
+    fits = [ard]
+    if ard.log_marginal_likelihood - isotropic.log_marginal_likelihood > penalty:
+        ard = refit(ard.kernel, ard, screen=False)
+        fits.append(ard)
     gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-    chosen = ard if gain > n_kernels * (n_features - 1) else isotropic
-    return replace(
+    chosen = ard if gain > penalty else isotropic  # a screen ends below the penalty
+    chosen = replace(
         chosen,
         details=chosen.details
         | {"ard_evidence_gain": float(gain), "ard": chosen is ard},
     )
+    return chosen, fits
 
 
 class GPRegressorMixin(RegressorMixin, BaseEstimator):

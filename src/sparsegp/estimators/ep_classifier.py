@@ -15,10 +15,11 @@ from .._memory import require_memory
 from ..approximations.dense_ep import DenseEP
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
 from ..exceptions import warn_at_caller
-from ..kernels import is_input_differentiable, with_length_scale_per_feature
+from ..kernels import is_input_differentiable
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
+    ARD_SCREEN_ITERATIONS,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
     ard_if_it_pays,
@@ -53,11 +54,12 @@ class EPGPClassifier(GPClassifierMixin):
         Prior covariance. ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)`` with both
         hyperparameters learnt; ``ℓ₀ = √(Σ_d var x_d)`` is ``√D`` for standardised
         inputs and follows inputs in any units.
-    ard : bool or "auto", default=False
+    ard : bool or "auto", default="auto"
         One length-scale per feature in the default kernel, as for
-        :class:`FITCGPClassifier`: ``"auto"`` fits the isotropic and the ARD kernel and
-        keeps ARD where its log evidence is higher by more than the ``D − 1``
-        length-scales it adds (algorithms.md §5.8), at about twice the fit time.
+        :class:`FITCGPClassifier`: ``"auto"`` fits the isotropic kernel, screens the
+        ARD kernel from its optimum and keeps ARD where its log evidence is higher by
+        more than the ``D − 1`` length-scales it adds (algorithms.md §5.8); ``False``
+        is [RW06]'s isotropic kernel. With a given ``kernel``, ``"auto"`` keeps it.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.
     n_restarts_optimizer : int, default=0
@@ -167,7 +169,7 @@ class EPGPClassifier(GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard=False,
+        ard="auto",
         optimizer="fmin_l_bfgs_b",
         n_restarts_optimizer=0,
         max_iter_optimizer=100,
@@ -234,16 +236,27 @@ class EPGPClassifier(GPClassifierMixin):
             progress="EPGPClassifier: EP evidence" if self.verbose else None,
             report=lambda line: report_progress(self, level=2, message=line),
         )
-        kernels = [kernel]
-        if chooses_ard(self, X):  # and the ARD kernel from the same start
-            kernels.append(with_length_scale_per_feature(kernel, X.shape[1]))
-        models = []
-        for start_kernel in kernels:
-            fit = fit_full_ep(X, y, start_kernel, self.bias, settings)
-            warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
-            models.append(fitted_model(fit))
-        model = models[0] if len(models) == 1 else ard_if_it_pays(*models, X.shape[1])
-        model = replace(model, n_iterations=sum(m.n_iterations for m in models))
+        fit = fit_full_ep(X, y, kernel, self.bias, settings)
+        warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
+        model = fitted_model(fit)
+        if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
+            held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, n_restarts=0)
+            whole = replace(settings, n_restarts=0)
+
+            def refit(ard_kernel, start, screen):
+                ard_settings = held if screen else whole
+                ard = fit_full_ep(X, y, ard_kernel, start.likelihood.bias, ard_settings)
+                if not screen:  # a screen stops on its cap by design
+                    advice = "raise max_iter_optimizer"
+                    warn_full_ep_not_converged(self, ard, whole, advice)
+                return fitted_model(ard)
+
+            isotropic = model
+            model, ard_fits = ard_if_it_pays(isotropic, refit, X.shape[1])
+            model = replace(
+                model,
+                n_iterations=sum(m.n_iterations for m in [isotropic, *ard_fits]),
+            )
         report_progress(
             self,
             message=f"EPGPClassifier: n={len(y)} "

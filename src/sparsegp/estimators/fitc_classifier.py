@@ -34,12 +34,12 @@ from ..kernels import (
     KernelBlocks,
     KernelPerClass,
     check_input_differentiable,
-    with_length_scale_per_feature,
 )
 from ..likelihoods import Probit
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
+    ARD_SCREEN_ITERATIONS,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
     ard_if_it_pays,
@@ -163,17 +163,19 @@ class FITCGPClassifier(GPClassifierMixin):
         Learning hyperparameters or pseudo-inputs needs sums and products of
         ``ConstantKernel``, ``RBF`` and ``Matern`` with ``nu`` 1.5 or 2.5 (scalar or
         ARD length-scales); with ``optimizer=None`` any kernel works.
-    ard : bool or "auto", default=False
+    ard : bool or "auto", default="auto"
         One length-scale per feature (automatic relevance determination) in the
-        default kernel. ``True`` learns them; ``"auto"`` fits the isotropic and,
-        from the same start, the ARD kernel, and keeps the ARD model only if its log
-        evidence is higher by more than the ``D − 1`` length-scales it adds (Akaike's
-        penalty, [Aka74]): the evidence alone prefers the larger model and on a few
-        hundred points over-fits its length-scales (algorithms.md §5.8). It pays where
-        some features are irrelevant or in other units (IDA splice: 12.2 → 4.6 %
-        error), keeps the isotropic kernel where they count alike, and costs about
-        twice the isotropic fit. ``False`` is [NGH07]'s isotropic kernel. Only for
-        ``kernel=None``.
+        default kernel. ``"auto"`` fits the isotropic kernel, then the ARD kernel from
+        its optimum: a screen of a few L-BFGS-B iterations with the pseudo-inputs held,
+        and only where the screen's log evidence is higher by more than the ``D − 1``
+        length-scales it adds (Akaike's penalty, [Aka74]) a whole ARD fit, kept if its
+        own gain is (algorithms.md §5.8): the evidence alone prefers the larger model
+        and on a few hundred points over-fits its length-scales. It pays where some
+        features are irrelevant or in other units (IDA splice: 12.2 → 4.6 % error,
+        MAGIC 14.5 → 12.9 %), keeps the isotropic kernel where they count alike, at
+        1.1–1.5× the isotropic fit's time where ARD is not kept and 2–4× where it is.
+        ``True`` learns ARD length-scales, ``False`` is [NGH07]'s isotropic kernel.
+        With a given ``kernel``, ``"auto"`` keeps it.
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): up to 200 the error
@@ -342,7 +344,7 @@ default="kmeans"
         self,
         kernel=None,
         *,
-        ard=False,
+        ard="auto",
         n_inducing=None,
         inducing_init="kmeans",
         optimize_inducing=True,
@@ -608,18 +610,25 @@ default="kmeans"
         starts = [
             self._initial_pseudo_inputs(X, y, kernel, rng) for _ in range(n_starts)
         ]
-        fits = [self._fit_start(data, kernel, Z0, unit, random_state) for Z0 in starts]
+        settings = self._evidence_settings(unit, random_state)
+        fits = [self._fit_start(data, kernel, Z0, None, settings) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
-        if chooses_ard(self, X):  # the ARD kernel from the best start
-            ard = self._fit_start(
-                data,
-                with_length_scale_per_feature(kernel, X.shape[1]),
-                starts[fits.index(best)],
-                unit,
-                random_state,
+        if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
+
+            def refit(ard_kernel, start, screen):
+                held = replace(
+                    settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False
+                )
+                bias = start.likelihood.bias
+                ard_settings = held if screen else settings
+                return self._fit_start(
+                    data, ard_kernel, start.points, bias, ard_settings, warn=not screen
+                )
+
+            best, ard_fits = ard_if_it_pays(
+                best, refit, X.shape[1], self._n_inducing_sets()
             )
-            fits.append(ard)
-            best = ard_if_it_pays(best, ard, X.shape[1], self._n_inducing_sets())
+            fits += ard_fits
         report_progress(
             self,
             message=f"FITCGPClassifier: n={len(y)} M={len(best.points)} "
@@ -634,31 +643,34 @@ default="kmeans"
             | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
         )
 
-    def _fit_start(self, data, kernel, Z0, unit, random_state):
-        """One initialisation: L-BFGS-B on the EP evidence from pseudo-inputs ``Z0``
-        (:func:`~sparsegp.approximations.evidence.maximize_evidence`), pseudo-inputs
-        moved in units of the inputs' RMS spread (``unit``)."""
-        if self._n_inducing_sets() > 1:  # each class's latent function its own
-            kernel = KernelPerClass(
+    def _evidence_settings(self, unit, random_state):
+        """How :func:`~sparsegp.approximations.evidence.maximize_evidence` runs,
+        pseudo-inputs moved in units of the inputs' RMS spread (``unit``)."""
+        return EvidenceSettings(
+            ep_options=self._ep_options(random_state),
+            max_iter=None if self.optimizer is None else self.max_iter_optimizer,
+            learn_bias=self.learn_bias,
+            learn_inducing=self.optimize_inducing,
+            sweep_dtype=self.sweep_dtype,
+            unit=unit,
+            amplitude_prior=self.amplitude_prior,
+            progress="FITCGPClassifier: EP evidence" if self.verbose else None,
+            report=lambda line: report_progress(self, level=2, message=line),
+        )
+
+    def _fit_start(self, data, kernel, Z0, bias, settings, warn=True):
+        """One initialisation: L-BFGS-B on the EP evidence from ``kernel``,
+        pseudo-inputs ``Z0`` and probit ``bias`` (None: the ``bias`` parameter);
+        ``warn``: a warning where the final EP run did not converge (an ARD screen
+        has none: the whole fit after it warns)."""
+        if self._n_inducing_sets() > 1 and not isinstance(kernel, KernelPerClass):
+            kernel = KernelPerClass(  # each class's latent function its own
                 [kernel.clone_with_theta(kernel.theta) for _ in self.classes_]
             )
-        fit = maximize_evidence(
-            data,
-            kernel,
-            Z0,
-            np.full(data.bias_shape, float(self.bias)),
-            EvidenceSettings(
-                ep_options=self._ep_options(random_state),
-                max_iter=None if self.optimizer is None else self.max_iter_optimizer,
-                learn_bias=self.learn_bias,
-                learn_inducing=self.optimize_inducing,
-                sweep_dtype=self.sweep_dtype,
-                unit=unit,
-                amplitude_prior=self.amplitude_prior,
-                progress="FITCGPClassifier: EP evidence" if self.verbose else None,
-                report=lambda line: report_progress(self, level=2, message=line),
-            ),
-        )
-        if not fit.ep_converged:
+        if bias is None:
+            bias = float(self.bias)
+        bias = np.broadcast_to(np.asarray(bias, dtype=float), data.bias_shape)
+        fit = maximize_evidence(data, kernel, Z0, bias.copy(), settings)
+        if warn and not fit.ep_converged:
             warn_ep_not_converged(self, fit.final_sweeps, self.tol)
         return fitted_model(fit)
