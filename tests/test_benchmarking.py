@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sparsegp import EPGPClassifier, RVMClassifier
+from sparsegp import EPGPClassifier, RVMClassifier, benchmarking
 from sparsegp.benchmarking import (
     CrossValidatedSVC,
     dgemm_rate,
@@ -66,3 +66,26 @@ def test_the_sklearn_peer_is_silent_only_about_an_offset_at_its_lower_bound():
     )
     with pytest.warns(ConvergenceWarning, match="length_scale"):
         bounded.fit(X, y)
+
+
+def test_platt_svc_is_libsvms_platt_fit_and_its_replacement_when_removed(monkeypatch):
+    """While ``SVC`` takes ``probability``, ``PlattSVC`` is ``SVC(probability=True)``
+    (its deprecation silenced); without it, ``CalibratedClassifierCV``'s five-fold
+    sigmoid on the same SVC: the same decisions and support vectors, probabilities
+    near libsvm's."""
+    X, y, X_test, _ = load_banana()
+    X_test = X_test[:500]
+    platt = benchmarking.PlattSVC(C=10.0, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        libsvm = SVC(C=10.0, probability=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(
+        platt.predict_proba(X_test), libsvm.predict_proba(X_test)
+    )
+    assert model_size(platt, len(y)) == libsvm.n_support_.sum()
+    monkeypatch.setattr(benchmarking, "libsvm_has_platt", lambda: False)
+    replacement = benchmarking.PlattSVC(C=10.0, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(replacement.predict(X_test), libsvm.predict(X_test))
+    np.testing.assert_array_equal(replacement.support_, libsvm.support_)
+    difference = replacement.predict_proba(X_test) - libsvm.predict_proba(X_test)
+    assert 0 < np.abs(difference).max() < 0.1

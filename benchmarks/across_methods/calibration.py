@@ -37,7 +37,6 @@ import numpy as np  # noqa: E402
 from sklearn.calibration import CalibrationDisplay  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from benchmarks._lib.tasks import mnist_task  # noqa: E402
@@ -49,7 +48,7 @@ from sparsegp import (  # noqa: E402
     RVMClassifier,
     SparseOnlineGPClassifier,
 )
-from sparsegp.benchmarking import evaluate, save_run  # noqa: E402
+from sparsegp.benchmarking import PlattSVC, evaluate, save_run  # noqa: E402
 from sparsegp.datasets import load_magic  # noqa: E402
 from sparsegp.metrics import expected_calibration_error  # noqa: E402
 
@@ -68,7 +67,7 @@ def estimators(d_ivm):
         "nlp_200": NLPSparseGPClassifier(max_basis_vectors=200, random_state=0),
         "online_200": SparseOnlineGPClassifier(max_basis_vectors=200, random_state=0),
         "rvm_1000": RVMClassifier(n_basis=1000, random_state=0),
-        "svc_platt": SVC(C=10.0, gamma="scale", probability=True, random_state=0),
+        "svc_platt": PlattSVC(C=10.0, random_state=0),
     }
 
 

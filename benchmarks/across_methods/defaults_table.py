@@ -33,18 +33,17 @@ import warnings
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
-from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
 from benchmarks._lib.tasks import imbalanced_task, mnist_classes, mnist_task
-from sparsegp.benchmarking import evaluate, save_run
+from sparsegp.benchmarking import PlattSVC, evaluate, save_run
 from sparsegp.datasets import load_magic
 from sparsegp.metrics import expected_calibration_error
 
 N_MNIST = 7291
 PEERS = {
-    "svc": lambda: SVC(probability=True, random_state=0),
+    "svc": lambda: PlattSVC(random_state=0),
     "logistic": lambda: LogisticRegression(max_iter=1000),
 }
 

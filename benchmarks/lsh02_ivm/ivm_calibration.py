@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import argparse
 
-from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import mnist_task
 from sparsegp import FITCGPClassifier, IVMClassifier
-from sparsegp.benchmarking import evaluate, save_run
+from sparsegp.benchmarking import PlattSVC, evaluate, save_run
 from sparsegp.metrics import expected_calibration_error
 
 D = 400
@@ -42,7 +41,7 @@ def estimators():
             active_set_size=D, posterior="fitc", random_state=0
         ),
         "fitc_400": FITCGPClassifier(n_inducing=D, ard=False, random_state=0),
-        "svc_platt": SVC(C=10.0, gamma="scale", probability=True, random_state=0),
+        "svc_platt": PlattSVC(C=10.0, random_state=0),
     }
 
 

@@ -49,7 +49,6 @@ import argparse
 import multiprocessing
 
 import numpy as np
-from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.tasks import (
@@ -63,7 +62,7 @@ from sparsegp import (
     NLPSparseGPClassifier,
     RVMClassifier,
 )
-from sparsegp.benchmarking import dgemm_rate, evaluate, save_run
+from sparsegp.benchmarking import PlattSVC, dgemm_rate, evaluate, save_run
 
 
 def _burn(stop):
@@ -173,7 +172,7 @@ def run(args):
                 flush=True,
             )
         if args.svc:  # the peer, in the same run: libsvm with Platt probabilities
-            svc = SVC(C=10.0, gamma="scale", probability=True, random_state=0)
+            svc = PlattSVC(C=10.0, random_state=0)
             result, _ = evaluate(svc, X, y, X_test, y_test, name="svc_platt")
             rows.append(dict(result.__dict__, workers=1, busy=args.busy))
             print(

@@ -35,18 +35,16 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import warnings
 
 import numpy as np
 from sklearn.datasets import load_digits, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
-from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.peers import GPyTorchMultiClassSVGP
 from sparsegp import EPGPClassifier, FITCGPClassifier
-from sparsegp.benchmarking import evaluate, format_table, save_run
+from sparsegp.benchmarking import PlattSVC, evaluate, format_table, save_run
 from sparsegp.datasets import load_mnist
 
 
@@ -78,9 +76,7 @@ SETS = {"digits": digits, "classification": classification, "mnist": mnist}
 def estimators(n_train, n_jobs):
     """The compared estimators by name; the sparse ones at FITC's default M."""
     M = FITCGPClassifier()._inducing_size(n_train)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # SVC(probability=True), 1.9
-        svc = SVC(C=10, gamma="scale", probability=True, random_state=0)
+    svc = PlattSVC(C=10.0, random_state=0)
     return {
         "fitc_multinomial": FITCGPClassifier(
             multi_class="multinomial", random_state=0, n_jobs=n_jobs
@@ -132,8 +128,7 @@ def main():
         names.remove("svgp_softmax")
     results, extra = [], {}
     for name in names:
-        with threadpool_limits(1), warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
+        with threadpool_limits(1):
             result, fitted = evaluate(
                 candidates[name], X, y, X_test, y_test, name=name, dataset=args.data
             )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessClassifier
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
@@ -41,6 +42,54 @@ class Result:
     nlp: float
     fit_seconds: float
     model_size: int
+
+
+def libsvm_has_platt() -> bool:
+    """Whether scikit-learn's ``SVC`` still takes ``probability`` (deprecated in 1.9,
+    removed in 1.11)."""
+    return "probability" in SVC().get_params()
+
+
+class PlattSVC(ClassifierMixin, BaseEstimator):
+    """RBF ``SVC(C, gamma)`` with Platt-scaled probabilities: every benchmark's peer.
+
+    libsvm's own five-fold Platt fit (``SVC(probability=True)``, the papers' peer)
+    while scikit-learn has it, its deprecation warning silenced; then the replacement
+    scikit-learn's deprecation names, ``CalibratedClassifierCV(SVC(), method="sigmoid",
+    ensemble=False)``: the same sigmoid on five-fold decision values, fitted by
+    scikit-learn (its probabilities differ from libsvm's in the last digits).
+    ``support_`` and ``n_support_`` are the SVC's fitted on all of ``X``.
+    """
+
+    def __init__(self, C=1.0, gamma="scale", random_state=None):
+        self.C = C
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Fit the SVC and its sigmoid."""
+        params = dict(C=self.C, gamma=self.gamma, random_state=self.random_state)
+        if libsvm_has_platt():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                self.svc_ = SVC(probability=True, **params).fit(X, y)
+            self.classifier_ = self.svc_
+        else:
+            self.classifier_ = CalibratedClassifierCV(
+                SVC(**params), method="sigmoid", ensemble=False
+            ).fit(X, y)
+            self.svc_ = self.classifier_.calibrated_classifiers_[0].estimator
+        self.classes_ = self.classifier_.classes_
+        self.support_, self.n_support_ = self.svc_.support_, self.svc_.n_support_
+        return self
+
+    def predict(self, X):
+        """Class labels (the SVC's decisions)."""
+        return self.svc_.predict(X)
+
+    def predict_proba(self, X):
+        """Platt-scaled probabilities."""
+        return self.classifier_.predict_proba(X)
 
 
 class CrossValidatedSVC(ClassifierMixin, BaseEstimator):
@@ -70,14 +119,8 @@ class CrossValidatedSVC(ClassifierMixin, BaseEstimator):
             {"C": list(self.C_grid), "gamma": list(gammas)},
             cv=self.cv,
         ).fit(X, y)
-        with warnings.catch_warnings():
-            # SVC(probability=True) is deprecated from scikit-learn 1.9 (removal in
-            # 1.11); it is still libsvm's own 5-fold Platt scaling, the peer the papers
-            # compare with.
-            warnings.simplefilter("ignore", FutureWarning)
-            self.svc_ = SVC(
-                probability=True, random_state=self.random_state, **search.best_params_
-            ).fit(X, y)
+        self.svc_ = PlattSVC(random_state=self.random_state, **search.best_params_)
+        self.svc_.fit(X, y)
         self.classes_ = self.svc_.classes_
         return self
 
