@@ -208,3 +208,19 @@ def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
     assert (chosen.kernel is fits[-1].kernel) == kept == chosen.details["ard"]
     gain = screen_gain if whole_gain is None else whole_gain
     assert chosen.details["ard_evidence_gain"] == pytest.approx(gain)
+
+
+def test_a_feature_switched_off_by_ard_is_not_a_bound_to_warn_of():
+    """A length-scale per feature on its upper bound while others are not: the
+    evidence switching an irrelevant feature off, no warning; all of them there (the
+    isotropic kernel's case) still warns."""
+    some = ConstantKernel(1.0) * RBF([1.0, 1e5, 2.0], (1e-5, 1e5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_at_bounds(some, FITCGPClassifier())
+    every = ConstantKernel(1.0) * RBF([1e5, 1e5], (1e-5, 1e5))
+    with pytest.warns(ConvergenceWarning, match="k2__length_scale ended on its upper"):
+        warn_at_bounds(every, FITCGPClassifier())
+    lower = ConstantKernel(1.0) * RBF([1e-5, 2.0], (1e-5, 1e5))
+    with pytest.warns(ConvergenceWarning, match="length_scale ended on its lower"):
+        warn_at_bounds(lower, FITCGPClassifier())

@@ -127,7 +127,7 @@ def test_multiclass_has_pseudo_inputs_per_class():
     X = rng.standard_normal((60, 2))
     y = np.digitize(X[:, 0], [-0.5, 0.5])
     clf = FITCGPClassifier(
-        n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=3
+        n_inducing=3, n_restarts_optimizer=0, max_iter_optimizer=3, random_state=0
     ).fit(X, y)
     assert len(clf.inducing_points_) == 3
     assert clf.predict_proba(X).shape == (60, 3)

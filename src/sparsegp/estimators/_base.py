@@ -332,8 +332,10 @@ def warn_at_bounds(kernel, estimator, problem=None):
 
     A length-scale or amplitude on its bound usually means inputs in units the
     default kernel does not suit (standardise ``X``) or bounds to widen. A constant
-    offset on its lower bound is the evidence saying the data need none: no warning.
-    ``problem`` names the one-vs-rest problem the kernel was learnt for.
+    offset on its lower bound is the evidence saying the data need none, and a
+    length-scale per feature on its upper bound, while others are not, the evidence
+    switching that feature off (what ARD is for): no warning. ``problem`` names the
+    one-vs-rest problem the kernel was learnt for.
     """
     theta, start = kernel.theta, 0
     offsets = offset_names(kernel)
@@ -346,7 +348,10 @@ def warn_at_bounds(kernel, estimator, problem=None):
         for side, limit in (("lower", bounds[:, 0]), ("upper", bounds[:, 1])):
             if side == "lower" and hyperparameter.name in offsets:
                 continue
-            if np.any(np.abs(values - limit) < _BOUND_TOLERANCE):
+            on_bound = np.abs(values - limit) < _BOUND_TOLERANCE
+            if side == "upper" and _features_switched_off(hyperparameter, on_bound):
+                continue
+            if np.any(on_bound):
                 where = f" ({problem})" if problem else ""
                 warn_at_caller(
                     f"{type(estimator).__name__}{where}: the learnt {hyperparameter.name} "
@@ -354,6 +359,15 @@ def warn_at_bounds(kernel, estimator, problem=None):
                     f"{_bound_advice(estimator, hyperparameter.name, side, offsets)}",
                     ConvergenceWarning,
                 )
+
+
+def _features_switched_off(hyperparameter, on_upper_bound):
+    """Whether an ARD length-scale's upper bounds are only some of its features'."""
+    return (
+        "length_scale" in hyperparameter.name
+        and hyperparameter.n_elements > 1
+        and not np.all(on_upper_bound)
+    )
 
 
 def _bound_advice(estimator, name, side, offsets):
