@@ -614,11 +614,11 @@ default="kmeans"
         fits = [self._fit_start(data, kernel, Z0, None, settings) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
         if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
+            held = replace(
+                settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False
+            )
 
             def refit(ard_kernel, start, screen):
-                held = replace(
-                    settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False
-                )
                 bias = start.likelihood.bias
                 ard_settings = held if screen else settings
                 return self._fit_start(
