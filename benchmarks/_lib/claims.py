@@ -1085,9 +1085,10 @@ CLAIMS = [
         "Multi-class as one model",
         "C latent functions on shared pseudo-inputs, as good as a calibrated SVM (issue 46).",
         "One-vs-rest FITC, the default, beats libsvm + Platt in error and NLP on "
-        "make_classification (18.24 % / 0.740 against 21.12 % / 0.773, in 2.8× its "
-        'time), where its default `ard="auto"` kept a length-scale per feature for '
-        "every class (algorithms.md §5.8; 23.09 % / 0.853 with `ard=False`), and in "
+        "make_classification (18.24 % / 0.740 against 21.12 % / 0.773, in 2.2× its "
+        'time, the two in one run), where its default `ard="auto"` kept a '
+        "length-scale per feature for every class (algorithms.md §5.8; 23.09 % / "
+        "0.853 with `ard=False`), and in "
         "NLP on digits (0.040 against 0.079); it trails libsvm in error on digits "
         "(1.30 against 0.56 %) and in both on MNIST (2.27 % / 0.068 against 1.59 % / "
         "0.047), where the screen kept the isotropic kernel for every class (the "
@@ -1107,7 +1108,8 @@ CLAIMS = [
         "digits (`at_one_vs_rest_priors`, isotropic kernels): on MNIST the gap is the "
         "likelihood's (algorithms.md §8 item 7). The default rows (both FITC models "
         "and full EP) run 2026-11-28 02:23–03:05 (the two models at once, one on each "
-        "core); the `ard=False`, per-class, peer and SVGP rows are the runs of "
+        "core; one-vs-rest's on make_classification again beside libsvm at 03:28, "
+        "alone); the `ard=False`, per-class, peer and SVGP rows are the runs of "
         "2026-11-26/28 named in the run files' parts (each FITC model's isotropic rows "
         "00:41–01:09 on 2026-11-28, alone).",
         (
