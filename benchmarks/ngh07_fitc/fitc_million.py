@@ -5,7 +5,9 @@
 
 Issue 47's task (:func:`~benchmarks._lib.tasks.sine_task`: ``--n`` training points,
 D = 10, 10⁵ test points). ``FITCGPClassifier(n_inducing=M, n_jobs=--n-jobs)`` with its
-defaults (k-means centres, 20 L-BFGS-B iterations on the EP evidence) for each M of
+defaults (k-means centres, 20 L-BFGS-B iterations on the EP evidence) but the kernel:
+``--ard`` (``false``, the isotropic kernel of the recorded runs, or ``auto``, the
+default since 2026-11-28: the labels depend on three of the ten features) for each M of
 ``--inducing``, then GPyTorch's SVGP (:class:`~benchmarks._lib.peers.GPyTorchMinibatchSVGP`:
 three epochs of minibatch Adam, batches of 1 024, float32, on the GPU when there is
 one) for each M of ``--svgp-inducing``: test error, NLP and fit seconds, and where
@@ -26,12 +28,12 @@ from sparsegp.benchmarking import evaluate, save_run
 
 def run(args):
     X, y, X_test, y_test = sine_task(args.n)
+    ard = {"false": False, "auto": "auto"}[args.ard]
+    suffix = "" if ard is False else "_ard_auto"
     fits = [
         (
-            f"fitc_{M}",
-            FITCGPClassifier(
-                n_inducing=M, n_jobs=args.n_jobs, ard=False, random_state=0
-            ),
+            f"fitc_{M}{suffix}",
+            FITCGPClassifier(n_inducing=M, n_jobs=args.n_jobs, ard=ard, random_state=0),
             f"{args.n_jobs} CPU threads",
         )
         for M in args.inducing
@@ -64,6 +66,7 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=os.cpu_count())
     parser.add_argument("--inducing", type=int, nargs="*", default=[100, 200])
     parser.add_argument("--svgp-inducing", type=int, nargs="*", default=[50, 200])
+    parser.add_argument("--ard", choices=["false", "auto"], default="false")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     rows = run(args)
