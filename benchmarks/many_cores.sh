@@ -7,7 +7,8 @@
 #   workers  FITC-EP's steps on 1-16 threads and 16 dask workers, at two block sizes
 #            (about 4 minutes on the 16-core H100 machine);
 #   million  FITCGPClassifier on every core against GPyTorch's SVGP on the GPU at
-#            n = 10⁶ (about 4 minutes).
+#            n = 10⁶ (about 4 minutes), then FITC with its default ard="auto" (the
+#            labels use three of the ten features; about 3 minutes more).
 # Every part has its own timeout and writes its results as it goes.
 stage=${1:?usage: many_cores.sh workers|million}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -23,6 +24,9 @@ workers)
 million)
     timeout 330 python3 -m benchmarks run fitc_million --n-jobs 16 --inducing 100 200 \
         --svgp-inducing 200 --out "$OUT/fitc_million_16.json" 2>&1 | tee "$OUT/million.log" \
-        | tail -6 ;;
+        | tail -6
+    timeout 240 python3 -m benchmarks run fitc_million --n-jobs 16 --inducing 100 \
+        --svgp-inducing --ard auto --out "$OUT/fitc_million_16_ard.json" 2>&1 \
+        | tee "$OUT/million_ard.log" | tail -4 ;;
 esac
 date -u
