@@ -938,7 +938,15 @@ CLAIMS = [
         "minutes earlier, with 32 blocks, took 33.7 s against SVGP's 40.8 s (0.83×): "
         "within the runs' spread (SVGP itself 35.9–40.8 s), the GPU's NLP in about "
         "its time. FITC M = 200 beats the GPU in error and NLP (15.04 % / 0.372) in "
-        "1.7× its time. With 128 blocks (commit c4198db) FITC M = 100 took 50.6 s.",
+        "1.7× its time. With 128 blocks (commit c4198db) FITC M = 100 took 50.6 s. "
+        'With its default since, `ard="auto"` (the labels use three of the ten '
+        "features), FITC M = 50 reached 12.56 % / 0.286 on this 2-core machine "
+        "(`n_jobs=2`, 219 s, the test suite running beside it; `python -m benchmarks "
+        "run fitc_million --n-jobs 2 --inducing 50 --svgp-inducing --ard auto --out "
+        "benchmarks/results/fitc_million_auto_2.json`, 2026-11-28 03:54): a quarter "
+        "below the GPU's NLP, its time on 16 cores not yet measured "
+        "(`benchmarks/many_cores.sh million` runs it); SVGP's kernel is isotropic, as "
+        "GPyTorch's tutorial sets it.",
         ("fitc_million_16",),
         lambda: _evaluated("fitc_million_16", where="where"),
     ),
