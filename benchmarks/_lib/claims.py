@@ -1102,7 +1102,7 @@ CLAIMS = [
         "0.047), where the screen kept the isotropic kernel for every class (the "
         "ARD fit from the isotropic fit's start, before the screen, kept it for six "
         "and reached 2.22 % / 0.068). A miss for the multinomial model: NLP "
-        "1.09–1.25× one-vs-rest's where issue 46 asks ≤ 0.85×, at 2.1–3.3× its time "
+        "1.09–1.25× one-vs-rest's where issue 46 asks ≤ 0.85×, at 2.3–3.3× its time "
         "and behind it in error on every set (digits 1.85 %, make_classification "
         "21.35 %, MNIST 2.38 %; ARD kept on the two larger sets: 24.79 and 2.78 % with "
         "`ard=False`). On digits full EP one-vs-rest, the model the sparse ones "
