@@ -11,7 +11,8 @@ in [NGH07] §5. Estimators, one BLAS thread, all in this process:
   (the default before 2026-11-26);
 - the same with ``posterior="fitc"`` (EP over all sites on the FITC prior with the
   active set as pseudo-inputs, kernel and bias relearnt);
-- ``FITCGPClassifier(n_inducing=400)`` with its defaults (pseudo-inputs learnt);
+- ``FITCGPClassifier(n_inducing=400, ard=False)`` with its defaults otherwise
+  (pseudo-inputs learnt);
 - ``SVC(C=10, gamma="scale", probability=True)`` for time.
 
 The expected calibration error (15 equal-width bins of the predicted probability of

@@ -3,7 +3,8 @@
     SPARSEGP_DATA=../shared/data python -m benchmarks run inducing_init \
         --realizations 10 --large --out benchmarks/results/inducing_init.json
 
-``FITCGPClassifier(random_state=0)`` with its defaults (M = min(200, N/5), k-means
+``FITCGPClassifier(ard=False, random_state=0)`` (the isotropic kernel of the recorded
+run) with its defaults otherwise (M = min(200, N/5), k-means
 initial pseudo-inputs), its ``"kmeans"`` start as it is — the centres of each class,
 M shared equally between the classes (algorithms.md §5.8) — and as it was before: one
 k-means on all the training inputs, which gives a class about its fraction of the

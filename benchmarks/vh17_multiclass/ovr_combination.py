@@ -9,8 +9,9 @@ the ``Φ_c`` normalised (weight 0), their odds ``Φ_c/(1 − Φ_c)`` normalised 
 ``Φ_c (1 − Φ_c)^(−w)`` at the weight ``w`` fitted by the binary models' leave-one-out
 cavities (the library's ``predict_proba``, ``odds_weight_``), and the multinomial probit
 of the latents (§7.4's integral). The first three keep the predicted class. The fits:
-``FITCGPClassifier()``, ``IVMClassifier()``, ``NLPSparseGPClassifier()`` and
-``SparseOnlineGPClassifier()`` with their defaults (``n_jobs=2``; the IVM and the NLP
+``FITCGPClassifier(ard=False)`` (the isotropic kernel of the recorded run),
+``IVMClassifier()``, ``NLPSparseGPClassifier()`` and ``SparseOnlineGPClassifier()``
+with their defaults (``n_jobs=2``; the IVM and the NLP
 classifier not on MNIST, where they take minutes), beside ``SVC(C=10, gamma="scale",
 probability=True)`` in the same run. Sets: MNIST 13×13 ten classes (7 291 training
 images, the first 5 000 test images), scikit-learn's digits (60/40, pixels / 16) and
