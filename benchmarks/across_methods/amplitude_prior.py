@@ -5,7 +5,8 @@
 
 On (nearly) separable labels the EP evidence grows with the kernel's amplitude to the
 end (algorithms.md §5.8), and the latent means and standard deviations grow with it.
-Each estimator with its defaults and ``random_state=0`` is fitted with
+Each estimator with its defaults (FITC and full EP with ``ard=False``, the isotropic
+kernel of the recorded run) and ``random_state=0`` is fitted with
 ``amplitude_prior=3.0`` (the default) and ``None`` (the papers' maximum evidence) on
 one split of each set: scikit-learn's breast cancer, wine and iris (70/30, seed 0,
 standardised) and IDA banana, diabetis, twonorm, image and splice (the first

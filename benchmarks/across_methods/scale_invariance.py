@@ -3,7 +3,8 @@
     SPARSEGP_DATA=../shared/data python -m benchmarks run scale_invariance \
         --out benchmarks/results/scale_invariance.json
 
-A user's features come in their own units. Each estimator, with its defaults and
+A user's features come in their own units. Each estimator, with its defaults (FITC and
+full EP with ``ard=False``, the isotropic kernel of the recorded run) and
 ``random_state=0``, is fitted on the same splits with the inputs (and, for regressors,
 the targets) multiplied by 10⁻³, 1 and 10³, unscaled and unstandardised:
 
