@@ -89,6 +89,14 @@ def equal_shares(sizes, total):
     return shares
 
 
+def class_shares(labels, total):
+    """Each class's rows of ``labels`` with its :func:`equal_shares` share of
+    ``total``, as ``(rows, share)`` pairs in the order of ``np.unique(labels)``."""
+    members = [np.flatnonzero(labels == label) for label in np.unique(labels)]
+    shares = equal_shares([len(rows) for rows in members], total)
+    return list(zip(members, shares, strict=True))
+
+
 def per_problem(values, stack=False):
     """A fitted summary: the single problem's value, or one per one-vs-rest problem.
 

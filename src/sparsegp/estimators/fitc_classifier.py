@@ -44,8 +44,8 @@ from ._base import (
     GPClassifierMixin,
     ard_if_it_pays,
     chooses_ard,
+    class_shares,
     default_length_scale,
-    equal_shares,
     fifth_up_to,
     fitted_model,
     per_problem,
@@ -497,15 +497,13 @@ default="kmeans"
 
     def _kmeans_inducing(self, X, y, M, rng):
         """k-means centres of each class of ``y``, the ``M`` shared between the classes
-        equally (:func:`~._base.equal_shares`): one against the rest of ten classes
+        equally (:func:`~._base.class_shares`): one against the rest of ten classes
         leaves a tenth of the points positive, and k-means on all of them would start
         the positive side with about a tenth of the pseudo-inputs (algorithms.md §5.8).
         k-means on all of ``X`` where a class has fewer distinct inputs than its share."""
-        members = [np.flatnonzero(y == label) for label in np.unique(y)]
-        shares = equal_shares([len(rows) for rows in members], M)
         parts = [
             self._kmeans_centres(X, rows, k, rng)
-            for rows, k in zip(members, shares, strict=True)
+            for rows, k in class_shares(y, M)
             if k > 0
         ]
         centres = np.concatenate(parts)

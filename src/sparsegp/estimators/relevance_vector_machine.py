@@ -22,8 +22,8 @@ from ._base import (
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
+    class_shares,
     default_rbf,
-    equal_shares,
     per_problem,
     report_progress,
     restore_on_failure,
@@ -60,11 +60,9 @@ class _RVMFitting:
             return np.arange(len(X))
         if labels is None:
             return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
-        members = [np.flatnonzero(labels == c) for c in np.unique(labels)]
-        shares = equal_shares([len(rows) for rows in members], self.n_basis)
         drawn = [
             rng.choice(rows, size=k, replace=False)
-            for rows, k in zip(members, shares, strict=True)
+            for rows, k in class_shares(labels, self.n_basis)
         ]
         return np.sort(np.concatenate(drawn))
 
