@@ -25,6 +25,23 @@ def small_problem(n=30, n_features=2, seed=0):
 
 
 #: Kernel and noise level of the sparse online GP's regression tests.
+def relevant_and_irrelevant_features(n, seed):
+    """Labels from the first two of eight features; the other six are noise of the
+    same spread (where ``ard="auto"`` should keep a length-scale per feature)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 8))
+    latent = np.sin(2.0 * X[:, 0]) + X[:, 1]
+    return X, np.where(latent + 0.3 * rng.standard_normal(n) > 0, 1, -1)
+
+
+def features_that_count_alike(n, seed):
+    """Labels from the sum of eight features (where ``ard="auto"`` should keep the
+    isotropic kernel)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 8))
+    return X, np.where(X.sum(axis=1) + 0.5 * rng.standard_normal(n) > 0, 1, -1)
+
+
 ONLINE_KERNEL = ConstantKernel(1.5) * RBF(0.8)
 ONLINE_NOISE = 0.1
 

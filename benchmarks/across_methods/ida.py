@@ -52,6 +52,7 @@ ESTIMATORS = {
     "ep_tol4": lambda dataset, X: EPGPClassifier(ard=False, tol=1e-4, random_state=0),
     # the active-set size of Naish-Guzman & Holden (2007), Table 1
     "ivm": lambda dataset, X: IVMClassifier(
+        ard=False,
         active_set_size=FITC_PAPER_IVM[dataset][2],
         selection="randomized",
         posterior="active_set",
@@ -59,6 +60,7 @@ ESTIMATORS = {
     ),
     # the same IVM, then [NGH07] §6's FITC posterior over all sites on its active set
     "ivm_fitc": lambda dataset, X: IVMClassifier(
+        ard=False,
         active_set_size=FITC_PAPER_IVM[dataset][2],
         selection="randomized",
         posterior="fitc",
@@ -74,10 +76,10 @@ ESTIMATORS = {
     ),
     # Csató's online GP with d = N/5 and N/2 basis vectors ([SSK09]'s sizes)
     "online_n5": lambda dataset, X: SparseOnlineGPClassifier(
-        max_basis_vectors=len(X) // 5, random_state=0
+        ard=False, max_basis_vectors=len(X) // 5, random_state=0
     ),
     "online_n2": lambda dataset, X: SparseOnlineGPClassifier(
-        max_basis_vectors=len(X) // 2, random_state=0
+        ard=False, max_basis_vectors=len(X) // 2, random_state=0
     ),
     # [SSK09]'s columns: NLP selection (κ = 59), its random baseline (κ = 1) and the
     # IVM, all with d = N/5; the d_max sweep of its Table 3
@@ -88,6 +90,7 @@ ESTIMATORS = {
         working_set_size=1, posterior="active_set", random_state=0
     ),
     "ivm_n5": lambda dataset, X: IVMClassifier(
+        ard=False,
         active_set_size=0.2,
         selection="randomized",
         posterior="active_set",
@@ -95,6 +98,7 @@ ESTIMATORS = {
     ),
     # [SSK09]'s IVM column: the d of least test NLP, N/2 (image N/3, titanic 2N/3)
     "ivm_002": lambda dataset, X: IVMClassifier(
+        ard=False,
         active_set_size={"image": 1 / 3, "titanic": 2 / 3}.get(dataset, 0.5),
         selection="randomized",
         posterior="active_set",

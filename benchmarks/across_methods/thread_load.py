@@ -45,12 +45,14 @@ ESTIMATORS = {
         max_basis_vectors=80, posterior="active_set", random_state=0
     ),
     "ivm_100": lambda: IVMClassifier(
-        active_set_size=100, posterior="active_set", random_state=0
+        ard=False, active_set_size=100, posterior="active_set", random_state=0
     ),
     "ivm_1000_large": lambda: IVMClassifier(
         active_set_size=1000, optimizer=None, posterior="active_set", random_state=0
     ),
-    "online_80": lambda: SparseOnlineGPClassifier(max_basis_vectors=80, random_state=0),
+    "online_80": lambda: SparseOnlineGPClassifier(
+        ard=False, max_basis_vectors=80, random_state=0
+    ),
     "online_500_large": lambda: SparseOnlineGPClassifier(
         max_basis_vectors=500, optimizer=None, random_state=0
     ),

@@ -36,10 +36,10 @@ D = 400
 def estimators():
     return {
         "ivm_400": IVMClassifier(
-            active_set_size=D, posterior="active_set", random_state=0
+            ard=False, active_set_size=D, posterior="active_set", random_state=0
         ),
         "ivm_400_fitc": IVMClassifier(
-            active_set_size=D, posterior="fitc", random_state=0
+            ard=False, active_set_size=D, posterior="fitc", random_state=0
         ),
         "fitc_400": FITCGPClassifier(n_inducing=D, ard=False, random_state=0),
         "svc_platt": PlattSVC(C=10.0, random_state=0),

@@ -53,12 +53,12 @@ def classification():
 
 def estimators():
     return {
-        "ivm_default": IVMClassifier(active_set_size=D, random_state=0),
+        "ivm_default": IVMClassifier(ard=False, active_set_size=D, random_state=0),
         "ivm_randomized_greedy": IVMClassifier(
-            active_set_size=D, selection="randomized", random_state=0
+            ard=False, active_set_size=D, selection="randomized", random_state=0
         ),
         "ivm_random": IVMClassifier(
-            active_set_size=D, selection="random", random_state=0
+            ard=False, active_set_size=D, selection="random", random_state=0
         ),
         "majority": DummyClassifier(strategy="prior"),
     }

@@ -96,7 +96,7 @@ _TASKS = {
 def _estimator(args, workers):
     if args.estimator == "ivm":
         return IVMClassifier(
-            active_set_size=args.n_inducing, n_jobs=workers, random_state=0
+            ard=False, active_set_size=args.n_inducing, n_jobs=workers, random_state=0
         )
     if args.estimator == "nlp":
         return NLPSparseGPClassifier(

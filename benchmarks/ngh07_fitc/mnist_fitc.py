@@ -51,6 +51,7 @@ def main(argv=None):
             (
                 "ivm",
                 IVMClassifier(
+                    ard=False,
                     active_set_size=M,
                     selection="randomized",
                     posterior="active_set",

@@ -65,6 +65,7 @@ MODELS = {
         random_state=seed,
     ),
     "ivm": lambda m, seed: IVMClassifier(
+        ard=False,
         active_set_size=m,
         selection="randomized",
         posterior="active_set",

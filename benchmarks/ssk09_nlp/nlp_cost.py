@@ -93,6 +93,7 @@ def against_the_ivm():
         for realization in range(3):
             X, y, X_test, y_test = load_ida(dataset, realization)
             ivm = IVMClassifier(
+                ard=False,
                 active_set_size=0.2,
                 selection="randomized",
                 posterior="active_set",

@@ -102,9 +102,9 @@ def compared(estimator, X_test, y_test):
 def estimators(task):
     yield "FITC", FITCGPClassifier(n_jobs=2, ard=False, random_state=0)
     if not task.startswith("MNIST"):
-        yield "IVM", IVMClassifier(n_jobs=2, random_state=0)
+        yield "IVM", IVMClassifier(ard=False, n_jobs=2, random_state=0)
         yield "NLP", NLPSparseGPClassifier(n_jobs=2, random_state=0)
-    yield "online GP", SparseOnlineGPClassifier(n_jobs=2, random_state=0)
+    yield "online GP", SparseOnlineGPClassifier(ard=False, n_jobs=2, random_state=0)
 
 
 def main(argv=None):

@@ -12,7 +12,7 @@ from sparsegp import FITCGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators._base import ARD_SCREEN_ITERATIONS
 
-from ..conftest import small_problem
+from ..conftest import relevant_and_irrelevant_features, small_problem
 
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
@@ -281,18 +281,9 @@ def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
     assert one.estimators_[0].details == two.estimators_[0].details
 
 
-def _relevant_and_irrelevant_features(n, seed):
-    """Labels from the first two of eight features; the other six are noise of the
-    same spread."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, 8))
-    latent = np.sin(2.0 * X[:, 0]) + X[:, 1]
-    return X, np.where(latent + 0.3 * rng.standard_normal(n) > 0, 1, -1)
-
-
 def test_ard_auto_keeps_a_length_scale_per_feature_where_features_are_irrelevant():
-    X, y = _relevant_and_irrelevant_features(400, 0)
-    X_test, y_test = _relevant_and_irrelevant_features(2000, 1)
+    X, y = relevant_and_irrelevant_features(400, 0)
+    X_test, y_test = relevant_and_irrelevant_features(2000, 1)
     fits = {
         ard: FITCGPClassifier(ard=ard, n_inducing=20, random_state=0).fit(X, y)
         for ard in (False, "auto")
@@ -322,7 +313,7 @@ def test_ard_auto_keeps_the_isotropic_kernel_where_every_feature_counts_alike():
 
 def test_ard_true_learns_a_length_scale_per_feature_and_needs_the_default_kernel():
     """``ard=True`` refuses a given kernel; the default ``"auto"`` keeps it."""
-    X, y = _relevant_and_irrelevant_features(100, 0)
+    X, y = relevant_and_irrelevant_features(100, 0)
     fit = FITCGPClassifier(ard=True, n_inducing=5, random_state=0).fit(X, y)
     assert fit.kernel_.k2.length_scale.shape == (8,)
     with pytest.raises(ValueError, match="default kernel"):
@@ -333,7 +324,7 @@ def test_ard_true_learns_a_length_scale_per_feature_and_needs_the_default_kernel
 
 
 def test_ard_auto_chooses_per_problem_and_for_the_multinomial_model():
-    X, y = _relevant_and_irrelevant_features(300, 0)
+    X, y = relevant_and_irrelevant_features(300, 0)
     labels = np.where(X[:, 0] > 1.0, 2, np.where(y > 0, 0, 1))  # three classes
     for multi_class in ("one_vs_rest", "multinomial"):
         fit = FITCGPClassifier(

@@ -13,6 +13,8 @@ from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators import informative_vector_machine as ivm_module
 
+from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
+
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
 # convergence and bound warnings are expected there
@@ -390,3 +392,68 @@ def test_the_hyperparameter_rounds_objective_adds_the_amplitude_prior():
         value(kernel.theta, alone) - log_amplitude**2 / (2 * 2.0**2)
     )
     assert_gradient_matches(value, gradient, kernel.theta, step=1e-6, rtol=1e-6)
+
+
+def test_ard_auto_keeps_a_length_scale_per_feature_where_it_predicts_better():
+    X, y = relevant_and_irrelevant_features(500, 0)
+    X_test, y_test = relevant_and_irrelevant_features(2000, 1)
+    params = dict(active_set_size=80, selection="random", random_state=0)
+    fits = {ard: IVMClassifier(ard=ard, **params).fit(X, y) for ard in (False, "auto")}
+    chosen = fits["auto"].estimators_[0]
+    assert chosen.details["ard"] and chosen.details["ard_evidence_gain"] > 7
+    assert chosen.n_iterations == 4  # the three rounds and the ARD round
+    length_scales = fits["auto"].kernel_.k1.k2.length_scale
+    assert max(length_scales[:2]) < min(length_scales[2:])  # the noise told apart
+    errors = {ard: 1.0 - fit.score(X_test, y_test) for ard, fit in fits.items()}
+    assert errors["auto"] < errors[False] - 0.03
+
+
+def test_ard_auto_keeps_the_isotropic_rounds_where_features_count_alike():
+    X, y = features_that_count_alike(300, 0)
+    params = dict(active_set_size=60, selection="random", random_state=0)
+    fit = IVMClassifier(ard="auto", **params).fit(X, y)
+    assert not fit.estimators_[0].details["ard"]
+    assert np.ndim(fit.kernel_.k1.k2.length_scale) == 0
+    isotropic = IVMClassifier(ard=False, **params).fit(X, y)
+    np.testing.assert_array_equal(fit.predict_proba(X), isotropic.predict_proba(X))
+
+
+@pytest.mark.parametrize("gain, selections", [(6.9, 2), (7.1, 3)])
+def test_ard_round_reselects_only_where_l_ivm_gains_more_than_its_penalty(
+    monkeypatch, gain, selections
+):
+    """Eight features: the ARD kernel's seven more length-scales must gain over 7
+    nats of ``L_IVM`` before the set is reselected with it."""
+    X, y = relevant_and_irrelevant_features(200, 0)
+    calls = []
+    select = ivm_module.IVMClassifier._select
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[2])  # the kernel
+        return select(self, *args, **kwargs)
+
+    def fake_maximize(self, X, y, kernel, sites, rng, label):
+        ard = np.ndim(kernel.k1.k2.length_scale) == 1
+        return kernel, gain if ard else 1.0
+
+    monkeypatch.setattr(ivm_module.IVMClassifier, "_select", counted)
+    monkeypatch.setattr(ivm_module.IVMClassifier, "_maximize_l_ivm", fake_maximize)
+    IVMClassifier(
+        active_set_size=30,
+        selection="random",
+        posterior="active_set",
+        n_outer_iterations=1,
+        random_state=0,
+    ).fit(X, y)
+    assert len(calls) == selections
+    assert all(np.ndim(k.k1.k2.length_scale) == 0 for k in calls[:2])
+    assert all(np.ndim(k.k1.k2.length_scale) == 1 for k in calls[2:])
+
+
+def test_ivm_ard_true_starts_with_a_length_scale_per_feature():
+    X, y = relevant_and_irrelevant_features(150, 0)
+    fit = IVMClassifier(ard=True, active_set_size=30, random_state=0).fit(X, y)
+    assert fit.kernel_.k1.k2.length_scale.shape == (8,)
+    assert "ard" not in fit.estimators_[0].details
+    with pytest.raises(ValueError, match="default kernel"):
+        IVMClassifier(RBF(1.0), ard=True, active_set_size=30).fit(X, y)

@@ -12,6 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparsegp import EPGPClassifier, FITCGPClassifier, NLPSparseGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
 
+from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
+
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
 # convergence and bound warnings are expected there
@@ -310,3 +312,33 @@ def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
     two = NLPSparseGPClassifier(n_jobs=2, **options).fit(X, y)
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
     np.testing.assert_array_equal(one.active_set_, two.active_set_)
+
+
+def test_ard_auto_keeps_a_length_scale_per_feature_only_where_it_pays():
+    """More outer iterations with the chosen kernel made ARD; their loss carries
+    Akaike's penalty and the model choice runs over every iteration."""
+    outcomes = {}
+    for name, data in (
+        ("relevant", relevant_and_irrelevant_features),
+        ("alike", features_that_count_alike),
+    ):
+        X, y = data(400, 0)
+        X_test, y_test = data(2000, 1)
+        fits = {
+            ard: NLPSparseGPClassifier(ard=ard, random_state=0).fit(X, y)
+            for ard in (False, "auto")
+        }
+        auto = fits["auto"]
+        assert auto.n_outer_iterations_ > fits[False].n_outer_iterations_
+        errors = {ard: 1.0 - fit.score(X_test, y_test) for ard, fit in fits.items()}
+        outcomes[name] = auto.estimators_[0].details["ard"]
+        if outcomes[name]:
+            assert auto.kernel_.k2.k2.length_scale.shape == (8,)  # λ² · c · RBF
+            assert errors["auto"] < errors[False] - 0.03
+        else:
+            np.testing.assert_array_equal(
+                auto.predict_proba(X_test), fits[False].predict_proba(X_test)
+            )
+    assert outcomes == {"relevant": True, "alike": False}
+    with pytest.raises(ValueError, match="default kernel"):
+        NLPSparseGPClassifier(RBF(1.0), ard=True).fit(X, y)

@@ -13,7 +13,11 @@ from sparsegp.estimators.sparse_online_gp import hyperparameter_sample_size
 
 from ..conftest import ONLINE_KERNEL as KERNEL
 from ..conftest import ONLINE_NOISE as NOISE
-from ..conftest import regression_data
+from ..conftest import (
+    features_that_count_alike,
+    regression_data,
+    relevant_and_irrelevant_features,
+)
 
 
 def test_partial_fit_in_chunks_equals_fit():
@@ -219,3 +223,20 @@ def test_verbose_shows_the_hyperparameter_fit_too(capsys):
     assert label not in capsys.readouterr().err
     SparseOnlineGPClassifier(verbose=1, **options).fit(X, y)
     assert label in capsys.readouterr().err  # the hyperparameter fit's progress bar
+
+
+def test_ard_auto_chooses_on_the_hyperparameter_subsample():
+    """The subsample's full EP chooses the kernel as ``EPGPClassifier`` would: a
+    length-scale per feature where two of eight features carry the labels, the
+    isotropic kernel where all eight count alike."""
+    shapes = {}
+    for name, data in (
+        ("relevant", relevant_and_irrelevant_features),
+        ("alike", features_that_count_alike),
+    ):
+        X, y = data(400, 0)
+        fit = SparseOnlineGPClassifier(max_basis_vectors=30, random_state=0).fit(X, y)
+        shapes[name] = np.shape(fit.kernel_.k1.k2.length_scale)
+    assert shapes == {"relevant": (8,), "alike": ()}
+    with pytest.raises(ValueError, match="default kernel"):
+        SparseOnlineGPClassifier(RBF(1.0), ard=True).fit(X, y)

@@ -8,6 +8,7 @@ with its sites fixed (algorithms.md §1.8); prediction is eq. 5.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -274,15 +275,20 @@ def advance(progress: Progress | None) -> None:
 
 
 def ivm_log_marginal_likelihood(
-    K_I: np.ndarray, K_I_gradient: np.ndarray, p: np.ndarray, m: np.ndarray
+    K_I: np.ndarray,
+    weighted_gradient: Callable[[np.ndarray], np.ndarray],
+    p: np.ndarray,
+    m: np.ndarray,
 ) -> tuple[float, np.ndarray]:
     """``log N(m_I | 0, K_I + Π_I⁻¹)`` and its gradient, sites fixed (algorithms.md §1.8).
 
     Parameters
     ----------
     K_I : ndarray of shape (d, d)
-    K_I_gradient : ndarray of shape (d, d, q)
-        ``∂K_I/∂θ`` (scikit-learn's layout).
+    weighted_gradient : callable
+        ``W ↦ Σ_ij W_ij ∂K_ij/∂θ`` (:func:`~sparsegp.kernels.gram_and_weighted_gradient`:
+        no d × d × q array of derivatives, which for an ARD kernel on many features
+        costs more than the rest of the evaluation).
     p, m : ndarray of shape (d,)
         Site precisions and means of the active points.
 
@@ -298,10 +304,7 @@ def ivm_log_marginal_likelihood(
     beta = sqrt_p * solve_lower_transpose(L, c)
     inverse = inverse_lower(L)
     T = sqrt_p[:, None] * (inverse.T @ inverse) * sqrt_p  # Π½ (L Lᵀ)⁻¹ Π½
-    data_fit = np.einsum("i,ijk,j->k", beta, K_I_gradient, beta)
-    return value, 0.5 * (
-        data_fit - np.tensordot(T, K_I_gradient, axes=([0, 1], [0, 1]))
-    )
+    return value, weighted_gradient(0.5 * (np.outer(beta, beta) - T))
 
 
 def subset_log_marginal_likelihood(

@@ -526,10 +526,11 @@ def default_kernel(X, constant=None):
     return kernel if constant is None else kernel + ConstantKernel(constant)
 
 
-def starting_kernel(estimator, X):
-    """The kernel a fit starts from: ``estimator.kernel``, or :func:`default_kernel`
-    with a length-scale per feature for ``estimator.ard=True``. ``ard=True`` is for
-    the default kernel only; ``"auto"`` keeps a given kernel."""
+def starting_kernel(estimator, X, default=None):
+    """The kernel a fit starts from: ``estimator.kernel``, or the estimator's default
+    kernel (``default()``, :func:`default_kernel` if not given) with a length-scale
+    per feature for ``estimator.ard=True``. ``ard=True`` is for the default kernel
+    only; ``"auto"`` keeps a given kernel."""
     ard = estimator.ard
     if estimator.kernel is not None:
         if not isinstance(ard, str) and ard:
@@ -539,7 +540,7 @@ def starting_kernel(estimator, X):
                 "RBF(np.ones(n_features))."
             )
         return estimator.kernel
-    kernel = default_kernel(X)
+    kernel = default_kernel(X) if default is None else default()
     if not isinstance(ard, str) and ard:
         return with_length_scale_per_feature(kernel, X.shape[1])
     return kernel

@@ -239,23 +239,9 @@ class EPGPClassifier(GPClassifierMixin):
         fit = fit_full_ep(X, y, kernel, self.bias, settings)
         warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
         model = fitted_model(fit)
-        if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
-            held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, n_restarts=0)
-            whole = replace(settings, n_restarts=0)
-
-            def refit(ard_kernel, start, screen):
-                ard_settings = held if screen else whole
-                ard = fit_full_ep(X, y, ard_kernel, start.likelihood.bias, ard_settings)
-                if not screen:  # a screen stops on its cap by design
-                    advice = "raise max_iter_optimizer"
-                    warn_full_ep_not_converged(self, ard, whole, advice)
-                return fitted_model(ard)
-
-            isotropic = model
-            model, ard_fits = ard_if_it_pays(isotropic, refit, X.shape[1])
-            model = replace(
-                model,
-                n_iterations=sum(m.n_iterations for m in [isotropic, *ard_fits]),
+        if chooses_ard(self, X):
+            model = ard_by_full_ep(
+                self, X, y, model, settings, "raise max_iter_optimizer"
             )
         report_progress(
             self,
@@ -264,6 +250,36 @@ class EPGPClassifier(GPClassifierMixin):
             f"bias={model.likelihood.bias:.3f} ({time.perf_counter() - start:.1f} s)",
         )
         return model
+
+
+def ard_by_full_ep(estimator, X, y, isotropic, settings, advice):
+    """``ard="auto"`` on full EP's evidence (algorithms.md §5.8): the model
+    :func:`~sparsegp.estimators._base.ard_if_it_pays` chooses between the fitted
+    ``isotropic`` model and the same kernel with a length-scale per feature, fitted
+    from it by :func:`ard_refit`. ``n_iterations`` counts every fit's."""
+    refit = ard_refit(estimator, X, y, settings, advice)
+    model, ard_fits = ard_if_it_pays(isotropic, refit, X.shape[1])
+    n_iterations = sum(m.n_iterations for m in [isotropic, *ard_fits])
+    return replace(model, n_iterations=n_iterations)
+
+
+def ard_refit(estimator, X, y, settings, advice):
+    """``refit(kernel, start, screen=False)``: the full EP model of ``kernel`` fitted
+    from the fitted model ``start``'s bias by ``settings`` without restarts; a
+    screen stops at ``ARD_SCREEN_ITERATIONS`` and warns nothing, a whole fit that
+    did not converge warns with ``advice``."""
+    held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, n_restarts=0)
+    whole = replace(settings, n_restarts=0)
+
+    def refit(kernel, start, screen=False):
+        fit = fit_full_ep(
+            X, y, kernel, start.likelihood.bias, held if screen else whole
+        )
+        if not screen:  # a screen stops on its cap by design
+            warn_full_ep_not_converged(estimator, fit, whole, advice)
+        return fitted_model(fit)
+
+    return refit
 
 
 def full_ep_settings(

@@ -34,18 +34,26 @@ from ..approximations.ivm import (
     subset_log_marginal_likelihood,
 )
 from ..approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
-from ..kernels import KernelBlocks, split_white_noise
+from ..kernels import (
+    KernelBlocks,
+    gram_and_weighted_gradient,
+    split_white_noise,
+    with_length_scale_per_feature,
+)
 from ..likelihoods import Gaussian, Probit
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
+    ARD_CONSTRAINT,
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
+    chooses_ard,
     default_kernel,
     per_problem,
     positive_classes,
     report_progress,
     restore_on_failure,
+    starting_kernel,
     validate_dense,
     warn_at_bounds,
 )
@@ -271,7 +279,9 @@ class _IVMFitting:
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
         ([NGH07] §4 criticises exactly this). Each round is
         therefore scored by the predictive NLP of up to ``_N_SCORE`` training points
-        outside the active set (the O(n) criterion of [LSH02] §3), and the best round kept.
+        outside the active set (the O(n) criterion of [LSH02] §3), and the best round
+        kept; with ``ard="auto"`` one more round may try a length-scale per feature
+        (:meth:`_ard_round`).
         """
         start = time.perf_counter()
         d = self._active_set_size(len(y))
@@ -281,22 +291,8 @@ class _IVMFitting:
         best = self._freeze(X, y, kernel, state, seconds, strategy)
         best_nlp = self._held_out_nlp(state, len(y), rng) if rounds else 0.0
         for outer in range(rounds):
-            active = state.active
-            sites = (state.p[active], state.m[active])
-            X_active = rows_of(X, active)
-
-            def evidence(x, X_I=X_active, y_I=y[active], sites=sites):
-                return self._evidence(space.unpack(x)["kernel"], X_I, y_I, sites)
-
-            x = maximize(
-                evidence,
-                space.pack({"kernel": kernel}),
-                space.bounds(),
-                max_iter=self.max_iter_optimizer,
-                random_state=rng,
-                progress=f"IVM round {outer + 1}: L_IVM" if self.verbose else None,
-            ).x
-            kernel = space.unpack(x)["kernel"]
+            label = f"IVM round {outer + 1}: L_IVM"
+            kernel = self._maximize_l_ivm(X, y, kernel, _sites(state), rng, label)[0]
             state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
             nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:
@@ -307,12 +303,72 @@ class _IVMFitting:
                 message=f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
                 f"kernel={kernel}",
             )
+        if rounds and self._chooses_ard(X):
+            best = self._ard_round(X, y, best, best_nlp, d, rng, strategy, stop)
+            rounds += 1
         report_progress(
             self,
             message=f"{type(self).__name__}: n={len(y)} d={d} kernel={best[1]} "
             f"({time.perf_counter() - start:.1f} s)",
         )
         return replace(best[0], n_iterations=rounds), best[1]
+
+    def _chooses_ard(self, X):
+        """Whether a fit tries a length-scale per feature (``ard="auto"``)."""
+        return False
+
+    def _maximize_l_ivm(self, X, y, kernel, sites, rng, label):
+        """``(kernel, gain)``: L-BFGS-B on ``L_IVM`` of the active set with its sites
+        ``sites = (active, precisions, means)`` held, from ``kernel``, and what it
+        gained over ``kernel``'s."""
+        active, *held = sites
+        X_active, y_active = rows_of(X, active), y[active]
+        space = ParameterSpace([kernel_block(kernel)])
+
+        def evidence(x):
+            return self._evidence(space.unpack(x)["kernel"], X_active, y_active, held)
+
+        start = space.pack({"kernel": kernel})
+        result = maximize(
+            evidence,
+            start,
+            space.bounds(),
+            max_iter=self.max_iter_optimizer,
+            random_state=rng,
+            progress=label if self.verbose else None,
+        )
+        return space.unpack(result.x)["kernel"], result.value - evidence(start)[0]
+
+    def _ard_round(self, X, y, best, best_nlp, d, rng, strategy, stop):
+        """``ard="auto"``'s round: on the best round's active set and sites, ``L_IVM``
+        maximised over its kernel with a length-scale per feature (every ``ℓ_d`` at
+        its ``ℓ``: the same function to start, algorithms.md §1.8). Only where that
+        gains more than the ``D − 1`` length-scales added (Akaike's penalty, as for
+        FITC's ``ard="auto"``) is the set reselected with the ARD kernel, and that
+        round is kept if it predicts the training points outside the active set
+        better, the rounds' own criterion: ``L_IVM`` alone can prefer a degenerate
+        kernel, and on d points it over-fits the length-scales."""
+        model, kernel = best
+        sites = (model.details["active_set"], *model.details["active_sites"])
+        ard_start = with_length_scale_per_feature(kernel, X.shape[1])
+        ard, gain = self._maximize_l_ivm(X, y, ard_start, sites, rng, "IVM: ARD")
+        nlp = None
+        if gain > X.shape[1] - 1:
+            state, seconds = self._select(X, y, ard, d, rng, strategy, stop)
+            nlp = self._held_out_nlp(state, len(y), rng)
+            if nlp < best_nlp:
+                best = self._freeze(X, y, ard, state, seconds, strategy)
+        report_progress(
+            self,
+            message=f"  IVM ARD round: L_IVM gain {gain:.1f} (penalty "
+            f"{X.shape[1] - 1}), NLP outside I {nlp} against {best_nlp:.4f}",
+        )
+        chosen = best[0]
+        details = chosen.details | {
+            "ard_evidence_gain": float(gain),
+            "ard": best[1] is ard,
+        }
+        return replace(chosen, details=details), best[1]
 
     def _freeze(self, X, y, kernel, state, seconds, strategy):
         """``(FittedModel, kernel)`` from a selection state; the O(n·d) state is dropped."""
@@ -326,7 +382,10 @@ class _IVMFitting:
             predictor=state.predictor(),
             log_marginal_likelihood=value,
             details=dict(
-                active_set=active, selection_seconds=seconds, selection=strategy
+                active_set=active,
+                active_sites=(state.p[active], state.m[active]),
+                selection_seconds=seconds,
+                selection=strategy,
             ),
         )
         return model, kernel
@@ -340,6 +399,12 @@ class _IVMFitting:
         if len(outside) > _N_SCORE:
             outside = rng.choice(outside, size=_N_SCORE, replace=False)
         return state.held_out_nlp(outside)
+
+
+def _sites(state):
+    """``(active, precisions, means)``: a selection state's active set and its sites."""
+    active = state.active
+    return active, state.p[active], state.m[active]
 
 
 class IVMClassifier(_IVMFitting, GPClassifierMixin):
@@ -359,6 +424,16 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         it, greedy selection on ringnorm picks mostly points of the broad class and the
         model predicts one class; started at 0.1, the first L_IVM step collapses the
         length-scale there, started at 1.0 it does not.
+    ard : bool or "auto", default="auto"
+        One length-scale per feature (automatic relevance determination) in the
+        default kernel. ``"auto"``: after the rounds one more, on the best round's
+        active set and sites, from its kernel with every length-scale at its own;
+        where ``L_IVM`` rises by more than the ``D − 1`` length-scales it adds
+        (Akaike's penalty, as for :class:`FITCGPClassifier`) the set is reselected
+        with it, and kept if it predicts the training points outside the active set
+        better (algorithms.md §1.8). ``True`` learns ARD length-scales from the start,
+        ``False`` is the paper's isotropic kernel. With a given ``kernel``,
+        ``"auto"`` keeps it; without an optimizer there is nothing to choose.
     active_set_size : int, float in (0, 1] or None, default=None
         ``d``, or a fraction of the training set. ``None``: N/5 (the size of [SSK09]'s
         IVM columns), at most ``DEFAULT_MAX_ACTIVE_SET`` (1 000) — selection costs
@@ -482,6 +557,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         "bias": [StrOptions({"class_ratio"}), Real],
         "bias_variance": [None, Interval(Real, 0, None, closed="neither")],
         "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
+        "ard": ARD_CONSTRAINT,
         "n_jobs": [Integral, None],
     }
 
@@ -489,6 +565,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
+        ard="auto",
         active_set_size=None,
         selection="auto",
         selection_size=500,
@@ -522,6 +599,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.n_outer_iterations = n_outer_iterations
         self.max_iter_optimizer = max_iter_optimizer
         self.amplitude_prior = amplitude_prior
+        self.ard = ard
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -548,12 +626,16 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _evidence(self, kernel, X_I, y_I, sites):
         """``L_IVM`` (algorithms.md §1.8), with ``amplitude_prior``'s log density."""
-        K_I, K_I_gradient = kernel(X_I, eval_gradient=True)
-        value, gradient = ivm_log_marginal_likelihood(K_I, K_I_gradient, *sites)
+        value, gradient = ivm_log_marginal_likelihood(
+            *gram_and_weighted_gradient(kernel, X_I), *sites
+        )
         return with_amplitude_prior(value, gradient, kernel, self.amplitude_prior)
 
+    def _chooses_ard(self, X):
+        return chooses_ard(self, X)
+
     def _kernel_for(self, X):
-        kernel = default_kernel(X, constant=1.0) if self.kernel is None else self.kernel
+        kernel = starting_kernel(self, X, lambda: default_kernel(X, constant=1.0))
         if self.bias_variance is not None:
             kernel = kernel + ConstantKernel(self.bias_variance, "fixed")
         return kernel

@@ -34,16 +34,23 @@ from ..approximations.nlp_selection import (
     validation_loss,
 )
 from ..exceptions import warn_at_caller
-from ..kernels import KernelBlocks, check_input_differentiable
+from ..kernels import (
+    KernelBlocks,
+    check_input_differentiable,
+    with_length_scale_per_feature,
+)
 from ..likelihoods import Probit
 from ._base import (
+    ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     FittedModel,
     GPClassifierMixin,
+    chooses_ard,
     feature_spreads,
     fifth_up_to,
     per_problem,
     report_progress,
+    starting_kernel,
     warn_if_few_features_count,
 )
 from ._fitc_pass import every_site_if_it_fits
@@ -89,6 +96,9 @@ class _OuterIteration:
     p: np.ndarray
     m: np.ndarray
     loss: HeldOutLoss
+    #: Added to ``loss`` in ``ard="auto"``'s ARD iterations: Akaike's penalty per
+    #: point for the length-scales added (algorithms.md §2.3).
+    penalty: float = 0.0
 
     @classmethod
     def of(cls, state, kernel, loss):
@@ -96,6 +106,11 @@ class _OuterIteration:
         return cls(
             kernel, state.likelihood, active, state.p[active], state.m[active], loss
         )
+
+    def penalised(self, penalty):
+        """This iteration with ``penalty`` added to its loss."""
+        loss = HeldOutLoss(self.loss.value + penalty, self.loss.standard_error)
+        return replace(self, loss=loss, penalty=self.penalty + penalty)
 
     def freeze(self, X):
         """The fitted model of this iteration (eq. 5's predictor and ``L_IVM``
@@ -108,7 +123,10 @@ class _OuterIteration:
             points=X_active,
             predictor=active_set_predictor(L, c, self.p),
             log_marginal_likelihood=active_set_log_evidence(L, c, self.p),
-            details=dict(active_set=self.active, training_nlp=self.loss.value),
+            details=dict(
+                active_set=self.active,
+                training_nlp=self.loss.value - self.penalty,
+            ),
         )
 
 
@@ -178,6 +196,16 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         distance between training points (algorithms.md §2.4). Hyperparameter learning
         needs sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` (``nu``
         1.5 or 2.5).
+    ard : bool or "auto", default="auto"
+        One length-scale per feature (automatic relevance determination) in the
+        default kernel. ``"auto"``: after the outer loop, more outer iterations from
+        the chosen one with its kernel made ARD, until the loss stops falling again;
+        their losses carry Akaike's penalty, ``(D − 1)/m`` per point for the ``m``
+        points each hyperparameter step fits, and ``model_choice`` picks among all
+        the iterations, the isotropic ones first (algorithms.md §2.3). About twice
+        the outer loop's time. ``True`` learns ARD length-scales from the start,
+        ``False`` is the paper's isotropic kernel. With a given ``kernel``, ``"auto"``
+        keeps it.
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting, N ≤ 1 300 in its tables), at most
@@ -303,6 +331,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         "patience": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "model_choice": [StrOptions({"one_se", "lowest"})],
+        "ard": ARD_CONSTRAINT,
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -310,6 +339,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self,
         kernel=None,
         *,
+        ard="auto",
         max_basis_vectors=None,
         working_set_size=59,
         validation_size=2000,
@@ -343,6 +373,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self.patience = patience
         self.tol = tol
         self.model_choice = model_choice
+        self.ard = ard
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -368,7 +399,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         ``model_choice`` picks."""
         start = time.perf_counter()
         rng = check_random_state(random_state)
-        kernel = median_heuristic_kernel(X, rng) if self.kernel is None else self.kernel
+        kernel = starting_kernel(self, X, lambda: median_heuristic_kernel(X, rng))
         learn = self.optimizer is not None
         if learn:
             check_input_differentiable(kernel)
@@ -378,6 +409,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             iterations, plateau = self._outer_iterations(
                 X, y, kernel, likelihood, d, rng, learn, pool
             )
+            if chooses_ard(self, X):
+                ard, plateau = self._ard_iterations(X, y, iterations, d, rng, pool)
+                iterations += ard
         if learn and not plateau.reached:
             lowest = min(iteration.loss.value for iteration in iterations)
             warn_at_caller(
@@ -395,8 +429,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             f"iterations, iteration {iterations.index(chosen) + 1} kept, NLP "
             f"{chosen.loss.value:.4f} ({time.perf_counter() - start:.1f} s)",
         )
+        model = chosen.freeze(X)
+        if chooses_ard(self, X):
+            model = replace(model, details=model.details | {"ard": chosen.penalty > 0})
         model = replace(
-            chosen.freeze(X),
+            model,
             n_iterations=len(iterations),
             converged=not learn or plateau.reached,
         )
@@ -427,6 +464,27 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             kernel, likelihood = self._hyperparameter_step(
                 X, y, kernel, likelihood, state, outside, rng
             )
+
+    def _ard_iterations(self, X, y, iterations, d, rng, pool):
+        """``ard="auto"``'s outer iterations and their plateau: from the iteration
+        ``model_choice`` picks, its kernel with a length-scale per feature (the same
+        function to start), until the loss stops falling again. Their losses carry
+        Akaike's penalty for the ``D − 1`` length-scales added, per point of the
+        ``m`` that each hyperparameter step fits (``validation_size`` of the points
+        outside the basis): the loss is measured on the points the hyperparameters
+        were fitted to, so it is a training loss, and the model choice over all the
+        iterations (isotropic first) keeps ARD only where it pays for them
+        (algorithms.md §2.3)."""
+        start = choose_iteration(iterations, self.model_choice)
+        kernel = with_length_scale_per_feature(start.kernel, X.shape[1])
+        ard, plateau = self._outer_iterations(
+            X, y, kernel, start.likelihood, d, rng, True, pool
+        )
+        fitted = len(y) - d
+        if self.validation_size is not None:
+            fitted = min(fitted, self.validation_size)
+        penalty = (X.shape[1] - 1) / fitted
+        return [iteration.penalised(penalty) for iteration in ard], plateau
 
     def _every_site(self, X, y, model, random_state):
         """``posterior="auto"``'s pass over every site, the slope folded into the
