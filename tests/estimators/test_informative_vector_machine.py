@@ -434,7 +434,7 @@ def test_ard_round_reselects_only_where_l_ivm_gains_more_than_its_penalty(
 
     def fake_maximize(self, X, y, kernel, sites, rng, label):
         ard = np.ndim(kernel.k1.k2.length_scale) == 1
-        return kernel, gain if ard else 1.0
+        return kernel, gain if ard else 1.0  # ARD from the isotropic optimum
 
     monkeypatch.setattr(ivm_module.IVMClassifier, "_select", counted)
     monkeypatch.setattr(ivm_module.IVMClassifier, "_maximize_l_ivm", fake_maximize)

@@ -234,9 +234,18 @@ def test_ard_auto_chooses_on_the_hyperparameter_subsample():
         ("relevant", relevant_and_irrelevant_features),
         ("alike", features_that_count_alike),
     ):
-        X, y = data(400, 0)
-        fit = SparseOnlineGPClassifier(max_basis_vectors=30, random_state=0).fit(X, y)
-        shapes[name] = np.shape(fit.kernel_.k1.k2.length_scale)
-    assert shapes == {"relevant": (8,), "alike": ()}
+        for n in (400, 250):  # by the prequential NLP; all in the subsample: evidence
+            X, y = data(n, 0)
+            fit = SparseOnlineGPClassifier(max_basis_vectors=30, random_state=0)
+            fit.fit(X, y)
+            shape = np.shape(fit.kernel_.k1.k2.length_scale)
+            assert fit.estimators_[0].details["ard"] == (shape == (8,))
+            shapes[name, n] = shape
+    assert shapes == {
+        ("relevant", 400): (8,),
+        ("relevant", 250): (8,),
+        ("alike", 400): (),
+        ("alike", 250): (),
+    }
     with pytest.raises(ValueError, match="default kernel"):
         SparseOnlineGPClassifier(RBF(1.0), ard=True).fit(X, y)

@@ -340,17 +340,18 @@ class _IVMFitting:
         return space.unpack(result.x)["kernel"], result.value - evidence(start)[0]
 
     def _ard_round(self, X, y, best, best_nlp, d, rng, strategy, stop):
-        """``ard="auto"``'s round: on the best round's active set and sites, ``L_IVM``
-        maximised over its kernel with a length-scale per feature (every ``ℓ_d`` at
-        its ``ℓ``: the same function to start, algorithms.md §1.8). Only where that
-        gains more than the ``D − 1`` length-scales added (Akaike's penalty, as for
-        FITC's ``ard="auto"``) is the set reselected with the ARD kernel, and that
-        round is kept if it predicts the training points outside the active set
-        better, the rounds' own criterion: ``L_IVM`` alone can prefer a degenerate
-        kernel, and on d points it over-fits the length-scales."""
+        """``ard="auto"``'s round: on the best round's active set and sites, the
+        isotropic kernel's optimum of ``L_IVM`` and from it the same kernel with a
+        length-scale per feature (the same function to start: the gain is what the
+        length-scales add, algorithms.md §1.8). Only where it exceeds the ``D − 1``
+        length-scales added (Akaike's penalty, as for FITC's ``ard="auto"``) is the
+        set reselected with the ARD kernel, and that round is kept if it predicts
+        the training points outside the active set better, the rounds' own
+        criterion: on d points ``L_IVM`` over-fits the length-scales."""
         model, kernel = best
         sites = (model.details["active_set"], *model.details["active_sites"])
-        ard_start = with_length_scale_per_feature(kernel, X.shape[1])
+        iso = self._maximize_l_ivm(X, y, kernel, sites, rng, "IVM: L_IVM")[0]
+        ard_start = with_length_scale_per_feature(iso, X.shape[1])
         ard, gain = self._maximize_l_ivm(X, y, ard_start, sites, rng, "IVM: ARD")
         nlp = None
         if gain > X.shape[1] - 1:
@@ -427,11 +428,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     ard : bool or "auto", default="auto"
         One length-scale per feature (automatic relevance determination) in the
         default kernel. ``"auto"``: after the rounds one more, on the best round's
-        active set and sites, from its kernel with every length-scale at its own;
-        where ``L_IVM`` rises by more than the ``D − 1`` length-scales it adds
-        (Akaike's penalty, as for :class:`FITCGPClassifier`) the set is reselected
-        with it, and kept if it predicts the training points outside the active set
-        better (algorithms.md §1.8). ``True`` learns ARD length-scales from the start,
+        active set and sites, from the isotropic optimum of ``L_IVM``; where its
+        ``L_IVM`` rises by more than the ``D − 1`` length-scales it adds (Akaike's
+        penalty, as for :class:`FITCGPClassifier`) the set is reselected with it, and
+        kept if it predicts the training points outside the active set better
+        (algorithms.md §1.8). ``True`` learns ARD length-scales from the start,
         ``False`` is the paper's isotropic kernel. With a given ``kernel``,
         ``"auto"`` keeps it; without an optimizer there is nothing to choose.
     active_set_size : int, float in (0, 1] or None, default=None

@@ -511,13 +511,13 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
         rng = check_random_state(random_state)
-        candidates, outside = self._hyperparameters(X, y, rng, replayable=True)
+        candidates, outside, details = self._hyperparameters(X, y, rng, True)
         order = rng.get_state()
         runs = []
         for kernel, likelihood in candidates:
             rng.set_state(order)  # every candidate sees the examples in one order
             runs.append(self._run_passes(X, y, kernel, likelihood, rng))
-        chosen, details = 0, {}
+        chosen = 0
         if len(runs) > 1:
             chosen, details = self._prequential_choice(candidates, runs, y, outside)
         state, predictive = runs[chosen]
@@ -549,15 +549,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         return int(ard), details
 
     def _hyperparameters(self, X, y, rng, replayable=False):
-        """The kernels and likelihoods to run the pass with, and the rows outside
-        the hyperparameters' subsample: one model (the rows None), or for ``ard=
-        "auto"`` in a fit that can replay its pass (``fit``, not a stream's first
-        chunk) with examples outside the subsample, the isotropic model and the ARD
-        model fitted from it, for :meth:`_prequential_choice`; a stream's first
-        chunk chooses by the subsample's evidence (algorithms.md §3.6)."""
+        """The kernels and likelihoods to run the pass with, the rows outside the
+        hyperparameters' subsample and the record of a choice made: one model (the
+        rows None), or for ``ard="auto"`` in a fit that can replay its pass
+        (``fit``, not a stream's first chunk) with examples outside the subsample,
+        the isotropic model and the ARD model fitted from it, for
+        :meth:`_prequential_choice`; otherwise the subsample's evidence chooses
+        (algorithms.md §3.6)."""
         kernel = starting_kernel(self, X, lambda: default_kernel(X, constant=1.0))
         if self.optimizer is None:
-            return [(kernel, Probit(float(self.bias)))], None
+            return [(kernel, Probit(float(self.bias)))], None, {}
         rows = self._subsample(
             len(y), rng, hyperparameter_sample_size(y, self.n_hyperparameter_samples)
         )
@@ -580,15 +581,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         warn_full_ep_not_converged(self, fit, settings, advice)
         model = fitted_model(fit)
         if not chooses_ard(self, X):
-            return [(model.kernel, model.likelihood)], None
+            return [(model.kernel, model.likelihood)], None, {}
         outside = np.ones(len(y), dtype=bool)
         outside[rows] = False
         if not (replayable and outside.any()):
             model = ard_by_full_ep(self, X_sub, y_sub, model, settings, advice)
-            return [(model.kernel, model.likelihood)], None
+            choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
+            return [(model.kernel, model.likelihood)], None, choice
         refit = ard_refit(self, X_sub, y_sub, settings, advice)
         ard = refit(with_length_scale_per_feature(model.kernel, X.shape[1]), model)
-        return [(m.kernel, m.likelihood) for m in (model, ard)], outside
+        return [(m.kernel, m.likelihood) for m in (model, ard)], outside, {}
 
     @restore_on_failure
     @one_blas_thread
