@@ -517,7 +517,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         (``posterior="active_set"``).
     n_iter_ : int or ndarray
         Alternations of hyperparameter steps and reselection run
-        (``n_outer_iterations``, 0 without an optimizer).
+        (``n_outer_iterations``, and one more for ``ard="auto"``'s round; 0 without
+        an optimizer).
     converged_ : bool
         Always True: the schedule is fixed.
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)
