@@ -1164,7 +1164,7 @@ CLAIMS = [
         "2.78–3.27 %), the online GP 2.67 %. The RVM, whose kernel is fixed as in "
         "[QW03], stays isotropic: on MAGIC error 1.31× and NLP 1.25× the best, on "
         "10 % positives NLP 1.29×, on 3 % positives error 1.43×, on MNIST 4 against "
-        "the rest NLP 1.56× (its latent variance, that of a few dozen weights, is "
+        "the rest NLP 1.56× and error 1.33× (its latent variance, that of a few dozen weights, is "
         "small at every input, so a few confident mistakes carry most of its NLP, "
         "algorithms.md §8 item 10) and on ten classes 1.78× (normalised Φ's). On ten "
         "classes the one-vs-rest probabilities are combined by the fitted odds weight "
