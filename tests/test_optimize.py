@@ -26,6 +26,21 @@ def test_maximize_finds_the_maximum_of_a_concave_function():
     np.testing.assert_allclose(result.x, target, atol=1e-6)
 
 
+def test_start_value_is_the_objective_at_the_start_within_the_bounds():
+    """What an optimisation gained, ``value - start_value``, without evaluating the
+    start again: L-BFGS-B's first evaluation, at ``x0`` clipped to the bounds."""
+    target = np.array([0.3, -1.2])
+
+    def objective(x):
+        return -np.sum((x - target) ** 2), -2 * (x - target)
+
+    for x0 in (np.zeros(2), np.array([9.0, 0.0])):  # the second outside the bounds
+        result = maximize(objective, x0, [(-5, 5), (-5, 5)], n_restarts=2)
+        start = np.clip(x0, -5, 5)
+        assert result.start_value == objective(start)[0]
+        assert result.value > result.start_value
+
+
 def test_maximize_respects_bounds_and_restarts_never_hurt():
     def objective(x):  # two maxima; the better one at x = 3
         value = np.exp(-((x[0] + 2) ** 2)) + 2 * np.exp(-((x[0] - 3) ** 2))

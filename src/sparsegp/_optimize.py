@@ -199,6 +199,9 @@ class OptimizationResult:
     n_starts: int
     #: Whether the run that found ``x`` stopped on its own tolerance (not ``max_iter``).
     converged: bool = True
+    #: The objective at the first start (``x0`` within the bounds), L-BFGS-B's first
+    #: evaluation: ``value - start_value`` is what the optimisation gained.
+    start_value: float = np.nan
 
 
 class _Negated:
@@ -209,9 +212,16 @@ class _Negated:
     def __init__(self, objective: Callable[[np.ndarray], tuple[float, np.ndarray]]):
         self.objective = objective
         self.n_evaluations = 0
+        self.first_value = np.nan  # the objective at the first point evaluated
 
     def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        negated = self._negated(x)
+        if not self.n_evaluations:
+            self.first_value = -float(negated[0])
         self.n_evaluations += 1
+        return negated
+
+    def _negated(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         try:
             with quiet_jitter():
                 value, grad = self.objective(x)
@@ -280,4 +290,5 @@ def maximize(
         n_evaluations=negated.n_evaluations,
         n_starts=len(starts),
         converged=bool(best.status != 1),  # scipy's status 1: iteration limit
+        start_value=negated.first_value,
     )

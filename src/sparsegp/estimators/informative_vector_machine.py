@@ -328,16 +328,15 @@ class _IVMFitting:
         def evidence(x):
             return self._evidence(space.unpack(x)["kernel"], X_active, y_active, held)
 
-        start = space.pack({"kernel": kernel})
         result = maximize(
             evidence,
-            start,
+            space.pack({"kernel": kernel}),
             space.bounds(),
             max_iter=self.max_iter_optimizer,
             random_state=rng,
             progress=label if self.verbose else None,
         )
-        return space.unpack(result.x)["kernel"], result.value - evidence(start)[0]
+        return space.unpack(result.x)["kernel"], result.value - result.start_value
 
     def _ard_round(self, X, y, best, best_nlp, d, rng, strategy, stop):
         """``ard="auto"``'s round: on the best round's active set and sites, the

@@ -593,17 +593,16 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             }
             return -loss.value, -space.pack_gradient(values, gradient)
 
-        start = space.pack(initial)
         result = maximize(
             negative_loss,
-            start,
+            space.pack(initial),
             space.bounds(),
             max_iter=max_iter or self.max_iter_optimizer,
             random_state=rng,
             progress="NLP: validation loss" if self.verbose else None,
         )
         values = initial | space.unpack(result.x)
-        fall = result.value - negative_loss(start)[0]
+        fall = result.value - result.start_value
         return values["kernel"], Probit(values["bias"], values["slope"]), fall
 
     def _set_fitted_summaries(self):
