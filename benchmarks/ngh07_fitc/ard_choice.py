@@ -16,11 +16,13 @@ first ``--realizations`` splits of each set; ``--sets`` chooses) and, with ``--l
 model where its log evidence beats the isotropic one's by more than ``D − 1``
 (algorithms.md §5.8); the run records the log evidence, that gain, the choice, test
 error, NLP and fit time. ``--estimator ep``: the same for ``EPGPClassifier`` (full
-EP); ``ivm``, ``nlp`` and ``online``: ``IVMClassifier``, ``NLPSparseGPClassifier``
-and ``SparseOnlineGPClassifier``, ``ard=False`` and ``"auto"`` (the IVM's ARD round
-kept by the held-out NLP of the points outside its active set, algorithms.md §1.8; the
-NLP classifier's ARD iterations by their penalised loss, §2.3; the online GP's ARD
-pass by its prequential NLP, §3.6). One BLAS thread.
+EP); ``ivm``, ``nlp``, ``online`` and ``rvm``: ``IVMClassifier``,
+``NLPSparseGPClassifier``, ``SparseOnlineGPClassifier`` and ``RVMClassifier``,
+``ard=False`` and ``"auto"`` (the IVM's ARD round kept by the held-out NLP of the points
+outside its active set, algorithms.md §1.8; the NLP classifier's ARD iterations by their
+penalised loss, §2.3; the online GP's ARD pass by its prequential NLP, §3.6; the RVM's
+basis widths per feature where a small FITC-EP model's evidence keeps ARD, §4.5). One
+BLAS thread.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from sparsegp import (
     FITCGPClassifier,
     IVMClassifier,
     NLPSparseGPClassifier,
+    RVMClassifier,
     SparseOnlineGPClassifier,
 )
 from sparsegp.datasets import load_magic
@@ -56,6 +59,7 @@ ESTIMATORS = {
     "ivm": IVMClassifier,
     "nlp": NLPSparseGPClassifier,
     "online": SparseOnlineGPClassifier,
+    "rvm": RVMClassifier,
 }
 #: The ``ard`` settings run per estimator: the IVM's and the online GP's ARD-from-the-
 #: start fits are left out (their ``"auto"`` is measured against the paper's kernel).

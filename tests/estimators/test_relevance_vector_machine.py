@@ -4,17 +4,21 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_wine
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
 
-from sparsegp import RVMClassifier, RVMRegressor
+from sparsegp import FITCGPClassifier, RVMClassifier, RVMRegressor, _memory
 from sparsegp.datasets import (
     load_banana,
     mackey_glass_regression,
     make_mackey_glass,
     make_xor_clusters,
 )
-from sparsegp.estimators._base import equal_shares
+from sparsegp.estimators._base import default_rbf, equal_shares
+from sparsegp.estimators.fitc_classifier import LEARNT_FITC_DEFAULTS, learnt_fitc_model
+
+from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
 
 # scikit-learn's checks fit toy data under the iteration caps set here for speed:
@@ -252,3 +256,63 @@ def test_unsettled_weights_get_the_max_iter_advice():
     assert "raise max_iter" in mixed and "separable" not in mixed
     assert "separable" in _not_converged_message(30, 4, np.full(4, -1e-3))
     assert "raise max_iter" in _not_converged_message(30, 4, None)
+
+
+def test_ard_auto_gives_the_basis_a_width_per_feature_where_few_features_count():
+    """Two of eight features carry the labels: the small FITC-EP model's evidence
+    keeps its ARD kernel, the basis takes its length-scales over √2, and the test
+    error falls well below [QW03]'s isotropic basis's."""
+    X, y = relevant_and_irrelevant_features(600, 0)
+    X_test, y_test = relevant_and_irrelevant_features(2000, 1)
+    fits = {
+        str(ard): RVMClassifier(ard=ard, random_state=0).fit(X, y)
+        for ard in (False, "auto")
+    }
+    details = fits["auto"].estimators_[0].details
+    assert details["ard"] and details["ard_evidence_gain"] > 7
+    widths = fits["auto"].kernel_.length_scale
+    assert widths.shape == (8,) and widths[:2].max() < widths[2:].min()
+    errors = {ard: 1.0 - fit.score(X_test, y_test) for ard, fit in fits.items()}
+    assert errors["auto"] < errors["False"] - 0.03
+
+
+def test_ard_auto_keeps_the_fixed_basis_where_every_feature_counts_alike():
+    X, y = features_that_count_alike(300, 0)
+    auto = RVMClassifier(random_state=0).fit(X, y)
+    assert not auto.estimators_[0].details["ard"]
+    fixed = RVMClassifier(ard=False, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.predict_proba(X), fixed.predict_proba(X))
+    assert "ard" not in fixed.estimators_[0].details
+    with pytest.raises(ValueError, match="default kernel"):
+        RVMClassifier(RBF(1.0), ard=True).fit(X, y)
+
+
+@pytest.mark.parametrize("ard", [False, "auto"])
+def test_basis_gp_is_the_fitc_classifier_with_its_defaults(ard):
+    """``learnt_fitc_model`` fits what ``FITCGPClassifier(n_inducing=M, ard=ard)``
+    fits from the same seed (its defaults held to the estimator's)."""
+    defaults = FITCGPClassifier().get_params()
+    defaults["damping"] = FITCGPClassifier()._ep_options(None)["damping"]  # "auto"
+    for key, value in LEARNT_FITC_DEFAULTS.items():
+        assert defaults[key] == value
+    X, y = relevant_and_irrelevant_features(300, 2)
+    reference = FITCGPClassifier(n_inducing=15, ard=ard, random_state=3).fit(X, y)
+    seed = np.random.RandomState(3).randint(np.iinfo(np.int32).max, size=1)[0]
+    start = ConstantKernel(1.0) * default_rbf(X)
+    t = np.where(y == 1, 1.0, -1.0)
+    with threadpool_limits(1):  # as the estimators fit: the same sums
+        model = learnt_fitc_model(X, t, start, 15, seed, ard=ard)
+    np.testing.assert_allclose(model.kernel.theta, reference.kernel_.theta, rtol=1e-10)
+    np.testing.assert_allclose(
+        model.latent_mean_and_variance(X)[0],
+        reference.latent_mean_and_variance(X)[0],
+        rtol=1e-8,
+        atol=1e-10,
+    )
+
+
+def test_basis_gp_estimates_its_memory_before_allocating(monkeypatch):
+    monkeypatch.setattr(_memory, "available_memory", lambda: 10**3)
+    X, y = relevant_and_irrelevant_features(100, 0)
+    with pytest.raises(MemoryError, match="ard=False"):
+        RVMClassifier(random_state=0).fit(X, y)

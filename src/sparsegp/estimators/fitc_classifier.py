@@ -34,6 +34,7 @@ from ..kernels import (
     KernelBlocks,
     KernelPerClass,
     check_input_differentiable,
+    with_length_scale_per_feature,
 )
 from ..likelihoods import Probit
 from ._base import (
@@ -117,25 +118,112 @@ def fitc_approximation(X, y, jitter, owner="FITCGPClassifier", pool=None, larges
     return PartitionedFITC(DaskBlocks.from_rows(client, X, y, new_block), jitter)
 
 
+def kmeans_pseudo_inputs(X, y, M, rng):
+    """``M`` k-means centres of each class of ``y``, the ``M`` shared between the
+    classes equally (:func:`~._base.class_shares`): one against the rest of ten classes
+    leaves a tenth of the points positive, and k-means on all of them would start the
+    positive side with about a tenth of the pseudo-inputs (algorithms.md §5.8).
+    k-means on all of ``X`` where a class has fewer distinct inputs than its share;
+    fewer than ``M`` centres (every distinct input) where ``X`` has fewer."""
+    parts = [
+        _kmeans_centres(X, rows, k, rng) for rows, k in class_shares(y, M) if k > 0
+    ]
+    centres = np.concatenate(parts)
+    if len(np.unique(centres, axis=0)) == M:  # no class short of distinct inputs
+        return centres
+    return _kmeans_centres(X, np.arange(len(X)), M, rng)
+
+
+def _kmeans_centres(X, rows, M, rng):
+    """``M`` k-means centres of ``X[rows]``, fitted on at most
+    ``_KMEANS_POINTS_PER_CENTRE·M`` of them; their distinct inputs instead where
+    there are at most ``M`` (repeated inputs: k-means would find fewer centres)."""
+    sample_rows = rows
+    if len(rows) > _KMEANS_POINTS_PER_CENTRE * M:
+        sample_rows = rows[
+            rng.choice(len(rows), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
+        ]
+    sample, weights = rows_of(X, sample_rows), None
+    distinct, counts = np.unique(sample, axis=0, return_counts=True)
+    if len(distinct) < M:
+        if not is_dask_array(X):
+            distinct, counts = np.unique(X[rows], axis=0, return_counts=True)
+        if len(distinct) <= M:
+            return distinct
+        sample, weights = distinct, counts  # k-means on the rows, each input once
+    kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
+    return kmeans.fit(sample, sample_weight=weights).cluster_centers_
+
+
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs
 #: O(N·M²) per EP sweep and per evidence evaluation; beyond 200 the test error of
 #: data sets of 10⁴–10⁵ points barely moves while the time grows as M².
 DEFAULT_MAX_INDUCING = 200
 
 
-def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1):
+def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1, remedy=None):
     """``MemoryError`` before a FITC fit whose M × n blocks would not fit in memory
     (``n_latent`` latent functions, one per class, on ``n_sets`` sets of ``M``
-    pseudo-inputs: one shared, or one per class)."""
+    pseudo-inputs: one shared, or one per class); ``remedy`` replaces the advice."""
     arrays = _MN_ARRAYS + (_MN_ARRAYS_PER_CLASS * n_latent if n_latent > 1 else 0)
     arrays += _MN_ARRAYS_PER_SET * (n_sets - 1)
     require_memory(
         arrays * 8.0 * n_inducing * n_samples,
         f"FITC's M × n blocks (about {arrays} float64 arrays of {n_inducing} × "
         f"{n_samples})",
-        "lower n_inducing (active_set_size for IVMClassifier(posterior='fitc')), "
+        remedy
+        or "lower n_inducing (active_set_size for IVMClassifier(posterior='fitc')), "
         "or fit on a subsample",
     )
+
+
+#: ``FITCGPClassifier``'s defaults for :func:`learnt_fitc_model` (a test holds them to
+#: the estimator's): parallel EP's damping, its tolerance and sweeps, the jitter and
+#: the amplitude's prior.
+LEARNT_FITC_DEFAULTS = dict(
+    damping=0.8, tol=1e-3, max_sweeps=100, jitter=1e-6, amplitude_prior=3.0
+)
+
+
+def learnt_fitc_model(X, y, kernel, n_inducing, random_state, pool=None, ard="auto"):
+    """FITC-EP of ±1 labels ``y`` fitted as ``FITCGPClassifier(kernel, ard=ard,
+    n_inducing=n_inducing)`` fits a binary problem from the seed ``random_state``
+    (the one it draws for the problem), with its other defaults: from
+    ``kernel`` (a length-scale per feature for ``ard=True``; for ``"auto"`` the ARD
+    model where :func:`~._base.ard_if_it_pays` keeps it, its record in ``details``),
+    k-means pseudo-inputs, the kernel, the bias and the pseudo-inputs learnt by the EP
+    evidence, row blocks on the thread ``pool``. For a method that takes its kernel
+    from a GP's evidence (the RVM's basis, algorithms.md §4.5), which checks its
+    memory first (:func:`require_fitc_memory`)."""
+    n_features = X.shape[1]
+    if ard is True:
+        kernel = with_length_scale_per_feature(kernel, n_features)
+    M = min(n_inducing, len(X))
+    options = {
+        key: LEARNT_FITC_DEFAULTS[key] for key in ("damping", "tol", "max_sweeps")
+    }
+    settings = EvidenceSettings(
+        ep_options=dict(mode="parallel", random_state=random_state, **options),
+        unit=default_length_scale(X) / np.sqrt(n_features),
+        amplitude_prior=LEARNT_FITC_DEFAULTS["amplitude_prior"],
+    )
+    data = fitc_approximation(X, y, LEARNT_FITC_DEFAULTS["jitter"], pool=pool)
+
+    def fit(kernel, Z, bias, settings):
+        bias = np.broadcast_to(np.asarray(bias, dtype=float), data.bias_shape)
+        return fitted_model(maximize_evidence(data, kernel, Z, bias.copy(), settings))
+
+    Z0 = kmeans_pseudo_inputs(X, y, M, check_random_state(random_state))
+    model = fit(kernel, Z0, 0.0, settings)
+    if ard != "auto" or n_features == 1:
+        return model
+    held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
+
+    def refit(ard_kernel, start, screen):
+        chosen = held if screen else settings
+        return fit(ard_kernel, start.points, start.likelihood.bias, chosen)
+
+    return ard_if_it_pays(model, refit, n_features)[0]
 
 
 class FITCGPClassifier(GPClassifierMixin):
@@ -496,41 +584,10 @@ default="kmeans"
         return self._kmeans_inducing(X, y, M, rng)
 
     def _kmeans_inducing(self, X, y, M, rng):
-        """k-means centres of each class of ``y``, the ``M`` shared between the classes
-        equally (:func:`~._base.class_shares`): one against the rest of ten classes
-        leaves a tenth of the points positive, and k-means on all of them would start
-        the positive side with about a tenth of the pseudo-inputs (algorithms.md §5.8).
-        k-means on all of ``X`` where a class has fewer distinct inputs than its share."""
-        parts = [
-            self._kmeans_centres(X, rows, k, rng)
-            for rows, k in class_shares(y, M)
-            if k > 0
-        ]
-        centres = np.concatenate(parts)
-        if len(np.unique(centres, axis=0)) == M:  # no class short of distinct inputs
-            return centres
-        centres = self._kmeans_centres(X, np.arange(len(X)), M, rng)
+        """:func:`kmeans_pseudo_inputs`, all of ``X``'s distinct inputs (and a
+        warning for a given ``n_inducing``) where it has fewer than ``M``."""
+        centres = kmeans_pseudo_inputs(X, y, M, rng)
         return centres if len(centres) == M else self._all_distinct_inputs(centres, M)
-
-    def _kmeans_centres(self, X, rows, M, rng):
-        """``M`` k-means centres of ``X[rows]``, fitted on at most
-        ``_KMEANS_POINTS_PER_CENTRE·M`` of them; their distinct inputs instead where
-        there are at most ``M`` (repeated inputs: k-means would find fewer centres)."""
-        sample_rows = rows
-        if len(rows) > _KMEANS_POINTS_PER_CENTRE * M:
-            sample_rows = rows[
-                rng.choice(len(rows), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
-            ]
-        sample, weights = rows_of(X, sample_rows), None
-        distinct, counts = np.unique(sample, axis=0, return_counts=True)
-        if len(distinct) < M:
-            if not is_dask_array(X):
-                distinct, counts = np.unique(X[rows], axis=0, return_counts=True)
-            if len(distinct) <= M:
-                return distinct
-            sample, weights = distinct, counts  # k-means on the rows, each input once
-        kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
-        return kmeans.fit(sample, sample_weight=weights).cluster_centers_
 
     def _all_distinct_inputs(self, distinct, M):
         """The pseudo-inputs when X has no more than ``M`` distinct inputs: all of them

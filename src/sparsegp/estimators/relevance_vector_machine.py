@@ -7,7 +7,7 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.gaussian_process.kernels import Kernel
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -18,6 +18,7 @@ from ..approximations.rvm_ssem import WeightPredictor, batch_em, subspace_em
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
 from ._base import (
+    ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     FittedModel,
     GPClassifierMixin,
@@ -27,9 +28,16 @@ from ._base import (
     per_problem,
     report_progress,
     restore_on_failure,
+    starting_kernel,
     validate_dense,
 )
 from ._input_units import in_input_units, kernel_in_input_units
+from .fitc_classifier import learnt_fitc_model, require_fitc_memory
+
+#: Pseudo-inputs of the FITC-EP model whose evidence gives the classifier's basis a
+#: width per feature (``ard``): few, as its evidence need only tell the features'
+#: scales apart (algorithms.md §4.5).
+BASIS_INDUCING = 50
 
 #: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
 #: posterior covariance and its factor).
@@ -69,10 +77,13 @@ class _RVMFitting:
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`FittedModel` and the fit."""
         start = time.perf_counter()
-        kernel = default_rbf(X) if self.kernel is None else self.kernel
         centres = self._centres(X, rng, t if options.get("classification") else None)
+        if self.method == "batch":
+            _require_batch_memory(len(X), len(centres) + (1 if self.bias else 0))
+        kernel, choice = self._basis(X, t, rng, options.get("pool"))
         fit = self._run_em(X, t, kernel, centres, options)
         model = self._model_from_fit(X, kernel, centres, fit)
+        model = replace(model, details=model.details | choice)
         report_progress(
             self,
             message=f"{type(self).__name__}: {len(model.points)} relevance "
@@ -80,6 +91,11 @@ class _RVMFitting:
             f"({time.perf_counter() - start:.1f} s)",
         )
         return model, fit
+
+    def _basis(self, X, t, rng, pool):
+        """The basis functions' kernel and a record of how it was chosen: ``kernel``,
+        or [QW03]'s fixed ``RBF(ℓ₀)``."""
+        return (default_rbf(X) if self.kernel is None else self.kernel), {}
 
     def _run_em(self, X, t, kernel, centres, options):
         """Subspace EM over kernel columns computed on demand, or batch EM on ``Ψ``."""
@@ -113,12 +129,6 @@ class _RVMFitting:
                 return ones if j < offset else rows([centres[j - offset]])[0]
 
             return subspace_em(column, n_basis, t, **common)
-        require_memory(
-            8.0 * (len(X) * n_basis + _BATCH_SQUARE_ARRAYS * n_basis**2),
-            f"the batch RVM's design matrix ({len(X)} × {n_basis}) and its "
-            f"{_BATCH_SQUARE_ARRAYS} {n_basis} × {n_basis} matrices (float64)",
-            "use method='ssem', a smaller n_basis, or fit on a subsample",
-        )
         Psi = kernel(X, X[centres])
         if self.bias:
             Psi = np.column_stack([np.ones(len(X)), Psi])
@@ -139,6 +149,23 @@ class _RVMFitting:
             converged=fit.converged,
             details={"alpha": alpha},
         )
+
+
+def _require_batch_memory(n, n_basis):
+    """``MemoryError`` before a batch fit whose ``n × n_basis`` design matrix and
+    square matrices would not fit in memory."""
+    require_memory(
+        8.0 * (n * n_basis + _BATCH_SQUARE_ARRAYS * n_basis**2),
+        f"the batch RVM's design matrix ({n} × {n_basis}) and its "
+        f"{_BATCH_SQUARE_ARRAYS} {n_basis} × {n_basis} matrices (float64)",
+        "use method='ssem', a smaller n_basis, or fit on a subsample",
+    )
+
+
+def _rbf_length_scales(kernel):
+    """The length-scales of the RBF in ``kernel`` (``ConstantKernel * RBF``)."""
+    (rbf,) = [part for part in kernel.get_params().values() if isinstance(part, RBF)]
+    return np.atleast_1d(rbf.length_scale).astype(float)
 
 
 class RVMRegressor(_RVMFitting, GPRegressorMixin):
@@ -334,6 +361,16 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     Parameters
     ----------
+    ard : bool or "auto", default="auto"
+        The basis's width per feature, for ``kernel=None``. ``False``: [QW03]'s fixed
+        ``RBF(ℓ₀)``. ``True``: an RBF whose length-scales are those of a FITC-EP model
+        with a length-scale per feature and ``BASIS_INDUCING`` (50) pseudo-inputs,
+        learnt by its evidence on the same labels, over √2 (Gaussian basis functions
+        of width ``ℓ/√2`` make a degenerate GP of length-scale ``ℓ``). ``"auto"``:
+        those widths where that GP's evidence keeps its ARD kernel (more than
+        ``D − 1`` nats above the isotropic one's, as ``FITCGPClassifier(ard="auto")``),
+        ``RBF(ℓ₀)`` otherwise (algorithms.md §4.5). The RVM's own evidence cannot
+        choose widths: it prefers ever narrower ones (algorithms.md §8 item 10).
     kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
         As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
         first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
@@ -402,6 +439,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         **_SHARED_CONSTRAINTS,
         "mean_field": [StrOptions({"tap", "naive", "laplace"})],
         "sigma_in": [Interval(Real, 0, None, closed="neither")],
+        "ard": ARD_CONSTRAINT,
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -409,6 +447,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
+        ard="auto",
         method="ssem",
         update="mackay",
         threshold=1e12,
@@ -425,6 +464,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         verbose=0,
     ):
         self.kernel = kernel
+        self.ard = ard
         self.method = method
         self.update = update
         self.threshold = threshold
@@ -439,6 +479,38 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+
+    def _basis(self, X, t, rng, pool):
+        """``kernel``, or ``ard``'s basis (algorithms.md §4.5): [QW03]'s fixed
+        ``RBF(ℓ₀)``, or a width per feature, the length-scales over √2 of the FITC-EP
+        model of :data:`BASIS_INDUCING` pseudo-inputs learnt on the same labels (for
+        ``"auto"``, where that GP's evidence keeps its ARD kernel). The record holds
+        the GP's choice and its evidence gain."""
+        if self.kernel is not None:
+            return starting_kernel(self, X), {}  # refuses ard=True with a kernel
+        rbf = default_rbf(X)
+        if self.ard is False or (self.ard == "auto" and X.shape[1] == 1):
+            return rbf, {}
+        require_fitc_memory(
+            min(BASIS_INDUCING, len(X)),
+            len(X),
+            remedy="use ard=False ([QW03]'s fixed basis), or fit on a subsample",
+        )
+        start = ConstantKernel(1.0) * rbf
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        gp = learnt_fitc_model(X, t, start, BASIS_INDUCING, seed, pool, self.ard)
+        ard = self.ard is True or gp.details["ard"]
+        choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
+        report_progress(
+            self,
+            message=f"  RVM basis: FITC-EP (M = {BASIS_INDUCING}) kernel {gp.kernel}, "
+            f"evidence gain of ARD {choice['ard_evidence_gain']}: "
+            f"{'widths per feature' if ard else 'the fixed RBF(ℓ₀)'}",
+        )
+        if not ard:
+            return rbf, choice
+        widths = _rbf_length_scales(gp.kernel) / np.sqrt(2.0)
+        return RBF(widths, length_scale_bounds="fixed"), choice
 
     def _fit_binary(self, X, y, random_state):
         with thread_pool(self._n_row_threads) as pool:
