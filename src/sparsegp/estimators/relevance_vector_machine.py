@@ -11,6 +11,7 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .. import kernel_expression as expression
 from .._memory import require_memory
 from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
@@ -164,8 +165,9 @@ def _require_batch_memory(n, n_basis):
 
 def _rbf_length_scales(kernel):
     """The length-scales of the RBF in ``kernel`` (``ConstantKernel * RBF``)."""
-    (rbf,) = [part for part in kernel.get_params().values() if isinstance(part, RBF)]
-    return np.atleast_1d(rbf.length_scale).astype(float)
+    leaves = expression.parse(kernel).leaves()
+    (rbf,) = [leaf for leaf in leaves if isinstance(leaf, expression.Stationary)]
+    return np.atleast_1d(rbf.length_scale)
 
 
 class RVMRegressor(_RVMFitting, GPRegressorMixin):
