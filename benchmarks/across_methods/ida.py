@@ -112,10 +112,10 @@ ESTIMATORS = {
     },
     # the RVM by Subspace EM: its defaults (Tipping & Faul's newcomers after a batch
     # start, a dictionary of 500 centres) and [QW03] as written (α = L from an empty
-    # model, every training input a centre)
-    "rvm": lambda dataset, X: RVMClassifier(random_state=0),
+    # model, every training input a centre), both with [QW03]'s fixed basis
+    "rvm": lambda dataset, X: RVMClassifier(ard=False, random_state=0),
     "rvm_threshold": lambda dataset, X: RVMClassifier(
-        entering="threshold", batch_start=0, n_basis=None, random_state=0
+        ard=False, entering="threshold", batch_start=0, n_basis=None, random_state=0
     ),
     "svc": lambda dataset, X: CrossValidatedSVC(),
     "sklearn_gpc": lambda dataset, X: sklearn_gpc(X.shape[1]),

@@ -37,7 +37,7 @@ same task (the floor again that of its FITC pass)::
     python -m benchmarks run fitc_cores --estimator nlp --workers 1 2 \
         --out benchmarks/results/nlp_cores.json
 
-``--estimator rvm``: ``RVMClassifier(n_jobs=w)`` with its defaults on the same task
+``--estimator rvm``: ``RVMClassifier(n_jobs=w, ard=False)`` on the same task
 (``--n-inducing`` unused; no floor, as its E-steps' sizes change through the fit)::
 
     python -m benchmarks run fitc_cores --estimator rvm --workers 1 2 \
@@ -103,7 +103,7 @@ def _estimator(args, workers):
             max_basis_vectors=args.n_inducing, n_jobs=workers, random_state=0
         )
     if args.estimator == "rvm":
-        return RVMClassifier(n_jobs=workers, random_state=0)
+        return RVMClassifier(ard=False, n_jobs=workers, random_state=0)
     return FITCGPClassifier(
         n_inducing=args.n_inducing, n_jobs=workers, ard=False, random_state=0
     )
