@@ -9,30 +9,30 @@ NLP classifier or the RVM).
         --n-inducing 500 --svc --out benchmarks/results/fitc_cores_500.json
 
 ``FITCGPClassifier(n_inducing=M, n_jobs=w, ard=False)`` (the isotropic kernel of the
-recorded runs) with its defaults otherwise on MNIST 13×13, 4
-against the rest (``--n-train`` images, 60 000 by default; 10 000 test images), for
-each ``w`` of ``--workers``: fit time, evaluations and sweeps, test error and NLP, the
-speed-up over ``w = 1`` and the parallel efficiency (speed-up / w), the largest
-difference of a test probability from the ``w = 1`` model (the blocks do not depend on
-``n_jobs``: 0), and the floor of the fit's sweeps and evaluations (its n·M² products
-at the measured single-thread float32/float64 GEMM rates, spread over ``w`` cores).
-``--busy`` runs a process that keeps one core busy (a numpy loop) through the timed
-fits: on a 2-core machine ``n_jobs=2`` then has one core and a half, and must not be
-much slower than ``n_jobs=1`` on the idle machine. ``--svc`` fits libsvm with Platt
-probabilities (``SVC(C=10, gamma="scale", probability=True)``) on the same split after
-them. ``--task noisy``: the
-``make_classification`` task with 10 % flipped labels instead. Runs unchanged on a
-many-core machine (``--workers 1 2 4 8 16``).
+recorded runs; ``--ard auto`` the default, for every estimator) with its defaults
+otherwise on MNIST 13×13, 4 against the rest (``--n-train`` images, 60 000 by default;
+10 000 test images), for each ``w`` of ``--workers``: fit time, evaluations and sweeps,
+test error and NLP, the speed-up over ``w = 1`` and the parallel efficiency (speed-up /
+w), the largest difference of a test probability from the ``w = 1`` model (the blocks do
+not depend on ``n_jobs``: 0), and the floor of the fit's sweeps and evaluations (its
+n·M² products at the measured single-thread float32/float64 GEMM rates, spread over
+``w`` cores). ``--busy`` runs a process that keeps one core busy (a numpy loop) through
+the timed fits: on a 2-core machine ``n_jobs=2`` then has one core and a half, and must
+not be much slower than ``n_jobs=1`` on the idle machine. ``--svc`` fits libsvm with
+Platt probabilities (``SVC(C=10, gamma="scale", probability=True)``) on the same split
+after them. ``--task noisy``: the ``make_classification`` task with 10 % flipped labels
+instead. Runs unchanged on a many-core machine (``--workers 1 2 4 8 16``).
 
-``--estimator ivm``: ``IVMClassifier(active_set_size=M, n_jobs=w)`` instead, by default
-on ``make_classification(n_samples=50_000, flip_y=0.05)`` (``--task flipped``; the
-floor is then FITC's, of the IVM's FITC pass over every point when it runs)::
+``--estimator ivm``: ``IVMClassifier(active_set_size=M, n_jobs=w, ard=False)`` instead,
+by default on ``make_classification(n_samples=50_000, flip_y=0.05)``
+(``--task flipped``; the floor is then FITC's, of the IVM's FITC pass over every point
+when it runs)::
 
     python -m benchmarks run fitc_cores --estimator ivm --n-inducing 1000 \
         --workers 1 2 --out benchmarks/results/ivm_cores.json
 
-``--estimator nlp``: ``NLPSparseGPClassifier(max_basis_vectors=M, n_jobs=w)`` on the
-same task (the floor again that of its FITC pass)::
+``--estimator nlp``: ``NLPSparseGPClassifier(max_basis_vectors=M, n_jobs=w, ard=False)``
+on the same task (the floor again that of its FITC pass)::
 
     python -m benchmarks run fitc_cores --estimator nlp --workers 1 2 \
         --out benchmarks/results/nlp_cores.json
@@ -94,18 +94,19 @@ _TASKS = {
 
 
 def _estimator(args, workers):
+    ard = "auto" if args.ard == "auto" else False
     if args.estimator == "ivm":
         return IVMClassifier(
-            ard=False, active_set_size=args.n_inducing, n_jobs=workers, random_state=0
+            ard=ard, active_set_size=args.n_inducing, n_jobs=workers, random_state=0
         )
     if args.estimator == "nlp":
         return NLPSparseGPClassifier(
-            max_basis_vectors=args.n_inducing, n_jobs=workers, random_state=0
+            ard=ard, max_basis_vectors=args.n_inducing, n_jobs=workers, random_state=0
         )
     if args.estimator == "rvm":
-        return RVMClassifier(ard=False, n_jobs=workers, random_state=0)
+        return RVMClassifier(ard=ard, n_jobs=workers, random_state=0)
     return FITCGPClassifier(
-        n_inducing=args.n_inducing, n_jobs=workers, ard=False, random_state=0
+        n_inducing=args.n_inducing, n_jobs=workers, ard=ard, random_state=0
     )
 
 
@@ -200,6 +201,13 @@ def main():
     parser.add_argument("--n-train", type=int, default=None, help="60 000 / 50 000")
     parser.add_argument(
         "--n-inducing", type=int, default=200, help="M, the IVM's d, the NLP basis"
+    )
+    parser.add_argument(
+        "--ard",
+        choices=["false", "auto"],
+        default="false",
+        help="the estimators' ard: false (the isotropic kernel of the recorded runs) "
+        "or auto (their default)",
     )
     parser.add_argument("--busy", action="store_true")
     parser.add_argument("--svc", action="store_true", help="time libsvm + Platt too")
