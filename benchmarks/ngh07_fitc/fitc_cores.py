@@ -145,6 +145,7 @@ def run(args):
                     result.__dict__,
                     workers=workers,
                     busy=args.busy,
+                    ard=args.ard,
                     evaluations=model.n_iterations,
                     sweeps=None if rvm else model.details.get("n_sweeps", 0),
                     speedup=None if base is None else base / result.fit_seconds,

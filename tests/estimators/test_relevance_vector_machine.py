@@ -283,6 +283,11 @@ def test_ard_auto_keeps_the_fixed_basis_where_every_feature_counts_alike():
     fixed = RVMClassifier(ard=False, random_state=0).fit(X, y)
     np.testing.assert_array_equal(auto.predict_proba(X), fixed.predict_proba(X))
     assert "ard" not in fixed.estimators_[0].details
+    numpy_false = RVMClassifier(ard=np.False_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(numpy_false.predict_proba(X), fixed.predict_proba(X))
+    forced = RVMClassifier(ard=True, random_state=0).fit(X, y)  # widths regardless
+    assert forced.estimators_[0].details["ard"]
+    assert forced.kernel_.length_scale.shape == (8,)
     with pytest.raises(ValueError, match="default kernel"):
         RVMClassifier(RBF(1.0), ard=True).fit(X, y)
 

@@ -196,7 +196,8 @@ def learnt_fitc_model(X, y, kernel, n_inducing, random_state, pool=None, ard="au
     from a GP's evidence (the RVM's basis, algorithms.md §4.5), which checks its
     memory first (:func:`require_fitc_memory`)."""
     n_features = X.shape[1]
-    if ard is True:
+    auto = isinstance(ard, str)
+    if not auto and ard:
         kernel = with_length_scale_per_feature(kernel, n_features)
     M = min(n_inducing, len(X))
     options = {
@@ -215,7 +216,7 @@ def learnt_fitc_model(X, y, kernel, n_inducing, random_state, pool=None, ard="au
 
     Z0 = kmeans_pseudo_inputs(X, y, M, check_random_state(random_state))
     model = fit(kernel, Z0, 0.0, settings)
-    if ard != "auto" or n_features == 1:
+    if not auto or n_features == 1:
         return model
     held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
 

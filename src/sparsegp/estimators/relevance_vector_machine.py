@@ -491,7 +491,8 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         if self.kernel is not None:
             return starting_kernel(self, X), {}  # refuses ard=True with a kernel
         rbf = default_rbf(X)
-        if self.ard is False or (self.ard == "auto" and X.shape[1] == 1):
+        auto = isinstance(self.ard, str)
+        if not (auto or self.ard) or (auto and X.shape[1] == 1):
             return rbf, {}
         require_fitc_memory(
             min(BASIS_INDUCING, len(X)),
@@ -500,8 +501,10 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         )
         start = ConstantKernel(1.0) * rbf
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        gp = learnt_fitc_model(X, t, start, BASIS_INDUCING, seed, pool, self.ard)
-        ard = self.ard is True or gp.details["ard"]
+        gp = learnt_fitc_model(
+            X, t, start, BASIS_INDUCING, seed, pool, "auto" if auto else True
+        )
+        ard = not auto or gp.details["ard"]
         choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
         report_progress(
             self,
