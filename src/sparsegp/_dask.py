@@ -96,12 +96,14 @@ class DaskBlocks:
     took 0.24 s that way on two workers, 3-4 times its arithmetic). Results come back
     in the blocks' row order whichever worker holds them, so sums over blocks are
     taken in one order. A worker lost during a fit loses its blocks: the fit fails.
+    The fit that made them frees them (:meth:`close`).
     """
 
-    def __init__(self, actors, indices):
+    def __init__(self, actors, indices, client=None, futures=()):
         self.actors = list(actors)
         #: The row order of the blocks each actor holds.
         self.indices = [list(i) for i in indices]
+        self._client, self._futures = client, list(futures)
 
     @classmethod
     def from_rows(cls, client, X, y, make_block, *arguments):
@@ -132,19 +134,17 @@ class DaskBlocks:
         by_worker: dict[str, list[int]] = {}
         for index, block in enumerate(blocks):
             by_worker.setdefault(holders[block.key][0], []).append(index)
-        actors = client.gather(
-            [
-                client.submit(
-                    LocalBlocks,
-                    [blocks[i] for i in indices],
-                    actor=True,
-                    workers=[worker],
-                    allow_other_workers=False,
-                )
-                for worker, indices in by_worker.items()
-            ]
-        )
-        return cls(actors, by_worker.values())
+        futures = [
+            client.submit(
+                LocalBlocks,
+                [blocks[i] for i in indices],
+                actor=True,
+                workers=[worker],
+                allow_other_workers=False,
+            )
+            for worker, indices in by_worker.items()
+        ]
+        return cls(client.gather(futures), by_worker.values(), client, futures)
 
     def _call(self, method, function, arguments):
         """Every actor's ``method(function, *arguments)``, its results in row order."""
@@ -166,6 +166,16 @@ class DaskBlocks:
 
     def update_and_map(self, function, *arguments):
         return self._call("update_and_map", function, arguments)
+
+    def close(self):
+        """Remove the actors, and the blocks they hold, from their workers. Dropping
+        them is not enough: distributed's actor handles sit in reference cycles, so
+        they lived until Python's cycle collector ran, and each further fit on the
+        cluster took fresh memory (n = 10⁶, M = 50: 700 MB a worker more each fit,
+        its prior 6× slower on memory not touched before)."""
+        if self._futures:
+            self._client.cancel(self._futures)
+        self.actors, self._futures = [], []
 
 
 def current_client(estimator_name):

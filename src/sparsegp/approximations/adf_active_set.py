@@ -483,6 +483,11 @@ class ADFActiveSet:
                 self.rows_done[:] = k + 1
         self.active.append(i)
 
+    def close(self) -> None:
+        """Nothing held elsewhere: the store goes with this object
+        (:meth:`~sparsegp.approximations.partitioned_ivm.PartitionedActiveSet.close`
+        frees a cluster's blocks)."""
+
     def predictor(self) -> DensePredictor:
         """Prediction from the active set ([LSH02] eq. 5), frozen; the O(n·d) state is not kept.
 

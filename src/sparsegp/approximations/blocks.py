@@ -60,6 +60,9 @@ class Blocks(Protocol):
     def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
         """``function(block, *arguments) -> (new block, result)``: both in one round."""
 
+    def close(self) -> None:
+        """Free the blocks where they live, now: the fit that made them is done."""
+
 
 class LocalBlocks:
     """:class:`Blocks` in this process: a list of blocks, worked on one by one."""
@@ -77,6 +80,9 @@ class LocalBlocks:
         pairs = self.map(function, *arguments)
         self.blocks = [block for block, _ in pairs]
         return [result for _, result in pairs]
+
+    def close(self) -> None:
+        self.blocks = []
 
 
 class ThreadBlocks(LocalBlocks):

@@ -538,6 +538,10 @@ class PartitionedFITC:
         #: The posterior whose priors the blocks hold (the only one with a gradient).
         self._latest: PartitionedFITCPosterior | None = None
 
+    def close(self) -> None:
+        """Free the blocks where they live (:meth:`Blocks.close`): the fit is done."""
+        self.blocks.close()
+
     def posterior(
         self,
         kernel: Kernel,

@@ -424,6 +424,11 @@ class PartitionedActiveSet:
         )
         return -total / len(points)
 
+    def close(self) -> None:
+        """Free the blocks where they live (a cluster's workers): the selection and
+        its held-out scores are done."""
+        self.blocks.close()
+
     def predictor(self) -> DensePredictor:
         """[LSH02] eq. 5's predictor from the active set's sites."""
         return active_set_predictor(self.L, self.c, self.p[self.active])

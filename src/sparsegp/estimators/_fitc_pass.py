@@ -124,7 +124,12 @@ class EverySitePass:
             report=lambda line: report_progress(self.estimator, level=2, message=line),
         )
         approximation = fitc_approximation(self.X, self.y, _JITTER, name, pool)
-        return maximize_evidence(approximation, kernel, model.points, bias, settings)
+        try:
+            return maximize_evidence(
+                approximation, kernel, model.points, bias, settings
+            )
+        finally:
+            approximation.close()
 
     def apply(self, model: FittedModel, fit: EvidenceFit) -> FittedModel:
         """``model`` with :meth:`evidence`'s ``fit`` as its posterior; warns if its EP

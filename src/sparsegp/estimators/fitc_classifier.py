@@ -650,7 +650,10 @@ default="kmeans"
         if self.ep_mode != "parallel":
             raise ValueError("FITC-EP on a cluster runs ep_mode='parallel' only.")
         data = fitc_approximation(X, y, self.jitter, type(self).__name__)
-        return self._fit_on(data, X, y, random_state)
+        try:
+            return self._fit_on(data, X, y, random_state)
+        finally:
+            data.close()
 
     def _fit_on(self, data, X, y, random_state):
         """Fit from ``n_restarts_optimizer + 1`` initialisations on ``data``, an

@@ -293,6 +293,7 @@ class _IVMFitting:
         for outer in range(rounds):
             label = f"IVM round {outer + 1}: L_IVM"
             kernel = self._maximize_l_ivm(X, y, kernel, _sites(state), rng, label)[0]
+            state.close()
             state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
             nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:
@@ -303,6 +304,7 @@ class _IVMFitting:
                 message=f"  IVM round {outer + 1}/{rounds}: NLP outside I {nlp:.4f}, "
                 f"kernel={kernel}",
             )
+        state.close()
         if rounds and self._chooses_ard(X):
             best = self._ard_round(X, y, best, best_nlp, d, rng, strategy, stop)
             rounds += 1
@@ -358,6 +360,7 @@ class _IVMFitting:
             nlp = self._held_out_nlp(state, len(y), rng)
             if nlp < best_nlp:
                 best = self._freeze(X, y, ard, state, seconds, strategy)
+            state.close()
         report_progress(
             self,
             message=f"  IVM ARD round: L_IVM gain {gain:.1f} (penalty "
