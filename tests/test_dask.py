@@ -416,16 +416,27 @@ def test_inputs_far_from_zero_or_of_extreme_magnitude_fit_on_the_cluster(client,
 
 @pytest.fixture
 def cycle_collector_off():
-    """The cycle collector held off, so that only what a fit frees itself is freed."""
+    """The cycle collector held off (after a collection: what earlier tests left is
+    gone), so that only what a fit frees itself is freed."""
     import gc
 
+    gc.collect()
     gc.disable()
     yield
     gc.enable()
 
 
-def actors_on_workers(client):
-    return sum(client.run(lambda dask_worker: len(dask_worker.state.actors)).values())
+def actors_on_workers(client, wait=5.0):
+    """The actors on the workers, once none are left or after ``wait`` seconds (the
+    scheduler removes a cancelled actor after the call that cancelled it returns)."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        counts = client.run(lambda dask_worker: len(dask_worker.state.actors))
+        if sum(counts.values()) == 0 or time.monotonic() > deadline:
+            return sum(counts.values())
+        time.sleep(0.05)
 
 
 @pytest.mark.parametrize(
