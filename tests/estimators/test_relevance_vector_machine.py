@@ -321,3 +321,10 @@ def test_basis_gp_estimates_its_memory_before_allocating(monkeypatch):
     X, y = relevant_and_irrelevant_features(100, 0)
     with pytest.raises(MemoryError, match="ard=False"):
         RVMClassifier(random_state=0).fit(X, y)
+
+
+def test_basis_gp_that_did_not_converge_says_so(monkeypatch):
+    monkeypatch.setitem(LEARNT_FITC_DEFAULTS, "max_sweeps", 1)
+    X, y = relevant_and_irrelevant_features(200, 0)
+    with pytest.warns(ConvergenceWarning, match="gives the basis its widths"):
+        RVMClassifier(random_state=0).fit(X, y)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import replace
 from numbers import Integral, Real
@@ -177,6 +178,23 @@ def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1, remedy=None
     )
 
 
+def screened_ard(model, fit_start, settings, n_features, n_kernels=1):
+    """:func:`~._base.ard_if_it_pays` for the FITC-EP ``model``: the screen runs
+    ``ARD_SCREEN_ITERATIONS`` with the pseudo-inputs held, a whole ARD fit ``settings``
+    from its end. ``fit_start(kernel, Z, bias, settings, warn)`` fits one start
+    (``warn``: whether an EP run that did not converge says so; a screen stops on its
+    cap by design). Returns the chosen model and the ARD fits made."""
+    held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
+
+    def refit(ard_kernel, start, screen):
+        chosen = held if screen else settings
+        return fit_start(
+            ard_kernel, start.points, start.likelihood.bias, chosen, not screen
+        )
+
+    return ard_if_it_pays(model, refit, n_features, n_kernels)
+
+
 #: ``FITCGPClassifier``'s defaults for :func:`learnt_fitc_model` (a test holds them to
 #: the estimator's): parallel EP's damping, its tolerance and sweeps, the jitter and
 #: the amplitude's prior.
@@ -185,16 +203,28 @@ LEARNT_FITC_DEFAULTS = dict(
 )
 
 
-def learnt_fitc_model(X, y, kernel, n_inducing, random_state, pool=None, ard="auto"):
+def learnt_fitc_model(
+    X,
+    y,
+    kernel,
+    n_inducing,
+    random_state,
+    pool=None,
+    ard="auto",
+    progress=None,
+    not_converged=None,
+):
     """FITC-EP of ±1 labels ``y`` fitted as ``FITCGPClassifier(kernel, ard=ard,
     n_inducing=n_inducing)`` fits a binary problem from the seed ``random_state``
     (the one it draws for the problem), with its other defaults: from
     ``kernel`` (a length-scale per feature for ``ard=True``; for ``"auto"`` the ARD
-    model where :func:`~._base.ard_if_it_pays` keeps it, its record in ``details``),
-    k-means pseudo-inputs, the kernel, the bias and the pseudo-inputs learnt by the EP
-    evidence, row blocks on the thread ``pool``. For a method that takes its kernel
-    from a GP's evidence (the RVM's basis, algorithms.md §4.5), which checks its
-    memory first (:func:`require_fitc_memory`)."""
+    model where :func:`screened_ard` keeps it, its record in ``details``), k-means
+    pseudo-inputs, the kernel, the bias and the pseudo-inputs learnt by the EP
+    evidence, row blocks on the thread ``pool``; ``progress`` labels a bar over the
+    optimizer's iterations, ``not_converged(n_sweeps)`` is called for a whole fit
+    whose EP did not converge. For a method that takes its kernel from a GP's
+    evidence (the RVM's basis, algorithms.md §4.5), which checks its memory first
+    (:func:`require_fitc_memory`)."""
     n_features = X.shape[1]
     auto = isinstance(ard, str)
     if not auto and ard:
@@ -207,24 +237,22 @@ def learnt_fitc_model(X, y, kernel, n_inducing, random_state, pool=None, ard="au
         ep_options=dict(mode="parallel", random_state=random_state, **options),
         unit=default_length_scale(X) / np.sqrt(n_features),
         amplitude_prior=LEARNT_FITC_DEFAULTS["amplitude_prior"],
+        progress=progress,
     )
     data = fitc_approximation(X, y, LEARNT_FITC_DEFAULTS["jitter"], pool=pool)
 
-    def fit(kernel, Z, bias, settings):
+    def fit_start(kernel, Z, bias, settings, warn=True):
         bias = np.broadcast_to(np.asarray(bias, dtype=float), data.bias_shape)
-        return fitted_model(maximize_evidence(data, kernel, Z, bias.copy(), settings))
+        fit = maximize_evidence(data, kernel, Z, bias.copy(), settings)
+        if warn and not fit.ep_converged and not_converged is not None:
+            not_converged(fit.final_sweeps)
+        return fitted_model(fit)
 
     Z0 = kmeans_pseudo_inputs(X, y, M, check_random_state(random_state))
-    model = fit(kernel, Z0, 0.0, settings)
+    model = fit_start(kernel, Z0, 0.0, settings)
     if not auto or n_features == 1:
         return model
-    held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
-
-    def refit(ard_kernel, start, screen):
-        chosen = held if screen else settings
-        return fit(ard_kernel, start.points, start.likelihood.bias, chosen)
-
-    return ard_if_it_pays(model, refit, n_features)[0]
+    return screened_ard(model, fit_start, settings, n_features)[0]
 
 
 class FITCGPClassifier(GPClassifierMixin):
@@ -673,19 +701,12 @@ default="kmeans"
         fits = [self._fit_start(data, kernel, Z0, None, settings) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
         if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
-            held = replace(
-                settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False
-            )
-
-            def refit(ard_kernel, start, screen):
-                bias = start.likelihood.bias
-                ard_settings = held if screen else settings
-                return self._fit_start(
-                    data, ard_kernel, start.points, bias, ard_settings, warn=not screen
-                )
-
-            best, ard_fits = ard_if_it_pays(
-                best, refit, X.shape[1], self._n_inducing_sets()
+            best, ard_fits = screened_ard(
+                best,
+                functools.partial(self._fit_start, data),
+                settings,
+                X.shape[1],
+                self._n_inducing_sets(),
             )
             fits += ard_fits
         report_progress(

@@ -7,6 +7,7 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -16,6 +17,7 @@ from .._memory import require_memory
 from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
 from ..approximations.rvm_ssem import WeightPredictor, batch_em, subspace_em
+from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
 from ._base import (
@@ -502,7 +504,15 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         start = ConstantKernel(1.0) * rbf
         seed = int(rng.randint(np.iinfo(np.int32).max))
         gp = learnt_fitc_model(
-            X, t, start, BASIS_INDUCING, seed, pool, "auto" if auto else True
+            X,
+            t,
+            start,
+            BASIS_INDUCING,
+            seed,
+            pool,
+            "auto" if auto else True,
+            progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
+            not_converged=self._warn_basis_not_converged,
         )
         ard = not auto or gp.details["ard"]
         choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
@@ -516,6 +526,14 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
             return rbf, choice
         widths = _rbf_length_scales(gp.kernel) / np.sqrt(2.0)
         return RBF(widths, length_scale_bounds="fixed"), choice
+
+    def _warn_basis_not_converged(self, n_sweeps):
+        warn_at_caller(
+            f"{type(self).__name__}: the EP of the FITC model that gives the basis its "
+            f"widths did not converge in {n_sweeps} sweeps; the widths may be poor. "
+            "Pass ard=False ([QW03]'s fixed basis) or a kernel.",
+            ConvergenceWarning,
+        )
 
     def _fit_binary(self, X, y, random_state):
         with thread_pool(self._n_row_threads) as pool:
