@@ -323,6 +323,19 @@ def test_basis_gp_estimates_its_memory_before_allocating(monkeypatch):
         RVMClassifier(random_state=0).fit(X, y)
 
 
+def test_gaussian_basis_of_width_r_is_a_gp_of_length_scale_root_two_r():
+    """The √2 of the basis widths (algorithms.md §4.5): Gaussian basis functions of
+    width r at densely spread centres, equal prior weights, sum to the covariance
+    ∝ exp(−(x − x′)²/(4r²)) — checked against the dense sum over a grid of centres."""
+    r = 0.7
+    centres = np.linspace(-40.0, 40.0, 8001)
+    x = np.linspace(-3.0, 3.0, 13)
+    basis = np.exp(-((x[:, None] - centres[None, :]) ** 2) / (2 * r**2))
+    covariance = basis @ basis.T
+    expected = RBF(np.sqrt(2.0) * r)(x[:, None])
+    np.testing.assert_allclose(covariance / covariance[0, 0], expected, atol=1e-12)
+
+
 def test_basis_gp_that_did_not_converge_says_so(monkeypatch):
     monkeypatch.setitem(LEARNT_FITC_DEFAULTS, "max_sweeps", 1)
     X, y = relevant_and_irrelevant_features(200, 0)
