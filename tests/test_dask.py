@@ -455,3 +455,57 @@ def test_a_fit_frees_its_blocks_on_the_workers(client, cycle_collector_off, clas
     assert actors_on_workers(client) == 0
     classifier.fit(blocks_of(X, rows=1000), y)
     assert actors_on_workers(client) == 0
+
+
+@pytest.mark.parametrize(
+    "holders, workers",
+    [
+        (["a"] * 40 + ["b"] * 24, ["a", "b"]),
+        (["b"] * 7, ["a", "b", "c"]),
+        (["a", "b", "a", "a", "c", "a"], ["a", "b", "c", "d"]),
+        (["a"], ["a", "b"]),
+        (["a", "b"] * 8, ["a", "b"]),
+    ],
+)
+def test_balanced_placement_gives_each_worker_its_share(holders, workers):
+    """Every block placed once; counts within one of each other over the workers (no
+    worker without a block while another has two); a block moves only from a worker
+    above its share."""
+    from sparsegp._dask import balanced_placement
+
+    placed = balanced_placement(holders, workers)
+    assert sorted(i for indices in placed.values() for i in indices) == list(
+        range(len(holders))
+    )
+    counts = [len(placed.get(worker, [])) for worker in workers]
+    assert max(counts) - min(counts) <= 1
+    share = len(holders) // len(workers)
+    for worker, indices in placed.items():
+        moved_in = [i for i in indices if holders[i] != worker]
+        kept = len(indices) - len(moved_in)
+        assert kept == min(holders.count(worker), len(indices))
+        assert not moved_in or holders.count(worker) <= share
+        assert indices == sorted(indices)
+
+
+def test_blocks_made_on_one_worker_are_shared_by_both(client):
+    """X computed on one worker (its chunks all there): the blocks go to both workers'
+    actors, eight each, so that a round does not wait for one worker doing all of it;
+    a round's results still come in row order."""
+    from sparsegp._dask import DaskBlocks
+    from sparsegp.approximations.partitioned_fitc import new_block
+
+    X, y = make_noisy_problem(4_000, seed=5)
+    first = sorted(client.scheduler_info()["workers"])[0]
+    X_dask = client.persist(blocks_of(X, rows=250), workers=[first])
+    distributed.wait(X_dask)
+    blocks = DaskBlocks.from_rows(client, X_dask, y, new_block)
+    try:
+        assert sorted(len(indices) for indices in blocks.indices) == [8, 8]
+        assert {actor._address for actor in blocks.actors} == set(
+            client.scheduler_info()["workers"]
+        )
+        firsts = blocks.map(lambda block: block.first)
+        assert firsts == list(range(0, 4_000, 250))
+    finally:
+        blocks.close()
