@@ -509,3 +509,31 @@ def test_blocks_made_on_one_worker_are_shared_by_both(client):
         assert firsts == list(range(0, 4_000, 250))
     finally:
         blocks.close()
+
+
+def test_a_sum_over_blocks_comes_back_as_one_reply_from_each_worker(
+    client, monkeypatch
+):
+    """``map_sum``: each worker adds its blocks' results, the client the workers'
+    (two partial sums for 16 blocks on two workers), equal to the sum in one
+    process to rounding."""
+    from sparsegp._dask import DaskBlocks
+    from sparsegp.approximations import blocks as blocks_module
+    from sparsegp.approximations.partitioned_fitc import new_block
+
+    X, y = make_noisy_problem(4_000, seed=6)
+    blocks = DaskBlocks.from_rows(client, blocks_of(X, rows=250), y, new_block)
+    added = []
+    summed = blocks_module.summed
+
+    def recorded(results):
+        added.append(len(results))
+        return summed(results)
+
+    monkeypatch.setattr(blocks_module, "summed", recorded)
+    try:
+        gram, count = blocks.map_sum(lambda block: (block.X.T @ block.X, len(block.y)))
+    finally:
+        blocks.close()
+    assert set(added) == {2} and count == 4_000  # two partial sums, of each part
+    np.testing.assert_allclose(gram, X.T @ X, rtol=1e-12)

@@ -347,24 +347,24 @@ def _dask_rows():
     fitc = [
         dict(
             r,
-            fit=f"FITC, {r['fit']} kernel",
+            fit=f"FITC M = {r.get('inducing', 50)}, {r['fit']} kernel",
             steps=r["sweeps"],
             per_step=r["seconds_per_sweep"],
             floor=r["floor_seconds_per_sweep"] * r["sweeps"],
         )
-        for r in _results("fitc_dask")
+        for r in _results("fitc_dask", "fitc_dask_200")
         if r["fit"] == "learnt"
     ]
     ivm = [
         dict(
             r,
-            fit=f"IVM selection, V in {r.get('store_dtype', 'float64')}",
+            fit=f"IVM selection, d = {r['d']}, V in {r.get('store_dtype', 'float64')}",
             seconds=r["selection_seconds"],
             steps=r["d"],
             per_step=r["seconds_per_inclusion"],
             floor=r["floor_seconds"],
         )
-        for r in _results("ivm_dask", "ivm_dask_float32")
+        for r in _results("ivm_dask", "ivm_dask_float32", "ivm_dask_1000")
     ]
     return rows(
         [r for r in fitc + ivm if r["n"] == 1_000_000],

@@ -57,6 +57,7 @@ def result(n, name, where, timing, M, rate, rss):
     seconds, sweeps, evaluations = timing
     return dict(
         n=n,
+        inducing=M,
         fit=name,
         where=where,
         seconds=seconds,

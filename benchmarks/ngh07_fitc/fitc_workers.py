@@ -15,8 +15,8 @@ given), the engine the estimators run (:class:`PartitionedFITC`):
   ``--block-rows``) on a pool of ``w`` threads, one BLAS thread each
   (``FITCGPClassifier(n_jobs=w)``'s fit);
 - ``dask``: ``X`` in row chunks of ``--chunk-rows`` rows or one fewer, which the fit
-  rechunks to the threads' blocks (so the same sums in one order), on
-  a LocalCluster of ``w`` single-threaded worker processes (a fit on a dask array).
+  rechunks to the threads' blocks (so the same blocks, each worker summing its
+  own), on a LocalCluster of ``w`` single-threaded worker processes (a fit on a dask array).
 
 Timed on the second of two runs (the first touches fresh memory): the prior
 (``K_uc``, ``V = L_u⁻¹ K_uc``), ``--sweeps`` parallel EP sweeps with Anderson mixing
@@ -27,8 +27,9 @@ speed-up over ``w``. The floors are each step's n·M² products at this machine'
 single-thread GEMM rate (float32 for the sweeps, 2·n·M² each: ``V G Vᵀ`` and
 ``L_B⁻¹ V``; float64 for the prior, 2·n·M², and the gradient, 4·n·M²) spread over
 ``w`` cores. The largest difference of the sweeps' latent means from the one-thread
-run checks that the model does not depend on the executor (dask's workers may round
-the last bits of a float32 product differently).
+run checks that the model does not depend on the executor beyond rounding (dask's
+workers add their own blocks' float32 statistics, then the client adds theirs:
+4e-6 after three sweeps at n = 10⁶, M = 200).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from sparsegp.approximations.blocks import LocalBlocks, balanced_row_ranges
+from sparsegp.approximations.blocks import LocalBlocks, balanced_row_ranges, summed
 from sparsegp.approximations.ep import (
     AndersonMixing,
     WarmStart,
@@ -342,3 +342,52 @@ def test_balanced_row_ranges_are_a_power_of_two_of_bounded_blocks(n, largest, co
     assert ranges[0][0] == 0 and ranges[-1][1] == n
     assert all(a[1] == b[0] for a, b in zip(ranges[:-1], ranges[1:], strict=True))
     assert max(sizes) <= largest and max(sizes) - min(sizes) <= 1
+
+
+def test_summed_adds_numbers_arrays_and_tuples_in_order_and_passes_on_a_refusal():
+    first = (np.array([1.0, 2.0]), 3.0, 1)
+    second = (np.array([0.5, 0.25]), 1.0, 2)
+    total = summed([first, second])
+    np.testing.assert_array_equal(total[0], [1.5, 2.25])
+    assert total[1:] == (4.0, 3)
+    assert summed([first, None, second]) is None
+    assert summed([1e16, 1.0, -1e16]) == (1e16 + 1.0) - 1e16  # left to right
+
+
+class WorkerSums(LocalBlocks):
+    """Blocks held by two "workers", each adding its own blocks' sums before the
+    client adds the two: a cluster's order of the sums, in one process."""
+
+    def map_sum(self, function, *arguments):
+        results = self.map(function, *arguments)
+        half = len(results) // 2
+        return summed([summed(results[:half]), summed(results[half:])])
+
+    def update_and_sum(self, function, *arguments):
+        results = self.update_and_map(function, *arguments)
+        half = len(results) // 2
+        return summed([summed(results[:half]), summed(results[half:])])
+
+
+def test_workers_summing_their_own_blocks_reach_the_same_fixed_point_and_gradient():
+    """The sums a cluster takes (each worker its blocks', then the client the
+    workers') change the EP fixed point and the evidence gradient by rounding only."""
+    X, y, kernel = small_problem(n=90, seed=6)
+    Z = X[::9].copy()
+    likelihood = Probit(0.2)
+    fits = []
+    for blocks in (LocalBlocks, WorkerSums):
+        data = PartitionedFITC(
+            blocks(
+                [new_block(X[a : a + 15], y[a : a + 15], a) for a in range(0, 90, 15)]
+            ),
+            1e-6,
+        )
+        state = run_ep(data.posterior(kernel, Z, None), None, likelihood, **OPTIONS)
+        fits.append((state, data.gradient(state, likelihood)))
+    (local, local_gradient), (workers, workers_gradient) = fits
+    np.testing.assert_allclose(workers.mean, local.mean, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(workers.var, local.var, rtol=1e-10)
+    assert workers.log_evidence == pytest.approx(local.log_evidence, rel=1e-12)
+    for got, want in zip(workers_gradient, local_gradient, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11)

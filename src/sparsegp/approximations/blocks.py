@@ -42,6 +42,7 @@ __all__ = [
     "row_ranges",
     "run_together",
     "run_together_with_head_start",
+    "summed",
     "thread_pool",
 ]
 
@@ -60,8 +61,33 @@ class Blocks(Protocol):
     def update_and_map(self, function: Callable[..., Any], *arguments: object) -> list:
         """``function(block, *arguments) -> (new block, result)``: both in one round."""
 
+    def map_sum(self, function: Callable[..., Any], *arguments: object) -> Any:
+        """:func:`summed` of :meth:`map`'s results, each worker summing its own blocks'
+        (one reply a worker, whatever the number of blocks)."""
+
+    def update_and_sum(self, function: Callable[..., Any], *arguments: object) -> Any:
+        """:meth:`update_and_map`, its results :func:`summed` as :meth:`map_sum`."""
+
     def close(self) -> None:
         """Free the blocks where they live, now: the fit that made them is done."""
+
+
+def summed(results: Sequence[Any]) -> Any:
+    """The blocks' results added in order, numbers or arrays or tuples of them (added
+    part by part); None if any result is None (a block's way of refusing a step).
+
+    In one process the blocks' results are added in block order; where the blocks
+    live on several workers each worker adds its own in block order and the client
+    adds the workers' sums, which differs from one process's sums by rounding only.
+    """
+    if any(result is None for result in results):
+        return None
+    if isinstance(results[0], tuple):
+        return tuple(summed(parts) for parts in zip(*results, strict=True))
+    total = results[0]
+    for result in results[1:]:
+        total = total + result
+    return total
 
 
 class LocalBlocks:
@@ -80,6 +106,12 @@ class LocalBlocks:
         pairs = self.map(function, *arguments)
         self.blocks = [block for block, _ in pairs]
         return [result for _, result in pairs]
+
+    def map_sum(self, function: Callable[..., Any], *arguments: object) -> Any:
+        return summed(self.map(function, *arguments))
+
+    def update_and_sum(self, function: Callable[..., Any], *arguments: object) -> Any:
+        return summed(self.update_and_map(function, *arguments))
 
     def close(self) -> None:
         self.blocks = []

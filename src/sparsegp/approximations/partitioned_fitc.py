@@ -6,8 +6,9 @@ A parallel sweep on the FITC prior needs, beyond per-site work, only sums over t
 training points of fixed small size (algorithms.md §5.3, §5.5):
 ``B = I + Σ_c V_c diag(G_c) V_cᵀ`` (M × M), ``Σ_c V_c (t_c ⊙ ν̃_c)`` (M) and the
 evidence's site terms. Each block of rows keeps its inputs, labels, ``V_c = L_u⁻¹ K_uc``,
-``d₀``, sites and marginals; a sweep moves O(M²) numbers per block each way and the
-client factors the M × M matrix. A :class:`~sparsegp.approximations.blocks.Blocks`
+``d₀``, sites and marginals; a sweep moves O(M²) numbers per worker each way (a
+worker sums its blocks': :meth:`~sparsegp.approximations.blocks.Blocks.map_sum`) and
+the client factors the M × M matrix. A :class:`~sparsegp.approximations.blocks.Blocks`
 runs the per-block work: in this thread, on a thread pool, or on a dask.distributed
 cluster (:mod:`sparsegp.approximations.blocks`).
 
@@ -358,7 +359,7 @@ class PartitionedFITCPosterior:
         self._mixing: AndersonMixing | None = None
         # Refresh statistics at the current sites, where the mixed step's round
         # already made them; the sites' change in the last sweep, from evidence().
-        self._statistics: list | None = None
+        self._statistics: tuple | None = None
         self._change: float | None = None
         # The likelihood of the sweep under way, and the blocks' evidence terms and
         # changes its refresh gathered at it (evidence() then needs no round).
@@ -368,14 +369,14 @@ class PartitionedFITCPosterior:
 
     def refresh(self) -> None:
         """Sum the blocks' M × M statistics, factor ``B``, send ``L_B`` back."""
-        statistics = self._statistics or self.blocks.map(_refresh_statistics)
+        statistics = self._statistics or self.blocks.map_sum(_refresh_statistics)
         self._statistics, self._change = None, None
-        B = np.eye(len(self.chol_uu)) + sum(s[0] for s in statistics)
-        self.chol_B = cholesky_jitter(B, what="I + V G Vᵀ")
-        self.u = solve_lower(self.chol_B, sum(s[1] for s in statistics))
-        self._log_det = sum(s[2] for s in statistics) + log_det_from_cholesky(
-            self.chol_B
+        VGVt, V_t_nu, log_det_sites = statistics
+        self.chol_B = cholesky_jitter(
+            np.eye(len(self.chol_uu)) + VGVt, what="I + V G Vᵀ"
         )
+        self.u = solve_lower(self.chol_B, V_t_nu)
+        self._log_det = log_det_sites + log_det_from_cholesky(self.chol_B)
         self.inverse_B = inverse_lower(self.chol_B)  # shared by the blocks' products
         arguments = (self.chol_B, self.u, self.inverse_B)
         likelihood, self._likelihood, self._evidence = self._likelihood, None, None
@@ -437,8 +438,8 @@ class PartitionedFITCPosterior:
             np.concatenate([projected for _, projected in shares]),
             rcond=None,
         )[0]
-        statistics = self.blocks.update_and_map(_with_mixed_sites, gamma)
-        if all(s is not None for s in statistics):
+        statistics = self.blocks.update_and_sum(_with_mixed_sites, gamma)
+        if statistics is not None:
             self._statistics = statistics
         else:
             self.blocks.update(_with_unmixed_sites)
@@ -559,12 +560,10 @@ class PartitionedFITC:
             K_uu + self.jitter * np.eye(len(K_uu)), what="K_uu at the pseudo-inputs"
         )
         inverse_uu = inverse_lower(chol_uu)
-        variance_sums = self.blocks.update_and_map(
+        variance_sum, rows = self.blocks.update_and_sum(
             _with_prior, kernel, Z, chol_uu, store_dtype, inverse_uu
         )
-        prior_variance = sum(total for total, _ in variance_sums) / sum(
-            rows for _, rows in variance_sums
-        )
+        prior_variance = variance_sum / rows
         if start is not None:
             self.blocks.update(
                 _with_carried_sites, start.likelihood, start.scale_to(prior_variance)
@@ -587,20 +586,20 @@ class PartitionedFITC:
         kernel, Z = posterior.at
         L_B, L_u = posterior.chol_B, posterior.chol_uu
         inverse_B, inverse_uu = posterior.inverse_B, posterior.inverse_uu
-        sums = self.blocks.update_and_map(_gradient_sums, L_B, likelihood, inverse_B)
-        w_omega = solve_lower_transpose(L_u, sum(s[0] for s in sums))
-        kernel_uu = inducing_sensitivities(L_B, L_u, w_omega, sum(s[1] for s in sums))
-        theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(kernel_uu)
-        theta_diag, _ = CrossCovariance(kernel, Z[:1]).gradients(
-            np.array([[sum(s[2] for s in sums)]])
+        V_omega, V_c_Vt, c_sum, bias = self.blocks.update_and_sum(
+            _gradient_sums, L_B, likelihood, inverse_B
         )
-        cross = self.blocks.update_and_map(
+        w_omega = solve_lower_transpose(L_u, V_omega)
+        kernel_uu = inducing_sensitivities(L_B, L_u, w_omega, V_c_Vt)
+        theta_uu, inducing_uu = CrossCovariance(kernel, Z).gradients(kernel_uu)
+        theta_diag, _ = CrossCovariance(kernel, Z[:1]).gradients(np.array([[c_sum]]))
+        theta_cross, inducing_cross = self.blocks.update_and_sum(
             _cross_gradient, kernel, Z, L_B, L_u, w_omega, (inverse_B, inverse_uu)
         )
         return (
-            sum(g[0] for g in cross) - theta_uu + theta_diag,
-            float(sum(s[3] for s in sums)),
-            sum(g[1] for g in cross) - 2.0 * inducing_uu,
+            theta_cross - theta_uu + theta_diag,
+            float(bias),
+            inducing_cross - 2.0 * inducing_uu,
         )
 
     def predictor(self, state: EPState) -> FITCPredictor:
