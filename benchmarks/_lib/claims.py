@@ -856,38 +856,41 @@ CLAIMS = [
         "NGH07-dask",
         "[NGH07] FITC-EP, [LSH02] IVM",
         "FITC-EP and the IVM's selection on two dask workers",
-        "Row blocks kept on their workers, one message to each worker's blocks per round "
-        "(an EP sweep's three, an IVM inclusion's one), the M × M reduction and the "
-        "active set's factor in the client: n = 10⁶, D = 10, FITC at M = 50 with a "
-        "given kernel and with five L-BFGS-B iterations, the IVM's greedy selection of "
-        "d = 200; against the same fits in one process (issue 47 asks ≥ 1.7×).",
-        "Misses: FITC's learnt fit 1.37× (13.2 s in one process, 9.6 s on the "
-        "cluster), the IVM's selection 1.46× with V in float64 (17.0 against 11.7 s) "
-        "and 1.38× in float32 (11.7 against 8.5 s; 2026-11-28 11:57–11:59, alone). "
-        "The cluster's fits are the in-memory ones (tested, FITC's equal at fixed "
-        "hyperparameters); a worker's peak memory is 0.57× one process's for FITC, "
-        "0.5–0.6× for the IVM; a fit frees its blocks (`DaskBlocks.close`). Where the "
-        "time goes (/tmp scripts timing every round in the client and every block "
-        "call on the workers, 2026-11-28): on a one-worker cluster the IVM's worker "
-        "computes 17.1 s, as one process does (17.3 s), but two workers computing at "
-        "once take 9.8–9.9 s each for half of it: this 2-core VM runs two busy "
-        "processes 16 % slower each (FITC's workers 7.1 s each where one process "
-        "computes 13.0 s, +9 %), a bound of 1.7–1.8× before any messaging. Then per "
-        "round 3–10 ms beyond the busier worker (an empty round 3–5 ms; the replies "
-        "of 32 blocks' M × M sums 4–5 ms more: summing them on the workers would "
-        "save 0.2 s of a FITC fit's 140 rounds), 0.4 s of the two workers' "
-        "imbalance within rounds, 0.7–1.4 s in the client outside rounds (making the "
-        "blocks, the k-means start): FITC 7.1 + 1.0 + 0.4 + 0.9 s. Until this "
-        "session the blocks stayed where X's chunks were computed: in one such run "
-        "one worker did 8.6 s of a FITC fit's work and the other 5.8 (10.4 s); every "
-        "worker now gets an equal share of the blocks (`balanced_placement`, tested "
-        "on X computed on one worker), 9.1–9.4 s in the same script. The in-memory "
-        "fits have become faster than the cluster's overhead (the compiled sweep "
-        "kernels and probit, algorithms.md §5.9): the recorded runs of 2026-11-27 "
-        "gave the IVM 1.63× at 31.6 s in one process. This VM backs memory it has "
-        "not touched before at about 3 s per GB, which a fresh cluster's first fit "
-        "pays (FITC's given-kernel fit).",
-        ("fitc_dask", "ivm_dask", "ivm_dask_float32"),
+        "Row blocks kept on their workers, an equal share on each, one message to each "
+        "worker's blocks per round (an EP sweep's three, an IVM inclusion's one), each "
+        "worker summing its blocks' M × M statistics, the M × M factor and the active "
+        "set's in the client: n = 10⁶, D = 10, FITC with a given kernel and with five "
+        "L-BFGS-B iterations at M = 50 and at its default M = 200, the IVM's greedy "
+        "selection of d = 200 and of its default d = 1 000; against the same fits in "
+        "one process (issue 47 asks ≥ 1.7×). FITC's floor is its flops at one "
+        "process's GEMM rate on either row (half of it on two workers); the IVM's on "
+        "the cluster is its flops at the rate each worker's matrix-vector product runs "
+        "while both run one (`concurrent_rate`).",
+        "FITC's learnt fit at its default M = 200: 1.66× (125.0 s in one process, 75.2 "
+        "s on the cluster; 1.71× in a run at 12:11, where the code before each worker "
+        "summed its blocks took 79.7 s); at M = 50 1.40× (12.7 against 9.1 s). The "
+        "IVM's selection at its default d = 1 000 1.52× (107.0 against 70.3 s), at d = "
+        "200 1.43× (V in float64) and 1.31× (float32): misses, bounded by memory. An "
+        "inclusion streams every row's column of V and a dozen n-vectors through memory; "
+        "two processes doing so at once get 1.43–1.60× the bandwidth of one "
+        "(`concurrent_rate` in the same runs; 1.34× for two 1-GB products in a /tmp "
+        "script), and on a one-worker cluster the IVM's worker computes its 17.1 s as "
+        "one process does (17.3 s). FITC's blocks (3–12 MB) stay in cache: its two "
+        "workers computed 7.1 s each where one process computes 13.0 s at M = 50 (the "
+        "second process 9 % slower), then per round 3–10 ms beyond the busier worker "
+        "(an empty round 3–5 ms), 0.4 s of imbalance within rounds, 0.7–0.9 s in the "
+        "client outside rounds (the blocks, the k-means start): at M = 50 its 140 "
+        "rounds cost more than its arithmetic gains, at M = 200 little. The blocks "
+        "used to stay where X's chunks were computed: one worker did 8.6 s of a FITC "
+        "fit's work and the other 5.8; each now gets an equal share (`balanced_"
+        "placement`). Each worker now sends one sum of its blocks' statistics (10 MB "
+        "of per-block replies a round at M = 200 before), equal to one process's to "
+        "rounding (tested). The cluster's fits are the in-memory ones (tested); a "
+        "worker's peak memory is about half of one process's; a fit frees its blocks. "
+        "Runs 2026-11-28 12:27–12:37, alone. This VM backs memory it has not touched "
+        "before at about 3 s per GB, which a fresh cluster's first fit pays (FITC's "
+        "given-kernel fit).",
+        ("fitc_dask", "fitc_dask_200", "ivm_dask", "ivm_dask_float32", "ivm_dask_1000"),
         _dask_rows,
     ),
     Claim(
@@ -957,11 +960,12 @@ CLAIMS = [
         "both. Since these runs a block's per-site sweep work is a few compiled calls "
         "without the lock (`sweep_kernels`: py-spy --gil 6.2 → 4.7 % of a one-thread "
         "sweep, a block's overhead in a sweep 0.67 → 0.25 ms at 1 250 rows), not yet "
-        "run on 16 cores. On this 2-core machine (shared; the 2-core run, with the "
-        "kernels) the default's sweep runs 1.86× on two threads (1.60× on 128 blocks "
-        "before), its prior 1.84×, two dask workers 1.47×; its one-thread gradient "
-        "pays for memory it first touches (10.2 s, 5.7 s in an earlier run), so its "
-        "3.5× is not a speed-up.",
+        "run on 16 cores. On this 2-core machine (the 2-core run, 2026-11-28 12:05, "
+        "alone, with the kernels and each dask worker summing its own blocks' M × M "
+        "statistics) the default's sweep runs 1.83× on two threads, its prior 1.93×; "
+        "two dask workers 1.45× (sweep) and 1.78× (prior); the one-thread gradient "
+        "pays for memory it first touches (7.6 s against 3.0 on two threads), so its "
+        "2.6× is not a speed-up.",
         ("fitc_workers", "fitc_workers_16"),
         _workers,
     ),

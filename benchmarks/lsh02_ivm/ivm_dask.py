@@ -4,6 +4,8 @@
         --out benchmarks/results/ivm_dask.json
     python -m benchmarks run ivm_dask --sizes 1000000 --store-dtype float32 \
         --out benchmarks/results/ivm_dask_float32.json
+    python -m benchmarks run ivm_dask --sizes 1000000 --d 1000 --store-dtype float32 \
+        --out benchmarks/results/ivm_dask_1000.json
 
 The data of ``fitc_dask`` (D = 10 standard-normal inputs generated on the workers,
 labels ``sign(sin 2x₀ + x₁x₂ + 0.5ε)``). ``IVMClassifier(optimizer=None,
@@ -13,7 +15,12 @@ points, on a LocalCluster of ``--workers`` single-threaded worker processes with
 in row chunks of ``--chunk-rows``, and for n up to ``--in-memory-up-to`` the same fit in
 this process on the computed ``X`` (one BLAS thread). Per inclusion every point's
 column gains one entry: about ``2·n·(k + D)`` flops at the k-th inclusion, ``n·d²``
-over the selection (the floor beside the time, at the dgemm rate of these shapes).
+over the selection, a matrix-vector product over each block's columns of ``V``, which
+streams them from memory. The floor beside the time is those flops at the rate of a
+``(chunk rows × d)·(d × 1)`` product in ``V``'s precision: in one process alone, and on
+the cluster at the rate each of ``--workers`` processes gets while all run it at once
+(:func:`~benchmarks._lib.cluster.concurrent_rate`: the processes share the memory's
+bandwidth, and its ratio to one process's rate bounds the cluster's speed-up).
 """
 
 from __future__ import annotations
@@ -25,7 +32,12 @@ import numpy as np
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from threadpoolctl import threadpool_limits
 
-from benchmarks._lib.cluster import add_cluster_options, local_cluster, print_table
+from benchmarks._lib.cluster import (
+    add_cluster_options,
+    concurrent_rate,
+    local_cluster,
+    print_table,
+)
 from benchmarks._lib.tasks import D, cluster_data, peak_rss_mb
 from sparsegp import IVMClassifier
 from sparsegp.benchmarking import dgemm_rate, save_run
@@ -44,6 +56,8 @@ def ivm(d, store_dtype):
 
 
 def row(n, d, where, seconds, rss, rate, model):
+    """One table row; ``rate``: the matrix-vector product's flops per second on each of
+    the fit's processes (all running one at once on the cluster)."""
     return dict(
         n=n,
         d=d,
@@ -57,7 +71,7 @@ def row(n, d, where, seconds, rss, rate, model):
     )
 
 
-def run(n, args, rate):
+def run(n, args, rate, cluster_rate):
     from distributed import Client
 
     cluster = local_cluster(args.workers)
@@ -70,7 +84,7 @@ def run(n, args, rate):
         seconds = time.perf_counter() - start
         rss = max(client.run(peak_rss_mb).values())
         where = f"cluster ({args.workers} workers)"
-        rows.append(row(n, args.d, where, seconds, rss, rate, model))
+        rows.append(row(n, args.d, where, seconds, rss, cluster_rate, model))
         print(rows[-1], flush=True)
         X_local = X.compute() if n <= args.in_memory_up_to else None
     cluster.close()
@@ -94,8 +108,11 @@ def main(argv=None):
     add_cluster_options(parser)
     args = parser.parse_args(argv)
     with threadpool_limits(1):
-        rate = dgemm_rate(args.chunk_rows, args.d, 1)
-    rows = [r for n in args.sizes for r in run(n, args, rate)]
+        rate = dgemm_rate(args.chunk_rows, args.d, 1, dtype=args.store_dtype)
+    cluster_rate = args.workers * concurrent_rate(
+        args.workers, args.chunk_rows, args.d, 1, args.store_dtype
+    )
+    rows = [r for n in args.sizes for r in run(n, args, rate, cluster_rate)]
     print_table(
         rows,
         [
@@ -111,7 +128,14 @@ def main(argv=None):
         ],
     )
     if args.out is not None:
-        save_run(args.out, rows, dgemm_gflops=rate / 1e9)
+        save_run(
+            args.out,
+            rows,
+            dgemm_gflops=rate / 1e9,
+            workers_gflops=cluster_rate / 1e9,
+            bandwidth_bound=cluster_rate / rate,
+        )
+    print(f"{args.workers} processes streaming at once: {cluster_rate / rate:.2f}× one")
 
 
 if __name__ == "__main__":
