@@ -57,7 +57,7 @@ def _rate_after_barrier(shape):
     with threadpool_limits(1):
         dgemm_rate(m, k, n, 1, dtype)  # the arrays' pages, touched before the barrier
         _barrier.wait()
-        return dgemm_rate(m, k, n, 20, dtype)
+        return dgemm_rate(m, k, n, 100, dtype)
 
 
 def concurrent_rate(processes, m, k, n, dtype="float64"):

@@ -40,7 +40,7 @@ from benchmarks._lib.cluster import (
 )
 from benchmarks._lib.tasks import D, cluster_data, peak_rss_mb
 from sparsegp import IVMClassifier
-from sparsegp.benchmarking import dgemm_rate, save_run
+from sparsegp.benchmarking import save_run
 
 
 def ivm(d, store_dtype):
@@ -107,11 +107,9 @@ def main(argv=None):
     )
     add_cluster_options(parser)
     args = parser.parse_args(argv)
-    with threadpool_limits(1):
-        rate = dgemm_rate(args.chunk_rows, args.d, 1, dtype=args.store_dtype)
-    cluster_rate = args.workers * concurrent_rate(
-        args.workers, args.chunk_rows, args.d, 1, args.store_dtype
-    )
+    shape = (args.chunk_rows, args.d, 1, args.store_dtype)
+    rate = concurrent_rate(1, *shape)  # timed as the workers' rate is
+    cluster_rate = args.workers * concurrent_rate(args.workers, *shape)
     rows = [r for n in args.sizes for r in run(n, args, rate, cluster_rate)]
     print_table(
         rows,

@@ -151,6 +151,69 @@ def test_entropy_score_is_the_entropy_reduction():
         np.testing.assert_allclose(scores[j], -0.5 * (after - before), rtol=1e-8)
 
 
+def full_pass_best(likelihood, h, a, y, candidate):
+    """What the selection did before the bound: every score, the others masked."""
+    scores = adf_active_set.entropy_reduction(likelihood, h, a, y)
+    scores[~candidate] = -np.inf
+    best = int(np.argmax(scores))
+    return best, scores[best]
+
+
+@pytest.mark.parametrize("likelihood", [Probit(), Probit(-0.7, 1.9), Gaussian(0.3)])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bounded_best_is_the_full_passs_best(likelihood, seed):
+    """Marginals of every scale (z from −10⁴ to 10⁴, variances from 0 to 10⁶),
+    repeated points (ties: the first wins, as np.argmax), a fifth of them masked:
+    the same point and bit for bit the same score as scoring all."""
+    rng = np.random.default_rng(seed)
+    n = 5_000
+    a = 10.0 ** rng.uniform(-8, 6, n)
+    a[rng.random(n) < 0.01] = 0.0
+    h = rng.standard_normal(n) * 10.0 ** rng.uniform(-3, 4, n)
+    y = rng.choice([-1.0, 1.0], n)
+    copies = rng.choice(n, 200)
+    h[copies[:100]], a[copies[:100]], y[copies[:100]] = (
+        h[copies[100:]],
+        a[copies[100:]],
+        y[copies[100:]],
+    )
+    candidate = rng.random(n) > 0.2
+    got = adf_active_set.best_entropy_reduction(likelihood, h, a, y, candidate)
+    assert got == full_pass_best(likelihood, h, a, y, candidate)
+
+
+def test_the_bounded_best_along_a_selection_and_without_candidates(monkeypatch):
+    """Every inclusion of a greedy selection on 400 points picks the full pass's
+    point, having scored a few of them once the bound is informative; with no
+    candidate left there is none."""
+    scored = []
+    score = adf_active_set.entropy_reduction
+
+    def recorded(likelihood, h, a, y):
+        scored.append(len(h))
+        return score(likelihood, h, a, y)
+
+    monkeypatch.setattr(adf_active_set, "entropy_reduction", recorded)
+    X, y, kernel = small_problem(400, seed=2)
+    state, _ = make_state(X, y, kernel, Probit(0.2), 40)
+    columns = state.every_column()
+    candidate = np.ones(400, dtype=bool)
+    exact_scores = []
+    for _ in range(40):
+        expected = full_pass_best(
+            state.likelihood, columns.h, columns.a, state.y, candidate
+        )
+        scored.clear()
+        assert state.best_entropy_score(columns, candidate) == expected
+        exact_scores.append(sum(scored))
+        state.include(expected[0], columns)
+        candidate[expected[0]] = False
+    assert exact_scores[0] > 200 and np.median(exact_scores[10:]) <= 20  # of 400
+    assert adf_active_set.best_entropy_reduction(
+        Probit(), columns.h, columns.a, state.y, np.zeros(400, dtype=bool)
+    ) == (-1, -np.inf)
+
+
 def test_including_a_stale_column_is_refused():
     X, y, kernel = small_problem(10)
     state, _ = make_state(X, y, kernel, Probit(), 3)

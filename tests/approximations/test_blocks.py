@@ -3,6 +3,7 @@
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from sparsegp.approximations.blocks import (
@@ -10,6 +11,7 @@ from sparsegp.approximations.blocks import (
     Stopped,
     StopSignal,
     run_together_with_head_start,
+    summed,
     thread_pool,
 )
 
@@ -84,3 +86,13 @@ def test_no_head_start_after_a_failed_call_and_the_others_are_stopped():
         run_together_with_head_start(pool, [checks, fails], stop, pytest.fail)
     with pytest.raises(Stopped):
         stop.check()
+
+
+def test_summed_adds_numbers_arrays_and_tuples_in_order_and_passes_on_a_refusal():
+    first = (np.array([1.0, 2.0]), 3.0, 1)
+    second = (np.array([0.5, 0.25]), 1.0, 2)
+    total = summed([first, second])
+    np.testing.assert_array_equal(total[0], [1.5, 2.25])
+    assert total[1:] == (4.0, 3)
+    assert summed([first, None, second]) is None
+    assert summed([1e16, 1.0, -1e16]) == (1e16 + 1.0) - 1e16  # left to right

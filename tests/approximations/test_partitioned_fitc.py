@@ -344,16 +344,6 @@ def test_balanced_row_ranges_are_a_power_of_two_of_bounded_blocks(n, largest, co
     assert max(sizes) <= largest and max(sizes) - min(sizes) <= 1
 
 
-def test_summed_adds_numbers_arrays_and_tuples_in_order_and_passes_on_a_refusal():
-    first = (np.array([1.0, 2.0]), 3.0, 1)
-    second = (np.array([0.5, 0.25]), 1.0, 2)
-    total = summed([first, second])
-    np.testing.assert_array_equal(total[0], [1.5, 2.25])
-    assert total[1:] == (4.0, 3)
-    assert summed([first, None, second]) is None
-    assert summed([1e16, 1.0, -1e16]) == (1e16 + 1.0) - 1e16  # left to right
-
-
 class WorkerSums(LocalBlocks):
     """Blocks held by two "workers", each adding its own blocks' sums before the
     client adds the two: a cluster's order of the sums, in one process."""

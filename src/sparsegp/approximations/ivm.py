@@ -196,7 +196,9 @@ def select_greedy(
     start of randomized greedy) they are worked on in a buffer ``d`` rows wide, laid
     out row of V by row of V (each inclusion writes one contiguous row), and stored
     back at the end; at its full size in the store, which :func:`select_active_set`
-    lays out the same way. Each inclusion scores every point and masks those included.
+    lays out the same way. Each inclusion takes the best of the points not included
+    (:func:`~sparsegp.approximations.adf_active_set.best_entropy_reduction`: a bound of
+    every point's score, the exact score of those it cannot rule out).
     """
     if state.size >= d:
         return
@@ -208,10 +210,8 @@ def select_greedy(
     while state.size < d:
         if state.size < n_random_start:
             best = rng.choice(np.flatnonzero(candidate))
-        else:  # every point scored, the included ones masked: no copies per inclusion
-            scores = state.entropy_scores(columns)
-            scores[~candidate] = -np.inf
-            best = int(np.argmax(scores))
+        else:  # the best of every point not included (its bound pruning the rest)
+            best, _ = state.best_entropy_score(columns, candidate)
         state.include(best, columns)
         candidate[best] = False
         advance(progress)

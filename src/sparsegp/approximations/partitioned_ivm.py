@@ -29,6 +29,7 @@ from ..likelihoods import Likelihood
 from .adf_active_set import (
     Inclusion,
     active_set_predictor,
+    best_entropy_reduction,
     complete_columns,
     entropy_reduction,
 )
@@ -130,8 +131,9 @@ def _candidate(block: ADFBlock, position: int, score: float, k: int) -> Candidat
 
 def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
     """The block's candidate of largest entropy reduction ``−½ log(1 − a w)``, among
-    its selection index in the randomized phase. Before it every row is scored in
-    place and the rows already included masked: no copies of the block's rows."""
+    its selection index in the randomized phase. Before it the best of the rows not
+    included (:func:`~sparsegp.approximations.adf_active_set.best_entropy_reduction`,
+    in place: no copies of the block's rows)."""
     if block.index is not None:
         if not len(block.index):
             return None
@@ -140,12 +142,10 @@ def _best(block: ADFBlock, likelihood: Likelihood, k: int) -> Candidate | None:
         )
         best = int(np.argmax(scores))
         return _candidate(block, int(block.index[best]), float(scores[best]), k)
-    if not block.candidate.any():
-        return None
-    scores = entropy_reduction(likelihood, block.h, block.a, block.y)
-    scores[~block.candidate] = -np.inf
-    best = int(np.argmax(scores))
-    return _candidate(block, best, float(scores[best]), k)
+    best, score = best_entropy_reduction(
+        likelihood, block.h, block.a, block.y, block.candidate
+    )
+    return None if best < 0 else _candidate(block, best, score, k)
 
 
 def _log_predictive_sum(

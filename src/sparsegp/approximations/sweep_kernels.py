@@ -10,7 +10,9 @@ call that releases the lock:
 - the evidence's site terms of :func:`~sparsegp.approximations.ep.site_evidence_terms`;
 - :func:`~sparsegp.approximations.ep.site_change`;
 - the marginals of :func:`~sparsegp.approximations.fitc_ep.fitc_marginal_moments`
-  from a piece of ``E = L_B⁻¹ V``.
+  from a piece of ``E = L_B⁻¹ V``;
+- an upper bound of every candidate's IVM score, for
+  :func:`~sparsegp.approximations.adf_active_set.best_entropy_reduction`.
 
 The formulas are those functions' (algorithms.md §0.2-§0.3, §5.3, §5.5), term for
 term; tests hold them to the numpy versions. The probit's moments for one site are
@@ -28,6 +30,7 @@ from .. import _probit
 
 __all__ = [
     "marginal_moments_into",
+    "probit_score_bounds",
     "probit_site_evidence",
     "probit_site_update",
     "site_change",
@@ -135,3 +138,45 @@ def marginal_moments_into(
         t = 1.0 / (1.0 + tau[j] * d0[j])
         mean[j] = t * (d0[j] * nu[j] + projections[j])
         var[j] = d0[j] * t + t**2 * norms[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def probit_score_bounds(
+    h: np.ndarray,
+    a: np.ndarray,
+    y: np.ndarray,
+    candidate: np.ndarray,
+    bias: float,
+    slope: float,
+    ceiling: np.ndarray,
+    z_first: float,
+    per_unit: float,
+) -> tuple[np.ndarray, int]:
+    """Upper bounds of ``a_j w_j`` for the IVM's score on ``Probit(bias, slope)``
+    (−1 where ``candidate`` is False), and the candidate of the largest (−1 if none).
+
+    ``w_j = λ² c(z_j)/s_j²`` clamped (algorithms.md §0.2), ``c(z) = ρ(z)(z + ρ(z))``
+    decreasing in ``z``: ``ceiling[k]`` bounds ``c`` on ``[z_first + k/per_unit,
+    z_first + (k + 1)/per_unit)``, ``1`` below the grid (``c < 1``), the last entry
+    above it. One pass of a few flops a row, where the score itself needs ``erfcx``.
+    """
+    bounds = np.empty(len(h))
+    best, largest = -1, -1.0
+    last = len(ceiling) - 1
+    for j in range(len(h)):
+        if not candidate[j]:
+            bounds[j] = -1.0
+            continue
+        s2 = 1.0 + slope * slope * a[j]
+        z = slope * y[j] * (h[j] + bias) / math.sqrt(s2)
+        cell = math.floor((z - z_first) * per_unit)
+        if not cell >= 0.0:  # below the grid, or not a number
+            c = 1.0
+        elif cell >= last:
+            c = ceiling[last]
+        else:
+            c = ceiling[int(cell)]
+        bounds[j] = a[j] * max(slope * slope * c / s2, 1e-300)
+        if bounds[j] > largest:
+            best, largest = j, bounds[j]
+    return bounds, best
