@@ -151,10 +151,15 @@ class DaskBlocks:
         ]
         return cls(client.gather(futures), by_worker.values(), client, futures)
 
-    def _call(self, method, function, arguments):
-        """Every actor's ``method(function, *arguments)``, its results in row order."""
+    def _round(self, method, function, arguments):
+        """Every actor's ``method(function, *arguments)``, sent to all before any
+        reply is awaited: the replies, actor by actor."""
         calls = [getattr(actor, method)(function, *arguments) for actor in self.actors]
-        results = [call.result() for call in calls]
+        return [call.result() for call in calls]
+
+    def _call(self, method, function, arguments):
+        """:meth:`_round`, its results in row order."""
+        results = self._round(method, function, arguments)
         if method == "update":
             return None
         in_order = [None] * sum(len(i) for i in self.indices)
@@ -168,8 +173,7 @@ class DaskBlocks:
         order of the actors' first blocks."""
         from .approximations.blocks import summed
 
-        calls = [getattr(actor, method)(function, *arguments) for actor in self.actors]
-        partials = [call.result() for call in calls]
+        partials = self._round(method, function, arguments)
         order = np.argsort([min(indices) for indices in self.indices], kind="stable")
         return summed([partials[i] for i in order])
 

@@ -348,15 +348,16 @@ class WorkerSums(LocalBlocks):
     """Blocks held by two "workers", each adding its own blocks' sums before the
     client adds the two: a cluster's order of the sums, in one process."""
 
-    def map_sum(self, function, *arguments):
-        results = self.map(function, *arguments)
+    @staticmethod
+    def _by_two_workers(results):
         half = len(results) // 2
         return summed([summed(results[:half]), summed(results[half:])])
 
+    def map_sum(self, function, *arguments):
+        return self._by_two_workers(self.map(function, *arguments))
+
     def update_and_sum(self, function, *arguments):
-        results = self.update_and_map(function, *arguments)
-        half = len(results) // 2
-        return summed([summed(results[:half]), summed(results[half:])])
+        return self._by_two_workers(self.update_and_map(function, *arguments))
 
 
 def test_workers_summing_their_own_blocks_reach_the_same_fixed_point_and_gradient():
