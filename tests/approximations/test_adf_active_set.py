@@ -182,6 +182,18 @@ def test_the_bounded_best_is_the_full_passs_best(likelihood, seed):
     assert got == full_pass_best(likelihood, h, a, y, candidate)
 
 
+def test_marginals_that_are_not_numbers_are_scored_as_before():
+    """Where a candidate's marginals are not numbers (a broken state), the choice is
+    the full pass's (np.argmax's first NaN), not "no candidate" nor another point."""
+    candidate = np.ones(5, dtype=bool)
+    for broken, variance in (([0, 1, 2, 3, 4], 1.0), ([3], 1.0), ([1], 1e-3)):
+        h, a, y = np.linspace(-1.0, 1.0, 5), np.ones(5), np.ones(5)
+        h[broken], a[broken] = np.nan, variance  # [1]: its bound below the others
+        got = adf_active_set.best_entropy_reduction(Probit(), h, a, y, candidate)
+        want = full_pass_best(Probit(), h, a, y, candidate)
+        assert got[0] == want[0] == broken[0] and np.isnan(got[1])
+
+
 def test_the_bounded_best_along_a_selection_and_without_candidates(monkeypatch):
     """Every inclusion of a greedy selection on 400 points picks the full pass's
     point, having scored a few of them once the bound is informative; with no

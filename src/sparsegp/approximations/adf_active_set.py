@@ -151,10 +151,7 @@ def best_entropy_reduction(
     took two thirds of a greedy selection at n = 10⁶.
     """
     if not isinstance(likelihood, Probit):
-        scores = entropy_reduction(likelihood, h, a, y)
-        scores[~candidate] = -np.inf
-        best = int(np.argmax(scores))
-        return (best, float(scores[best])) if candidate[best] else (-1, -np.inf)
+        return _best_of_all(likelihood, h, a, y, candidate)
     h, a, y = (np.ascontiguousarray(v, dtype=float) for v in (h, a, y))
     bounds, seed = probit_score_bounds(
         h,
@@ -167,16 +164,34 @@ def best_entropy_reduction(
         _Z_FIRST,
         _CELLS_PER_UNIT,
     )
-    if seed < 0:
-        return -1, -np.inf
-    reached = entropy_reduction(
-        likelihood, h[seed : seed + 1], a[seed : seed + 1], y[seed : seed + 1]
-    )[0]
+    reached = (
+        entropy_reduction(
+            likelihood, h[seed : seed + 1], a[seed : seed + 1], y[seed : seed + 1]
+        )[0]
+        if seed >= 0
+        else np.nan
+    )
+    if not np.isfinite(reached):  # no candidate, or marginals not numbers: as before
+        return _best_of_all(likelihood, h, a, y, candidate)
     # Δ ≥ reached ⇔ a w ≥ 1 − e^{−2·reached}, lowered by 1e-9 for the rounding of both
     rows = np.flatnonzero(bounds >= -np.expm1(-2.0 * reached) * (1.0 - 1e-9))
     scores = entropy_reduction(likelihood, h[rows], a[rows], y[rows])
     best = int(np.argmax(scores))
     return int(rows[best]), float(scores[best])
+
+
+def _best_of_all(
+    likelihood: Likelihood,
+    h: np.ndarray,
+    a: np.ndarray,
+    y: np.ndarray,
+    candidate: np.ndarray,
+) -> tuple[int, float]:
+    """:func:`best_entropy_reduction` by scoring every candidate."""
+    scores = entropy_reduction(likelihood, h, a, y)
+    scores[~candidate] = -np.inf
+    best = int(np.argmax(scores))
+    return (best, float(scores[best])) if candidate[best] else (-1, -np.inf)
 
 
 @dataclass(frozen=True)

@@ -153,7 +153,8 @@ def probit_score_bounds(
     per_unit: float,
 ) -> tuple[np.ndarray, int]:
     """Upper bounds of ``a_j w_j`` for the IVM's score on ``Probit(bias, slope)``
-    (−1 where ``candidate`` is False), and the candidate of the largest (−1 if none).
+    (−1 where ``candidate`` is False), and the candidate of the largest (−1 if none,
+    or if a candidate's marginals are not numbers).
 
     ``w_j = λ² c(z_j)/s_j²`` clamped (algorithms.md §0.2), ``c(z) = ρ(z)(z + ρ(z))``
     decreasing in ``z``: ``ceiling[k]`` bounds ``c`` on ``[z_first + k/per_unit,
@@ -169,14 +170,18 @@ def probit_score_bounds(
             continue
         s2 = 1.0 + slope * slope * a[j]
         z = slope * y[j] * (h[j] + bias) / math.sqrt(s2)
+        if z != z:  # not a number: no bound, the caller scores all
+            return bounds, -1
         cell = math.floor((z - z_first) * per_unit)
-        if not cell >= 0.0:  # below the grid, or not a number
+        if cell < 0.0:
             c = 1.0
         elif cell >= last:
             c = ceiling[last]
         else:
             c = ceiling[int(cell)]
         bounds[j] = a[j] * max(slope * slope * c / s2, 1e-300)
+        if bounds[j] != bounds[j]:  # not a number: no bound, the caller scores all
+            return bounds, -1
         if bounds[j] > largest:
             best, largest = j, bounds[j]
     return bounds, best
