@@ -21,6 +21,7 @@ from sparsegp.kernels import (
     gram_and_weighted_gradient,
     split_white_noise,
     with_length_scale_per_feature,
+    with_length_scales_by_spread,
 )
 
 KERNELS = [
@@ -259,6 +260,34 @@ def test_a_length_scale_per_feature_is_the_same_kernel_with_more_to_learn(rng):
     np.testing.assert_array_equal(ard.bounds[1], np.log([1e-2, 1e2]))
     X = rng.standard_normal((6, 3))
     np.testing.assert_allclose(ard(X), kernel(X), rtol=1e-14)
+    assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone
+
+
+def test_length_scales_by_spread_are_the_kernel_on_standardised_features(rng):
+    """``ℓ·s_d/s̄`` for every isotropic term (s̄ the RMS of the non-zero spreads): the
+    kernel of ``X`` equals the isotropic one of ``X`` standardised to s̄; a constant
+    feature keeps ``ℓ``, a length-scale outside its bounds is clipped, ARD terms are
+    scaled; without a feature under a tenth of s̄ (or for a kernel per class) there
+    is no second start."""
+    spreads = np.array([1e-3, 2.0, 0.0, 5.0])
+    kernel = ConstantKernel(2.0) * RBF(0.7, (1e-5, 1e5)) + Matern(1.5, nu=2.5)
+    by_spread = with_length_scales_by_spread(kernel, spreads)
+    common = np.sqrt(np.mean(spreads[[0, 1, 3]] ** 2))
+    factor = np.array([1e-3 / common, 2.0 / common, 1.0, 5.0 / common])
+    np.testing.assert_allclose(by_spread.k1.k2.length_scale, 0.7 * factor)
+    np.testing.assert_allclose(by_spread.k2.length_scale, 1.5 * factor)
+    X = rng.standard_normal((8, 4)) * np.where(spreads > 0, spreads, 1.0)
+    standardised = X * np.where(spreads > 0, common / np.maximum(spreads, 1e-300), 1.0)
+    np.testing.assert_allclose(by_spread(X), kernel(standardised), rtol=1e-12)
+    tight = ConstantKernel(2.0) * RBF(0.7, (0.1, 10.0))
+    np.testing.assert_allclose(
+        with_length_scales_by_spread(tight, spreads).k2.length_scale,
+        np.clip(0.7 * factor, 0.1, 10.0),
+    )
+    assert with_length_scales_by_spread(kernel, [3.0, 0.0, 3.0, 3.0]) is None
+    assert with_length_scales_by_spread(kernel, [0.5, 0.0, 3.0, 3.0]) is None
+    assert with_length_scales_by_spread(kernel, np.zeros(4)) is None
+    assert with_length_scales_by_spread(KernelPerClass([kernel]), spreads) is None
     assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone
 
 

@@ -109,6 +109,44 @@ def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
     return kernel.clone_with_theta(kernel.theta).set_params(**per_feature)
 
 
+#: A feature whose spread is below this share of the features' RMS spread weighs
+#: less than 1 % of a typical feature in an isotropic kernel's squared distances.
+NARROW_FEATURE = 0.1
+
+
+def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel | None:
+    """``kernel`` with each isotropic RBF or Matérn term's length-scale ``ℓ`` given
+    per feature as ``ℓ·s_d/s̄``: the term on features standardised to their common
+    spread ``s̄`` (the root mean square of the non-zero ``spreads``, the features'
+    standard deviations). A constant feature keeps ``ℓ``; each length-scale is held
+    within its term's bounds. A second start for automatic relevance determination
+    beside :func:`with_length_scale_per_feature`'s (algorithms.md §5.8): from the
+    isotropic optimum, a feature far narrower than the others has a length-scale so
+    much longer than its spread that the evidence's gradient in it vanishes.
+
+    Returns None where no feature is that narrow (every non-zero spread at least
+    :data:`NARROW_FEATURE` times ``s̄``), or for a :class:`KernelPerClass`.
+    """
+    spreads = np.asarray(spreads, dtype=float)
+    varying = spreads > 0
+    if isinstance(kernel, KernelPerClass) or not varying.any():
+        return None
+    common = float(np.sqrt(np.mean(spreads[varying] ** 2)))
+    factor = np.where(varying, spreads / common, 1.0)
+    if not np.any(factor < NARROW_FEATURE):
+        return None
+    start = with_length_scale_per_feature(kernel, len(spreads))
+    bounds = start.get_params()
+    by_spread = {}
+    for leaf in expression.parse(start).leaves():
+        if isinstance(leaf, expression.Stationary) and leaf.anisotropic:
+            name = expression.parameter_prefix(leaf.path) + "length_scale"
+            low, high = np.asarray(bounds[name + "_bounds"], dtype=float).T
+            scaled = np.asarray(leaf.length_scale, dtype=float) * factor
+            by_spread[name] = np.clip(scaled, low, high)
+    return start.set_params(**by_spread)
+
+
 class KernelPerClass(CompoundKernel):
     """One kernel per latent function of a multi-class model: scikit-learn's
     ``CompoundKernel`` (``θ`` the kernels' in order, ``k(X)`` stacked on a last

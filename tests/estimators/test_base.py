@@ -185,29 +185,67 @@ def _model_with_evidence(log_evidence, kernel=None):
 def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
     screen_gain, whole_gain, kept
 ):
-    """``ard="auto"`` on three features (a penalty of 2 nats): the screen starts at
-    the fitted isotropic model with its kernel made ARD; a whole fit runs only where
-    the screen's gain beats the penalty, from the screen's end, and is kept only
-    where its own gain does."""
+    """``ard="auto"`` on three features of one spread (a penalty of 2 nats): the
+    screen starts at the fitted isotropic model with its kernel made ARD; a whole fit
+    runs only where the screen's gain beats the penalty, from the screen's end, and
+    is kept only where its own gain does."""
     isotropic = _model_with_evidence(-100.0)
     calls = []
 
-    def refit(kernel, start, screen):
-        calls.append((kernel, start, screen))
-        gain = screen_gain if screen else whole_gain
+    def refit(kernel, start, stage):
+        calls.append((kernel, start, stage))
+        gain = screen_gain if stage == "screen" else whole_gain
         return _model_with_evidence(-100.0 + gain, kernel)
 
-    chosen, fits = ard_if_it_pays(isotropic, refit, n_features=3)
-    (kernel, start, screen), *whole = calls
-    assert screen and start is isotropic
+    chosen, fits = ard_if_it_pays(isotropic, refit, spreads=np.ones(3))
+    (kernel, start, stage), *whole = calls
+    assert stage == "screen" and start is isotropic
     np.testing.assert_array_equal(kernel.k2.length_scale, [1.0, 1.0, 1.0])
     assert len(whole) == len(fits) - 1 == (whole_gain is not None)
     if whole:
         assert whole[0][1] is fits[0] and whole[0][0] is fits[0].kernel
-        assert not whole[0][2]
+        assert whole[0][2] == "fit"
     assert (chosen.kernel is fits[-1].kernel) == kept == chosen.details["ard"]
     gain = screen_gain if whole_gain is None else whole_gain
     assert chosen.details["ard_evidence_gain"] == pytest.approx(gain)
+
+
+@pytest.mark.parametrize("standardised_better", [True, False])
+def test_ard_screens_from_standardised_features_too_where_their_evidence_is_higher(
+    standardised_better,
+):
+    """Features of spreads 1, 100 and 0 (constant): the start on standardised
+    features (length-scales 2·s_d/s̄, the constant feature's kept) is evaluated at
+    the isotropic model's other parameters and, where its evidence is above the
+    isotropic optimum's, screened beside the same function; the screen of higher
+    evidence goes on to the whole fit, whichever start it came from."""
+    isotropic = _model_with_evidence(-100.0, ConstantKernel(1.0) * RBF(2.0))
+    calls = []
+    screened = {False: -97.0, True: -96.0} if standardised_better else {}
+
+    def refit(kernel, start, stage):
+        calls.append((kernel.k2.length_scale.copy(), stage))
+        by_spread = not np.allclose(kernel.k2.length_scale, 2.0)
+        if stage == "evaluate":
+            evidence = -99.0 if standardised_better else -101.0
+        else:
+            evidence = screened.get(by_spread, -97.0) if stage == "screen" else -90.0
+        return _model_with_evidence(evidence, kernel)
+
+    chosen, fits = ard_if_it_pays(isotropic, refit, spreads=np.array([1.0, 100, 0]))
+    common = np.sqrt((1.0 + 100.0**2) / 2)
+    standardised = [2 / common, 200 / common, 2.0]
+    np.testing.assert_allclose(calls[0][0], standardised)
+    stages = [stage for _, stage in calls]
+    if standardised_better:
+        assert stages == ["evaluate", "screen", "screen", "fit"]
+        np.testing.assert_allclose(calls[1][0], standardised)
+        np.testing.assert_allclose(calls[2][0], [2.0, 2.0, 2.0])
+        np.testing.assert_allclose(calls[3][0], standardised)  # the higher screen's
+    else:
+        assert stages == ["evaluate", "screen", "fit"]
+        np.testing.assert_allclose(calls[1][0], [2.0, 2.0, 2.0])
+    assert chosen.details["ard"]
 
 
 def test_a_feature_switched_off_by_ard_is_not_a_bound_to_warn_of():

@@ -44,7 +44,12 @@ from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning, warn_at_caller
-from ..kernels import KernelBlocks, offset_names, with_length_scale_per_feature
+from ..kernels import (
+    KernelBlocks,
+    offset_names,
+    with_length_scale_per_feature,
+    with_length_scales_by_spread,
+)
 from ._input_units import (
     conditioned_dask_inputs,
     conditioned_inputs,
@@ -562,25 +567,55 @@ def chooses_ard(estimator, X):
 ARD_SCREEN_ITERATIONS = 5
 
 
-def ard_if_it_pays(isotropic, refit, n_features, n_kernels=1):
+def ard_starts(kernel, spreads, criterion, value):
+    """Where a length-scale per feature starts from the isotropic optimum ``kernel``
+    (algorithms.md §5.8), each start with its criterion's excess over ``value``.
+
+    :func:`~sparsegp.kernels.with_length_scale_per_feature`'s start (the same
+    function, whose ``criterion`` is ``value``), and before it
+    :func:`~sparsegp.kernels.with_length_scales_by_spread`'s (the kernel on
+    standardised features, for the features' standard deviations ``spreads``) where
+    ``criterion(kernel)``, the quantity the fit maximises, is higher there: the fit
+    then runs from both and keeps the higher end. From the isotropic optimum a
+    feature far narrower than the others has a length-scale so much longer than its
+    spread that the criterion's gradient in it vanishes; the other start can land
+    in a poorer optimum than the first (a list of ``(start, excess)`` pairs).
+    """
+    same = (with_length_scale_per_feature(kernel, len(spreads)), 0.0)
+    by_spread = with_length_scales_by_spread(kernel, spreads)
+    if by_spread is None:
+        return [same]
+    excess = float(criterion(by_spread)) - value
+    return [(by_spread, excess), same] if excess > 0 else [same]
+
+
+def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1):
     """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
-    model's by more than the ``n_features − 1`` length-scales it adds to each of its
+    model's by more than the ``D − 1`` length-scales it adds to each of its
     ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
-    isotropic model.
+    isotropic model; ``spreads`` are the ``D`` features' standard deviations.
 
     The ARD kernel starts at the isotropic optimum (the same function, the same
-    evidence). ``refit(kernel, start, screen)`` fits it from the fitted model
-    ``start``: first a screen of :data:`ARD_SCREEN_ITERATIONS` iterations with the
-    pseudo-inputs held (``screen=True``), and only where the screen's gain is above
-    the penalty a whole fit from the screen's end. Returns the chosen model, its
-    ``details`` holding the gain and the choice, and the list of ARD fits made.
+    evidence), and also on standardised features where the evidence is higher there
+    (:func:`ard_starts`). ``refit(kernel, start, stage)`` fits it from the fitted
+    model ``start``'s other parameters: ``"evaluate"`` none (the evidence at
+    ``kernel``), ``"screen"`` :data:`ARD_SCREEN_ITERATIONS` iterations with the
+    pseudo-inputs held (from each start, the higher end kept), and only where the
+    screen's gain is above the penalty ``"fit"`` a whole fit from the screen's end.
+    Returns the chosen model, its ``details`` holding the gain and the choice, and
+    the list of ARD fits made.
     """
-    penalty = n_kernels * (n_features - 1)
-    ard_kernel = with_length_scale_per_feature(isotropic.kernel, n_features)
-    ard = refit(ard_kernel, isotropic, screen=True)
-    fits = [ard]
+    penalty = n_kernels * (len(spreads) - 1)
+    starts = ard_starts(
+        isotropic.kernel,
+        spreads,
+        lambda kernel: refit(kernel, isotropic, "evaluate").log_marginal_likelihood,
+        isotropic.log_marginal_likelihood,
+    )
+    fits = [refit(kernel, isotropic, "screen") for kernel, _ in starts]
+    ard = max(fits, key=lambda fit: fit.log_marginal_likelihood)
     if ard.log_marginal_likelihood - isotropic.log_marginal_likelihood > penalty:
-        ard = refit(ard.kernel, ard, screen=False)
+        ard = refit(ard.kernel, ard, "fit")
         fits.append(ard)
     gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
     chosen = ard if gain > penalty else isotropic  # a screen ends below the penalty

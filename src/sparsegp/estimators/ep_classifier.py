@@ -24,6 +24,7 @@ from ._base import (
     GPClassifierMixin,
     ard_if_it_pays,
     chooses_ard,
+    feature_spreads,
     fitted_model,
     report_progress,
     starting_kernel,
@@ -258,24 +259,25 @@ def ard_by_full_ep(estimator, X, y, isotropic, settings, advice):
     ``isotropic`` model and the same kernel with a length-scale per feature, fitted
     from it by :func:`ard_refit`. ``n_iterations`` counts every fit's."""
     refit = ard_refit(estimator, X, y, settings, advice)
-    model, ard_fits = ard_if_it_pays(isotropic, refit, X.shape[1])
+    model, ard_fits = ard_if_it_pays(isotropic, refit, feature_spreads(X))
     n_iterations = sum(m.n_iterations for m in [isotropic, *ard_fits])
     return replace(model, n_iterations=n_iterations)
 
 
 def ard_refit(estimator, X, y, settings, advice):
-    """``refit(kernel, start, screen=False)``: the full EP model of ``kernel`` fitted
-    from the fitted model ``start``'s bias by ``settings`` without restarts; a
-    screen stops at ``ARD_SCREEN_ITERATIONS`` and warns nothing, a whole fit that
-    did not converge warns with ``advice``."""
-    held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, n_restarts=0)
+    """``refit(kernel, start, stage="fit")``: the full EP model of ``kernel`` from the
+    fitted model ``start``'s bias by ``settings`` without restarts (``"fit"``), at
+    ``kernel`` and that bias (``"evaluate"``), or after ``ARD_SCREEN_ITERATIONS``
+    (``"screen"``); a whole fit that did not converge warns with ``advice``."""
     whole = replace(settings, n_restarts=0)
+    stages = {
+        "evaluate": replace(whole, max_iter=None),
+        "screen": replace(whole, max_iter=ARD_SCREEN_ITERATIONS),
+    }
 
-    def refit(kernel, start, screen=False):
-        fit = fit_full_ep(
-            X, y, kernel, start.likelihood.bias, held if screen else whole
-        )
-        if not screen:  # a screen stops on its cap by design
+    def refit(kernel, start, stage="fit"):
+        fit = fit_full_ep(X, y, kernel, start.likelihood.bias, stages.get(stage, whole))
+        if stage == "fit":  # a screen stops on its cap by design
             warn_full_ep_not_converged(estimator, fit, whole, advice)
         return fitted_model(fit)
 

@@ -48,6 +48,7 @@ from ._base import (
     chooses_ard,
     class_shares,
     default_length_scale,
+    feature_spreads,
     fifth_up_to,
     fitted_model,
     per_problem,
@@ -180,21 +181,24 @@ def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1, remedy=None
     )
 
 
-def screened_ard(model, fit_start, settings, n_features, n_kernels=1):
-    """:func:`~._base.ard_if_it_pays` for the FITC-EP ``model``: the screen runs
-    ``ARD_SCREEN_ITERATIONS`` with the pseudo-inputs held, a whole ARD fit ``settings``
-    from its end. ``fit_start(kernel, Z, bias, settings, warn)`` fits one start
-    (``warn``: whether an EP run that did not converge says so; a screen stops on its
-    cap by design). Returns the chosen model and the ARD fits made."""
+def screened_ard(model, fit_start, settings, spreads, n_kernels=1):
+    """:func:`~._base.ard_if_it_pays` for the FITC-EP ``model`` of inputs whose
+    features have standard deviations ``spreads``: the start's evidence at the
+    model's pseudo-inputs, the screen's ``ARD_SCREEN_ITERATIONS`` with them held, a
+    whole ARD fit ``settings`` from its end. ``fit_start(kernel, Z, bias, settings,
+    warn)`` fits one start (``warn``: whether an EP run that did not converge says
+    so; a screen stops on its cap by design). Returns the chosen model and the ARD
+    fits made."""
     held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
+    stages = {"evaluate": replace(held, max_iter=None), "screen": held}
 
-    def refit(ard_kernel, start, screen):
-        chosen = held if screen else settings
+    def refit(ard_kernel, start, stage):
+        chosen = stages.get(stage, settings)
         return fit_start(
-            ard_kernel, start.points, start.likelihood.bias, chosen, not screen
+            ard_kernel, start.points, start.likelihood.bias, chosen, stage == "fit"
         )
 
-    return ard_if_it_pays(model, refit, n_features, n_kernels)
+    return ard_if_it_pays(model, refit, spreads, n_kernels)
 
 
 #: ``FITCGPClassifier``'s defaults for :func:`learnt_fitc_model` (a test holds them to
@@ -254,7 +258,7 @@ def learnt_fitc_model(
     model = fit_start(kernel, Z0, 0.0, settings)
     if not auto or n_features == 1:
         return model
-    return screened_ard(model, fit_start, settings, n_features)[0]
+    return screened_ard(model, fit_start, settings, feature_spreads(X))[0]
 
 
 class FITCGPClassifier(GPClassifierMixin):
@@ -707,7 +711,7 @@ default="kmeans"
                 best,
                 functools.partial(self._fit_start, data),
                 settings,
-                X.shape[1],
+                feature_spreads(X),
                 self._n_inducing_sets(),
             )
             fits += ard_fits

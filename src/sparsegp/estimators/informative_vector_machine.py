@@ -38,7 +38,6 @@ from ..kernels import (
     KernelBlocks,
     gram_and_weighted_gradient,
     split_white_noise,
-    with_length_scale_per_feature,
 )
 from ..likelihoods import Gaussian, Probit
 from ._base import (
@@ -47,8 +46,10 @@ from ._base import (
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
+    ard_starts,
     chooses_ard,
     default_kernel,
+    feature_spreads,
     per_problem,
     positive_classes,
     report_progress,
@@ -319,6 +320,12 @@ class _IVMFitting:
         """Whether a fit tries a length-scale per feature (``ard="auto"``)."""
         return False
 
+    def _l_ivm(self, X, y, kernel, sites):
+        """``L_IVM`` at ``kernel`` of the active set with its sites ``sites = (active,
+        precisions, means)``."""
+        active, *held = sites
+        return self._evidence(kernel, rows_of(X, active), y[active], held)[0]
+
     def _maximize_l_ivm(self, X, y, kernel, sites, rng, label):
         """``(kernel, gain)``: L-BFGS-B on ``L_IVM`` of the active set with its sites
         ``sites = (active, precisions, means)`` held, from ``kernel``, and what it
@@ -343,8 +350,9 @@ class _IVMFitting:
     def _ard_round(self, X, y, best, best_nlp, d, rng, strategy, stop):
         """``ard="auto"``'s round: on the best round's active set and sites, the
         isotropic kernel's optimum of ``L_IVM`` and from it the same kernel with a
-        length-scale per feature (the same function to start: the gain is what the
-        length-scales add, algorithms.md §1.8). Only where it exceeds the ``D − 1``
+        length-scale per feature (the same function to start, and on standardised
+        features too where ``L_IVM`` is higher there, :func:`~._base.ard_starts`: the
+        gain is what the length-scales add, algorithms.md §1.8). Only where it exceeds the ``D − 1``
         length-scales added (Akaike's penalty, as for FITC's ``ard="auto"``) is the
         set reselected with the ARD kernel, and that round is kept if it predicts
         the training points outside the active set better, the rounds' own
@@ -352,8 +360,17 @@ class _IVMFitting:
         model, kernel = best
         sites = (model.details["active_set"], *model.details["active_sites"])
         iso = self._maximize_l_ivm(X, y, kernel, sites, rng, "IVM: L_IVM")[0]
-        ard_start = with_length_scale_per_feature(iso, X.shape[1])
-        ard, gain = self._maximize_l_ivm(X, y, ard_start, sites, rng, "IVM: ARD")
+        starts = ard_starts(
+            iso,
+            feature_spreads(X),
+            lambda k: self._l_ivm(X, y, k, sites),
+            self._l_ivm(X, y, iso, sites),
+        )
+        fits = []
+        for start, excess in starts:
+            fitted, gain = self._maximize_l_ivm(X, y, start, sites, rng, "IVM: ARD")
+            fits.append((fitted, gain + excess))  # the gain over the isotropic optimum
+        ard, gain = max(fits, key=lambda fit: fit[1])
         nlp = None
         if gain > X.shape[1] - 1:
             state, seconds = self._select(X, y, ard, d, rng, strategy, stop)

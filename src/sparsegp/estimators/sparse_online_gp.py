@@ -26,7 +26,7 @@ from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
 from ..approximations.ivm import subset_log_marginal_likelihood
 from ..approximations.online import SparseOnlineGP
-from ..kernels import split_white_noise, with_length_scale_per_feature
+from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
@@ -34,8 +34,10 @@ from ._base import (
     FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
+    ard_starts,
     chooses_ard,
     default_kernel,
+    feature_spreads,
     fitted_model,
     one_vs_rest,
     per_problem,
@@ -589,7 +591,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
             return [(model.kernel, model.likelihood)], None, choice
         refit = ard_refit(self, X_sub, y_sub, settings, advice)
-        ard = refit(with_length_scale_per_feature(model.kernel, X.shape[1]), model)
+        starts = ard_starts(
+            model.kernel,
+            feature_spreads(X_sub),
+            lambda kernel: refit(kernel, model, "evaluate").log_marginal_likelihood,
+            model.log_marginal_likelihood,
+        )
+        ard = max(
+            (refit(kernel, model) for kernel, _ in starts),
+            key=lambda fit: fit.log_marginal_likelihood,
+        )
         return [(m.kernel, m.likelihood) for m in (model, ard)], outside, {}
 
     @restore_on_failure
