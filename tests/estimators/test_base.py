@@ -217,8 +217,8 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
     """Features of spreads 1, 100 and 0 (constant): the start on standardised
     features (length-scales 2·s_d/s̄, the constant feature's kept) is evaluated at
     the isotropic model's other parameters and, where its evidence is above the
-    isotropic optimum's, screened beside the same function; the screen of higher
-    evidence goes on to the whole fit, whichever start it came from."""
+    isotropic optimum's, screened beside the same function; each screen above the
+    penalty goes on to a whole fit, and the whole fit of higher evidence is kept."""
     isotropic = _model_with_evidence(-100.0, ConstantKernel(1.0) * RBF(2.0))
     calls = []
     screened = {False: -97.0, True: -96.0} if standardised_better else {}
@@ -229,7 +229,8 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
         if stage == "evaluate":
             evidence = -99.0 if standardised_better else -101.0
         else:
-            evidence = screened.get(by_spread, -97.0) if stage == "screen" else -90.0
+            whole = -91.0 if by_spread else -90.0
+            evidence = screened.get(by_spread, -97.0) if stage == "screen" else whole
         return _model_with_evidence(evidence, kernel)
 
     chosen, fits = ard_if_it_pays(isotropic, refit, spreads=np.array([1.0, 100, 0]))
@@ -238,10 +239,14 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
     np.testing.assert_allclose(calls[0][0], standardised)
     stages = [stage for _, stage in calls]
     if standardised_better:
-        assert stages == ["evaluate", "screen", "screen", "fit"]
+        assert stages == ["evaluate", "screen", "screen", "fit", "fit"]
         np.testing.assert_allclose(calls[1][0], standardised)
         np.testing.assert_allclose(calls[2][0], [2.0, 2.0, 2.0])
-        np.testing.assert_allclose(calls[3][0], standardised)  # the higher screen's
+        np.testing.assert_allclose(calls[3][0], standardised)  # from each screen
+        np.testing.assert_allclose(calls[4][0], [2.0, 2.0, 2.0])
+        # the same function's whole fit ends higher, though its screen did not
+        np.testing.assert_allclose(chosen.kernel.k2.length_scale, [2.0, 2.0, 2.0])
+        assert chosen.log_marginal_likelihood == -90.0
     else:
         assert stages == ["evaluate", "screen", "fit"]
         np.testing.assert_allclose(calls[1][0], [2.0, 2.0, 2.0])

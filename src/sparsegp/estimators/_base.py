@@ -600,10 +600,10 @@ def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1):
     (:func:`ard_starts`). ``refit(kernel, start, stage)`` fits it from the fitted
     model ``start``'s other parameters: ``"evaluate"`` none (the evidence at
     ``kernel``), ``"screen"`` :data:`ARD_SCREEN_ITERATIONS` iterations with the
-    pseudo-inputs held (from each start, the higher end kept), and only where the
-    screen's gain is above the penalty ``"fit"`` a whole fit from the screen's end.
-    Returns the chosen model, its ``details`` holding the gain and the choice, and
-    the list of ARD fits made.
+    pseudo-inputs held from each start, and from each screen whose gain is above the
+    penalty ``"fit"``, a whole fit from its end, the highest kept (a screen's few
+    iterations can rank the two starts' basins wrongly). Returns the chosen model,
+    its ``details`` holding the gain and the choice, and the list of ARD fits made.
     """
     penalty = n_kernels * (len(spreads) - 1)
     starts = ard_starts(
@@ -612,11 +612,15 @@ def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1):
         lambda kernel: refit(kernel, isotropic, "evaluate").log_marginal_likelihood,
         isotropic.log_marginal_likelihood,
     )
-    fits = [refit(kernel, isotropic, "screen") for kernel, _ in starts]
-    ard = max(fits, key=lambda fit: fit.log_marginal_likelihood)
-    if ard.log_marginal_likelihood - isotropic.log_marginal_likelihood > penalty:
-        ard = refit(ard.kernel, ard, "fit")
-        fits.append(ard)
+    screens = [refit(kernel, isotropic, "screen") for kernel, _ in starts]
+    passed = [
+        screen
+        for screen in screens
+        if screen.log_marginal_likelihood - isotropic.log_marginal_likelihood > penalty
+    ]
+    whole = [refit(screen.kernel, screen, "fit") for screen in passed]
+    fits = screens + whole
+    ard = max(whole or screens, key=lambda fit: fit.log_marginal_likelihood)
     gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
     chosen = ard if gain > penalty else isotropic  # a screen ends below the penalty
     chosen = replace(
