@@ -39,13 +39,13 @@ ESTIMATORS = [
     lambda: NLPSparseGPClassifier(max_basis_vectors=30, random_state=0),
     lambda: SparseOnlineGPClassifier(max_basis_vectors=40, random_state=0),
 ]
-EVERY_ESTIMATOR = [
-    *ESTIMATORS,
-    lambda: RVMClassifier(random_state=0),
+CLASSIFIERS = [*ESTIMATORS, lambda: RVMClassifier(random_state=0)]
+REGRESSORS = [
     lambda: IVMRegressor(active_set_size=20, random_state=0),
     lambda: SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
     lambda: RVMRegressor(random_state=0),
 ]
+EVERY_ESTIMATOR = [*CLASSIFIERS, *REGRESSORS]
 
 
 def test_default_length_scale_is_root_d_for_standardised_inputs():
@@ -96,20 +96,41 @@ def test_features_in_one_unit_are_not_reported(X):
         warn_if_few_features_count(feature_spreads(X))
 
 
-@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
+@pytest.mark.parametrize("make", REGRESSORS)
 @pytest.mark.parametrize("scales", [(1e200, 1.0), (1.0, 1e-200)])
 def test_features_hundreds_of_decades_apart_are_reported(make, scales):
     """xor with one feature in units 10²⁰⁰ times the other's: the kernel sees one of
     them and the fit is at chance; the variances over- or underflowed, and no
-    warning came (2026-11-27)."""
+    warning came (2026-11-27). A regressor still says so."""
     X, y = make_xor_clusters(60, random_state=1)
     with pytest.warns(FeatureScaleWarning, match="standardise X"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            make().fit(X * np.array(scales), y)
+            make().fit(X * np.array(scales), 2.0 * y - 1.0)
 
 
-@pytest.mark.parametrize("make", EVERY_ESTIMATOR)
+@pytest.mark.parametrize("make", CLASSIFIERS)
+@pytest.mark.parametrize("scales", [(1e200, 1.0), (1.0, 1e-200)])
+def test_a_classifier_fits_features_hundreds_of_decades_apart_standardised(
+    make, scales
+):
+    """The same xor: a classifier's subsample evidence prefers the features divided
+    by their spreads' powers of two (``input_scale_`` one per feature), learns xor as
+    well as in the features' common units, without a warning, and predicts inputs in
+    the given units."""
+    X, y = make_xor_clusters(200, random_state=1)
+    X_test, y_test = make_xor_clusters(400, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = make().fit(X * np.array(scales), y)
+        common = make().fit(X, y).score(X_test, y_test)
+    assert np.shape(fitted.input_scale_) == (2,)
+    assert common > 0.8
+    assert fitted.score(X_test * np.array(scales), y_test) > common - 0.03
+
+
+@pytest.mark.parametrize("make", REGRESSORS)
 def test_every_default_kernel_reports_features_in_different_units(make):
     # Every classifier fell to chance on such data without a word (2026-11-24).
     X, y = _one_feature_in_other_units(100)
@@ -117,6 +138,22 @@ def test_every_default_kernel_reports_features_in_different_units(make):
         # on such data the kernel's hyperparameters may end on their bounds too
         warnings.simplefilter("ignore", ConvergenceWarning)
         make().fit(X, y)
+
+
+@pytest.mark.parametrize("make", CLASSIFIERS)
+def test_a_classifier_fits_features_in_different_units_standardised(make):
+    """Eight features beside a copy of the first in units 10⁶ times smaller: fitted
+    on standardised features, no warning, and at least as accurate as on the eight
+    features alone (the copy adds nothing)."""
+    X, y = _one_feature_in_other_units(300)
+    X_test, y_test = _one_feature_in_other_units(600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = make().fit(X, y)
+        alone = make().fit(X[:, :8], y)
+    assert np.shape(fitted.input_scale_) == (9,)
+    assert fitted.score(X_test, y_test) >= alone.score(X_test[:, :8], y_test) - 0.03
 
 
 @pytest.mark.parametrize("make", ESTIMATORS)
@@ -146,8 +183,8 @@ def _length_scale_bounds(kernel):
 def test_default_length_scale_bounds_move_with_the_inputs(make):
     # The NLP classifier's default once kept fixed bounds (10⁻⁵, 10⁵): raw
     # breast-cancer features × 10³ (median distance 4.6·10⁵) started it out of range.
-    X, y = load_breast_cancer(return_X_y=True)
-    X, y = X[:80], y[:80]
+    # Standardised here: raw, a classifier now fits them standardised (per feature).
+    X, y = _standardised_breast_cancer(80)
     bounds = [_length_scale_bounds(make().fit(s * X, y).kernel_) for s in (1.0, 1e3)]
     np.testing.assert_allclose(bounds[1], 1e3 * bounds[0], rtol=1e-12)
 
@@ -214,8 +251,7 @@ def _length_scales(kernel):
 def test_the_learnt_kernel_is_in_the_units_of_rescaled_inputs(make):
     # Inputs of 1e180 are divided by a power of two before any kernel sees them;
     # kernel_ reads back in X's units, as the points a model exposes do.
-    X, y = load_breast_cancer(return_X_y=True)
-    X, y = X[:80], y[:80]
+    X, y = _standardised_breast_cancer(80)
     scale = 2.0**600
     fits = [make().fit(s * X, y) for s in (1.0, scale)]
     assert fits[0].input_scale_ == 1.0 and fits[1].input_scale_ != 1.0
@@ -229,6 +265,13 @@ def test_the_learnt_kernel_is_in_the_units_of_rescaled_inputs(make):
     np.testing.assert_allclose(
         _length_scale_bounds(kernels[1]), scale * _length_scale_bounds(kernels[0])
     )
+
+
+def _standardised_breast_cancer(n):
+    """The first ``n`` breast-cancer samples, each feature standardised."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X[:n], y[:n]
 
 
 def _moons_with_a_narrow_feature(n, seed):

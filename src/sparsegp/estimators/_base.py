@@ -473,6 +473,24 @@ def feature_spreads(X):
     return largest * np.asarray(relative, dtype=float)
 
 
+def few_features_seen(spreads):
+    """``(seen, count, widest)`` where an isotropic kernel on features of standard
+    deviations ``spreads`` sees only a few of their ``count`` non-constant ones (see
+    :func:`warn_if_few_features_count`), ``widest`` the largest feature's share of
+    the variance; None where it sees enough of them."""
+    spreads = np.asarray(spreads, dtype=float)
+    spreads = spreads[spreads > 0.0]  # constant features are not in question
+    if len(spreads) < 2 or not np.all(np.isfinite(spreads)):
+        return None
+    variances = (spreads / spreads.max()) ** 2  # in [0, 1]: tiny ones underflow to 0
+    total = float(np.sum(variances))
+    seen = total**2 / float(np.sum(variances**2))
+    widest = float(np.max(variances)) / total
+    if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
+        return seen, len(variances), widest
+    return None
+
+
 def warn_if_few_features_count(spreads):
     """Warn (:class:`~sparsegp.exceptions.FeatureScaleWarning`) when an isotropic
     kernel on inputs whose features have standard deviations ``spreads``
@@ -487,18 +505,12 @@ def warn_if_few_features_count(spreads):
     of ``D``; the variances are taken relative to the widest feature's, so features
     hundreds of decades apart count as the one they are to the kernel.
     """
-    spreads = np.asarray(spreads, dtype=float)
-    spreads = spreads[spreads > 0.0]  # constant features are not in question
-    if len(spreads) < 2 or not np.all(np.isfinite(spreads)):
-        return
-    variances = (spreads / spreads.max()) ** 2  # in [0, 1]: tiny ones underflow to 0
-    total = float(np.sum(variances))
-    seen = total**2 / float(np.sum(variances**2))
-    widest = float(np.max(variances)) / total
-    if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
+    few = few_features_seen(spreads)
+    if few is not None:
+        seen, count, widest = few
         warn_at_caller(
             "X's features differ so much in spread that the default isotropic "
-            f"kernel sees about {seen:.1f} of its {len(variances)} non-constant ones "
+            f"kernel sees about {seen:.1f} of its {count} non-constant ones "
             f"(the widest holds {widest:.0%} of the variance): if they are in "
             "different units, "
             "standardise X (sklearn.preprocessing.StandardScaler; --standardize on "
@@ -741,17 +753,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         distributed = is_dask_array(X)
-        if distributed:
-            X, y = self._validate_dask(X, y)
-        else:
-            X, y = validate_dense(self, X, y, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least two classes; "
-                f"got only one class ({self.classes_[0]})."
-            )
+        X, y = self._training_data(X, y, distributed)
         self._check_training_size(X)
         positives = positive_classes(self.classes_)
         seeds = check_random_state(self.random_state).randint(
@@ -782,6 +784,27 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             for model, name in zip(self.estimators_, names, strict=True):
                 warn_at_bounds(model.kernel, self, name)
         return self
+
+    def _training_data(self, X, y, distributed):
+        """``X`` and ``y`` validated, ``classes_`` set, and ``X`` in the units the
+        fit sees (:func:`~._feature_units.standardised_if_better` in memory)."""
+        if distributed:
+            X, y = self._validate_dask(X, y)
+        else:
+            X, y = validate_dense(self, X, y, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least two classes; "
+                f"got only one class ({self.classes_[0]})."
+            )
+        if distributed:
+            return X, y
+        # imported here: the choice fits full EP, whose module imports this one
+        from ._feature_units import standardised_if_better
+
+        return standardised_if_better(self, X, y), y
 
     def _odds_weight(self, y):
         """How one-vs-rest probabilities are combined

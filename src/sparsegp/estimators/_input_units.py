@@ -70,7 +70,13 @@ def conditioned_inputs(estimator, X, reset):
     if not np.isscalar(offset):
         X = X - offset
     scale = getattr(estimator, "input_scale_", 1.0)
-    return X if scale == 1.0 else X / scale
+    return X if _unscaled(scale) else X / scale
+
+
+def _unscaled(scale):
+    """Whether ``input_scale_`` (a power of two, or one per feature) leaves inputs as
+    they are."""
+    return np.isscalar(scale) and scale == 1.0
 
 
 def conditioned_dask_inputs(estimator, X):
@@ -112,7 +118,7 @@ def in_input_units(estimator, points):
         return [in_input_units(estimator, p) for p in points]
     offset = getattr(estimator, "input_offset_", 0.0)
     scale = getattr(estimator, "input_scale_", 1.0)
-    if np.isscalar(offset) and offset == 0.0 and scale == 1.0:
+    if np.isscalar(offset) and offset == 0.0 and _unscaled(scale):
         return points
     return points * scale + offset
 
@@ -120,23 +126,31 @@ def in_input_units(estimator, points):
 def kernel_in_input_units(estimator, kernel):
     """A fitted ``kernel``, learnt in the units its inputs were scaled to, in ``X``'s:
     the length-scales of its RBF and Matérn terms (and their bounds) times
-    ``input_scale_`` (each kernel's of a ``CompoundKernel``); ``kernel`` itself where
-    the inputs were not rescaled."""
+    ``input_scale_`` (each kernel's of a ``CompoundKernel``), one per feature where
+    the features were scaled apart; ``kernel`` itself where the inputs were not
+    rescaled."""
     scale = getattr(estimator, "input_scale_", 1.0)
-    if scale == 1.0:
+    if _unscaled(scale):
         return kernel
     if (parts := expression.compound_parts(kernel)) is not None:  # one per class
         return type(kernel)([kernel_in_input_units(estimator, k) for k in parts])
     params = kernel.get_params()
+    per_feature = not np.isscalar(scale)
     scaled = {}
     for leaf in expression.parse(kernel).leaves():
         if isinstance(leaf, expression.Stationary):
             name = expression.parameter_prefix(leaf.path) + "length_scale"
             length_scale = leaf.length_scale * scale
-            scaled[name] = length_scale if leaf.anisotropic else float(length_scale)
+            keep = leaf.anisotropic or per_feature
+            scaled[name] = length_scale if keep else float(length_scale)
             bounds = params[name + "_bounds"]
             if not (isinstance(bounds, str) and bounds == "fixed"):
-                scaled[name + "_bounds"] = np.asarray(bounds, dtype=float) * scale
+                bounds = np.asarray(bounds, dtype=float)
+                scaled[name + "_bounds"] = (
+                    bounds.reshape(-1, 2) * np.reshape(scale, (-1, 1))
+                    if per_feature
+                    else bounds * scale
+                )
     return kernel.clone_with_theta(kernel.theta).set_params(**scaled)
 
 

@@ -180,6 +180,25 @@ class Plateau:
         return self.stalled >= self.patience
 
 
+def _negative_validation_loss(space, initial, data):
+    """``x ↦ (−NLP(u), its gradient)`` in ``space``'s vector (algorithms.md §2.5),
+    ``initial`` holding what ``space`` does not learn; ``data``: the basis' inputs,
+    site precisions and means, and the validation points' inputs and labels."""
+
+    def negative_loss(x):
+        values = initial | space.unpack(x)
+        likelihood = Probit(values["bias"], values["slope"])
+        loss = validation_loss(values["kernel"], likelihood, *data)
+        gradient = {
+            "kernel": loss.kernel_gradient,
+            "bias": loss.bias_gradient,
+            "slope": loss.slope_gradient,
+        }
+        return -loss.value, -space.pack_gradient(values, gradient)
+
+    return negative_loss
+
+
 class NLPSparseGPClassifier(GPClassifierMixin):
     """Sparse GP classifier whose basis and hyperparameters minimise a validation NLP.
 
@@ -562,20 +581,18 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         fall measured from ``kernel``'s loss.
         """
         active = iteration.active
-        sites = (iteration.p, iteration.m)
         outside = np.setdiff1d(np.arange(len(y)), active)
         if self.validation_size is not None and self.validation_size < len(outside):
             outside = rng.choice(outside, size=self.validation_size, replace=False)
-
-        def loss_at(kernel):
-            return validation_loss(
-                kernel, likelihood, X[active], *sites, X[outside], y[outside]
-            ).value
-
+        data = (X[active], iteration.p, iteration.m, X[outside], y[outside])
         starts = [(kernel, 0.0)]
         if ard:
+
+            def negative_loss_at(kernel):
+                return -validation_loss(kernel, likelihood, *data).value
+
             starts = ard_starts(
-                kernel, feature_spreads(X), lambda k: -loss_at(k), -loss_at(kernel)
+                kernel, feature_spreads(X), negative_loss_at, negative_loss_at(kernel)
             )
         space = ParameterSpace(
             [
@@ -585,24 +602,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             ]
         )
         initial = {"bias": likelihood.bias, "slope": likelihood.slope}
-
-        def negative_loss(x):
-            values = initial | space.unpack(x)
-            loss = validation_loss(
-                values["kernel"],
-                Probit(values["bias"], values["slope"]),
-                X[active],
-                *sites,
-                X[outside],
-                y[outside],
-            )
-            gradient = {
-                "kernel": loss.kernel_gradient,
-                "bias": loss.bias_gradient,
-                "slope": loss.slope_gradient,
-            }
-            return -loss.value, -space.pack_gradient(values, gradient)
-
+        negative_loss = _negative_validation_loss(space, initial, data)
         best, fall = None, -np.inf
         for start, excess in starts:
             result = maximize(

@@ -1,0 +1,86 @@
+"""Features in different units: a classifier fits them standardised where the
+evidence prefers it (``estimators._feature_units``)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+from sparsegp import EPGPClassifier, FITCGPClassifier
+from sparsegp.estimators._base import feature_spreads
+from sparsegp.estimators._feature_units import standardised_if_better
+from sparsegp.estimators._input_units import kernel_in_input_units
+
+
+def _unscaled(estimator):
+    estimator.input_scale_ = 1.0
+    return estimator
+
+
+def test_features_in_different_units_are_divided_by_their_spreads_powers_of_two():
+    """Raw breast cancer (the default kernel sees 1.7 of 30 features): the subsample's
+    evidence prefers the features standardised; each is divided by the power of two
+    within √2 of its spread, exactly, and ``input_scale_`` records the division."""
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator = _unscaled(EPGPClassifier())
+    standardised = standardised_if_better(estimator, X, y)
+    powers = estimator.input_scale_
+    assert np.shape(powers) == (30,)
+    np.testing.assert_array_equal(np.log2(powers), np.round(np.log2(powers)))
+    ratio = feature_spreads(X) / powers
+    assert np.all((ratio >= 2**-0.5) & (ratio <= 2**0.5))
+    np.testing.assert_array_equal(standardised, X / powers)
+
+
+def test_one_informative_wide_feature_keeps_its_units():
+    """The widest feature alone decides the labels, ten narrow ones are noise: the
+    kernel sees about one feature, as it should, and the evidence keeps the units."""
+    rng = np.random.default_rng(0)
+    signal = rng.standard_normal(300)
+    X = np.column_stack([100.0 * signal, rng.standard_normal((300, 10))])
+    y = (signal > 0).astype(int)
+    estimator = _unscaled(EPGPClassifier())
+    assert standardised_if_better(estimator, X, y) is X
+    assert estimator.input_scale_ == 1.0
+
+
+def test_a_given_kernel_keeps_the_units():
+    X, y = load_breast_cancer(return_X_y=True)
+    estimator = _unscaled(EPGPClassifier(kernel=ConstantKernel() * RBF()))
+    assert standardised_if_better(estimator, X, y) is X
+
+
+def test_a_kernel_learnt_on_scaled_features_reads_back_in_their_units(rng):
+    """A kernel learnt on ``X / s`` (one scale per feature), in ``X``'s units: the
+    isotropic term gets a length-scale per feature, ``ℓ·s``, its bounds too, and
+    takes ``X`` to the values the learnt kernel takes ``X / s`` to."""
+    scale = np.array([2.0**-3, 1.0, 2.0**10])
+    learnt = ConstantKernel(3.0) * RBF(0.7, (1e-3, 1e3))
+    estimator = _unscaled(FITCGPClassifier())
+    estimator.input_scale_ = scale
+    in_units = kernel_in_input_units(estimator, learnt)
+    X = rng.standard_normal((6, 3)) * scale
+    np.testing.assert_allclose(in_units(X), learnt(X / scale), rtol=1e-12)
+    np.testing.assert_allclose(in_units.k2.length_scale, 0.7 * scale)
+    np.testing.assert_allclose(
+        in_units.k2.length_scale_bounds, np.outer(scale, [1e-3, 1e3])
+    )
+
+
+@pytest.mark.parametrize("make", [EPGPClassifier, FITCGPClassifier])
+def test_a_classifier_on_raw_breast_cancer_fits_as_on_standardised_features(make):
+    """Raw breast cancer against the same features standardised beforehand: within a
+    point of test error (6.1 % raw against 3.5 % standardised before, 2026-11-26)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    train, test = np.arange(0, 569, 2), np.arange(1, 569, 2)
+    mean, spread = X[train].mean(axis=0), X[train].std(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        raw = make(random_state=0).fit(X[train], y[train])
+        standard = make(random_state=0).fit((X[train] - mean) / spread, y[train])
+    error = 1 - raw.score(X[test], y[test])
+    assert np.ndim(raw.input_scale_) == 1
+    assert error <= 1 - standard.score((X[test] - mean) / spread, y[test]) + 0.01
