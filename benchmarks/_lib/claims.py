@@ -1228,7 +1228,11 @@ CLAIMS = [
         "Scale invariance: inputs in other units",
         "A model fitted on X × 10⁻³ or X × 10³ is the model on X.",
         "Every classifier's error and NLP unchanged across three decades either way "
-        "(raw breast-cancer features here, banana and Friedman #1 in the run too).",
+        "(raw breast-cancer features here, banana and Friedman #1 in the run too). On "
+        "raw breast cancer, whose default kernel sees 1.7 of its 30 features, every "
+        "classifier now fits the features standardised, its subsample's evidence "
+        "preferring them (algorithms.md §0.5): 3.0–3.9 % test error and 0.098–0.137 "
+        "nats where 6.0–7.4 % and 0.161–0.188 in the run of 2026-11-26.",
         ("scale_invariance",),
         _scale,
     ),

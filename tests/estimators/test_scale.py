@@ -141,18 +141,18 @@ def test_every_default_kernel_reports_features_in_different_units(make):
 
 
 @pytest.mark.parametrize("make", CLASSIFIERS)
-def test_a_classifier_fits_features_in_different_units_standardised(make):
-    """Eight features beside a copy of the first in units 10⁶ times smaller: fitted
-    on standardised features, no warning, and at least as accurate as on the eight
-    features alone (the copy adds nothing)."""
+def test_a_classifier_on_features_in_different_units_is_not_at_chance(make):
+    """Eight features beside a copy of the first in units 10⁶ times smaller (and an
+    offset): every classifier fell to chance here (2026-11-24). Whichever units the
+    subsample's evidence keeps (here nearly a tie: the copy alone is informative),
+    it is as accurate as on the eight features alone."""
     X, y = _one_feature_in_other_units(300)
     X_test, y_test = _one_feature_in_other_units(600)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", FeatureScaleWarning)
+        warnings.simplefilter("ignore", FeatureScaleWarning)  # where raw units stay
         warnings.simplefilter("ignore", ConvergenceWarning)
         fitted = make().fit(X, y)
         alone = make().fit(X[:, :8], y)
-    assert np.shape(fitted.input_scale_) == (9,)
     assert fitted.score(X_test, y_test) >= alone.score(X_test[:, :8], y_test) - 0.03
 
 
