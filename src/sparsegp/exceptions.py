@@ -17,10 +17,9 @@ class NumericalWarning(UserWarning):
 
 class FeatureScaleWarning(UserWarning):
     """``X``'s features differ so much in spread that an isotropic default kernel sees
-    only a few of them (features in different units) and the fit keeps their units (a
-    regressor, a stream, or a classifier whose evidence preferred them, algorithms.md
-    §0.5): standardise ``X`` if they are; or none of them has any spread (every row
-    the same input)."""
+    only a few of them and the fit keeps their units (a stream, or an estimator whose
+    evidence preferred them, algorithms.md §0.5): standardise ``X`` if they are in
+    different units; or none of them has any spread (every row the same input)."""
 
 
 class NotPSDError(ValueError):

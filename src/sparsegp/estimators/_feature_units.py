@@ -2,14 +2,14 @@
 
 An isotropic kernel weighs each feature by its variance, so where features are in
 different units the widest decide alone (raw breast cancer: the default kernel sees
-about 1.7 of its 30 features, algorithms.md §0.5). A classifier with the default
+about 1.7 of its 30 features, algorithms.md §0.5). An estimator with the default
 kernel, on inputs where it would see fewer than a fifth of the features
-(:func:`~._base.few_features_seen`), fits full EP's isotropic kernel on a subsample
-twice — on the inputs as they are and with each feature divided by its spread — and
-keeps the units of the higher log evidence: one model family each, with as many
-hyperparameters, so the evidence compares them without a penalty. Pixels (MNIST,
-scikit-learn's digits) keep their units on their own: the rarely inked ones would be
-magnified.
+(:func:`~._base.few_features_seen`), fits the isotropic kernel on a subsample (full EP
+for a classifier, exact regression for a regressor) twice — on the inputs as they are
+and with each feature divided by its spread — and keeps the units of the higher log
+evidence: one model family each, with as many hyperparameters, so the evidence
+compares them without a penalty. Pixels (MNIST, scikit-learn's digits) keep their
+units on their own: the rarely inked ones would be magnified.
 """
 
 from __future__ import annotations
@@ -17,24 +17,29 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn.base import is_classifier
+from sklearn.gaussian_process.kernels import WhiteKernel
 
+from .._optimize import ParameterSpace, kernel_block, maximize
+from ..approximations.ivm import subset_log_marginal_likelihood
 from ._base import default_kernel, feature_spreads, few_features_seen
 from .ep_classifier import fit_full_ep, full_ep_settings
 
-#: Points of the subsample whose evidence chooses the units, its L-BFGS-B iterations
-#: and the amplitude's prior (``EPGPClassifier``'s).
+#: Points of the subsample whose evidence chooses the units, the L-BFGS-B iterations
+#: of its kernel and the amplitude's prior of full EP's (``EPGPClassifier``'s).
 _SUBSAMPLE, _MAX_ITER, _AMPLITUDE_PRIOR = 200, 20, 3.0
 
 
 def standardised_if_better(estimator, X, y):
-    """``X`` in the units a classifier with the default kernel fits in.
+    """``X`` in the units an estimator with the default kernel fits in.
 
     ``X`` itself, or each (non-constant) feature divided by its spread where the
-    default kernel sees few of the features and full EP's isotropic kernel
-    on up to :data:`_SUBSAMPLE` points (a fixed draw; the most frequent class
-    against the rest) has the higher log evidence on them so. The division is folded
-    into ``estimator.input_scale_`` (per feature then), so predictions, the model's
-    points and its kernel come back in ``X``'s units; the kernel then has a
+    default kernel sees few of the features and the default isotropic kernel's log
+    evidence on up to :data:`_SUBSAMPLE` points (a fixed draw) is higher so: full
+    EP's for a classifier (the most frequent class against the rest), exact
+    regression's for a regressor (``y`` its normalised targets). The division is
+    folded into ``estimator.input_scale_`` (per feature then), so predictions, the
+    model's points and its kernel come back in ``X``'s units; the kernel then has a
     length-scale per feature.
     """
     if getattr(estimator, "kernel", None) is not None:
@@ -44,21 +49,41 @@ def standardised_if_better(estimator, X, y):
         return X
     scales = np.where(spreads > 0, spreads, 1.0)
     rows = np.random.default_rng(0).permutation(len(X))[:_SUBSAMPLE]
-    classes, counts = np.unique(y[rows], return_counts=True)
-    if len(classes) < 2:
-        return X
-    labels = np.where(y[rows] == classes[np.argmax(counts)], 1.0, -1.0)
-    settings = full_ep_settings(max_iter=_MAX_ITER, amplitude_prior=_AMPLITUDE_PRIOR)
-    evidence = {}
+    evidence = (
+        _classification_evidence if is_classifier(estimator) else _regression_evidence
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the raw units' kernel warns, as it should
-        for standardised in (False, True):
-            subsample = X[rows] / scales if standardised else X[rows]
-            fit = fit_full_ep(
-                subsample, labels, default_kernel(subsample), 0.0, settings
-            )
-            evidence[standardised] = fit.log_evidence
-    if not evidence[True] > evidence[False]:
+        as_given = evidence(X[rows], y[rows])
+        standardised = evidence(X[rows] / scales, y[rows])
+    if as_given is None or not standardised > as_given:
         return X
     estimator.input_scale_ = estimator.input_scale_ * scales
     return X / scales
+
+
+def _classification_evidence(X, y):
+    """Full EP's log evidence, its default isotropic kernel learnt, of the most
+    frequent class against the rest (None for one class)."""
+    classes, counts = np.unique(y, return_counts=True)
+    if len(classes) < 2:
+        return None
+    labels = np.where(y == classes[np.argmax(counts)], 1.0, -1.0)
+    settings = full_ep_settings(max_iter=_MAX_ITER, amplitude_prior=_AMPLITUDE_PRIOR)
+    return fit_full_ep(X, labels, default_kernel(X), 0.0, settings).log_evidence
+
+
+def _regression_evidence(X, y):
+    """Exact GP regression's log evidence ([RW06] eq. 5.9) of the standardised targets,
+    the default isotropic kernel and a ``WhiteKernel`` noise learnt."""
+    spread = float(np.std(y))
+    y = (y - np.mean(y)) / (spread or 1.0)
+    kernel = default_kernel(X) + WhiteKernel(0.1)
+    space = ParameterSpace([kernel_block(kernel)])
+
+    def evidence(x):
+        K, K_gradient = space.unpack(x)["kernel"](X, eval_gradient=True)
+        return subset_log_marginal_likelihood(K, K_gradient, y)
+
+    start = space.pack({"kernel": kernel})
+    return maximize(evidence, start, space.bounds(), max_iter=_MAX_ITER).value

@@ -58,6 +58,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
+from ._feature_units import standardised_if_better
 from ._fitc_pass import EverySitePass, pass_fits_in_memory
 from ._input_units import kernel_in_input_units
 from .fitc_classifier import require_fitc_memory
@@ -803,6 +804,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self._validate_params()
         X, y = validate_dense(self, X, y, y_numeric=True)
         y = self._normalize_targets(y)
+        X = standardised_if_better(self, X, y)
         if self.kernel is None:
             kernel = default_kernel(X) + WhiteKernel(0.1)
         else:

@@ -34,6 +34,7 @@ from ._base import (
     starting_kernel,
     validate_dense,
 )
+from ._feature_units import standardised_if_better
 from ._input_units import in_input_units, kernel_in_input_units
 from .fitc_classifier import learnt_fitc_model, require_fitc_memory
 
@@ -332,6 +333,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         normalized = self._normalize_targets(y)  # refuses targets float64 cannot hold
         noise = self.noise if self.noise is not None else 0.01 * np.var(y)
         y, noise = normalized, noise / self.y_std_**2
+        X = standardised_if_better(self, X, y)
         self.model_, fit = self._fit_rvm(
             X,
             y,

@@ -47,6 +47,7 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
+from ._feature_units import standardised_if_better
 from ._input_units import in_input_units, kernel_in_input_units
 from .ep_classifier import (
     ard_by_full_ep,
@@ -303,6 +304,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         X, y = validate_dense(self, X, y, y_numeric=True)
         rng = check_random_state(self.random_state)
         y = self._normalize_targets(y)
+        X = standardised_if_better(self, X, y)
         kernel = self._hyperparameters(X, y, rng)
         self.kernel_ = kernel_in_input_units(self, kernel)
         latent, likelihood = _split_noise(kernel)
