@@ -579,12 +579,13 @@ def chooses_ard(estimator, X):
 ARD_SCREEN_ITERATIONS = 5
 
 
-def ard_starts(kernel, spreads, criterion, value):
+def ard_starts(kernel, spreads, criterion, value=None):
     """Where a length-scale per feature starts from the isotropic optimum ``kernel``
     (algorithms.md §5.8), each start with its criterion's excess over ``value``.
 
     :func:`~sparsegp.kernels.with_length_scale_per_feature`'s start (the same
-    function, whose ``criterion`` is ``value``), and before it
+    function, whose ``criterion`` is ``value``: evaluated there if not given, and
+    only where a second start is in question), and before it
     :func:`~sparsegp.kernels.with_length_scales_by_spread`'s (the kernel on
     standardised features, for the features' standard deviations ``spreads``) where
     ``criterion(kernel)``, the quantity the fit maximises, is higher there: the fit
@@ -597,6 +598,8 @@ def ard_starts(kernel, spreads, criterion, value):
     by_spread = with_length_scales_by_spread(kernel, spreads)
     if by_spread is None:
         return [same]
+    if value is None:
+        value = criterion(same[0])
     excess = float(criterion(by_spread)) - value
     return [(by_spread, excess), same] if excess > 0 else [same]
 

@@ -362,10 +362,7 @@ class _IVMFitting:
         sites = (model.details["active_set"], *model.details["active_sites"])
         iso = self._maximize_l_ivm(X, y, kernel, sites, rng, "IVM: L_IVM")[0]
         starts = ard_starts(
-            iso,
-            feature_spreads(X),
-            lambda k: self._l_ivm(X, y, k, sites),
-            self._l_ivm(X, y, iso, sites),
+            iso, feature_spreads(X), lambda k: self._l_ivm(X, y, k, sites)
         )
         fits = []
         for start, excess in starts:

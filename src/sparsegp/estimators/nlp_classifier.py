@@ -591,9 +591,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             def negative_loss_at(kernel):
                 return -validation_loss(kernel, likelihood, *data).value
 
-            starts = ard_starts(
-                kernel, feature_spreads(X), negative_loss_at, negative_loss_at(kernel)
-            )
+            starts = ard_starts(kernel, feature_spreads(X), negative_loss_at)
         space = ParameterSpace(
             [
                 kernel_block(starts[0][0]),
