@@ -254,6 +254,23 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
     assert chosen.details["ard"]
 
 
+def test_a_standardised_start_the_criterion_cannot_evaluate_is_no_start():
+    """A criterion that fails at the second start (a factorisation refused) leaves
+    the same function's start alone, as where no feature is narrow."""
+    from sparsegp.estimators._base import ard_starts
+    from sparsegp.exceptions import NotPSDError
+
+    def criterion(kernel):
+        if not np.allclose(kernel.k2.length_scale, 2.0):
+            raise NotPSDError("K")
+        return -100.0
+
+    kernel = ConstantKernel(1.0) * RBF(2.0)
+    ((start, excess),) = ard_starts(kernel, np.array([1.0, 100.0, 0.0]), criterion)
+    np.testing.assert_array_equal(start.k2.length_scale, [2.0, 2.0, 2.0])
+    assert excess == 0.0
+
+
 def test_a_feature_switched_off_by_ard_is_not_a_bound_to_warn_of():
     """A length-scale per feature on its upper bound while others are not: the
     evidence switching an irrelevant feature off, no warning; all of them there (the

@@ -43,7 +43,7 @@ from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
-from ..exceptions import FeatureScaleWarning, warn_at_caller
+from ..exceptions import FeatureScaleWarning, NotPSDError, warn_at_caller
 from ..kernels import (
     KernelBlocks,
     offset_names,
@@ -600,7 +600,10 @@ def ard_starts(kernel, spreads, criterion, value=None):
         return [same]
     if value is None:
         value = criterion(same[0])
-    excess = float(criterion(by_spread)) - value
+    try:
+        excess = float(criterion(by_spread)) - value
+    except NotPSDError:  # a start the criterion cannot evaluate is no start
+        return [same]
     return [(by_spread, excess), same] if excess > 0 else [same]
 
 
