@@ -164,3 +164,22 @@ def test_an_unknown_strategy_is_refused_not_half_run():
             np.random.RandomState(0),
             strategy="randomised",
         )
+
+
+def test_regression_evidence_is_maximised_as_scikit_learn_maximises_it():
+    """The kernel and log evidence of :func:`maximize_regression_evidence` against
+    scikit-learn's ``GaussianProcessRegressor`` (dense, its own optimiser) from the
+    same start."""
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    from sparsegp.approximations.ivm import maximize_regression_evidence
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(60, 2))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(60)
+    kernel = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(0.1)
+    learnt, value = maximize_regression_evidence(kernel, X, y)
+    reference = GaussianProcessRegressor(kernel).fit(X, y)
+    assert value == pytest.approx(reference.log_marginal_likelihood_value_, abs=1e-4)
+    np.testing.assert_allclose(learnt.theta, reference.kernel_.theta, atol=1e-2)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import (
     cho_solve_lower,
@@ -22,6 +23,7 @@ from .._linalg import (
     log_det_from_cholesky,
     solve_lower_transpose,
 )
+from .._optimize import ParameterSpace, kernel_block, maximize
 from ..kernels import KernelBlocks
 from ..likelihoods import Likelihood
 from .adf_active_set import ADFActiveSet, active_set_log_evidence, factor_from_sites
@@ -325,6 +327,24 @@ def subset_log_marginal_likelihood(
     )
     inner = np.outer(alpha, alpha) - cho_solve_lower(L, np.eye(len(y)))
     return value, 0.5 * np.tensordot(inner, K_noisy_gradient, axes=([0, 1], [0, 1]))
+
+
+def maximize_regression_evidence(
+    kernel: Kernel, X: np.ndarray, y: np.ndarray, **options: Any
+) -> tuple[Kernel, float]:
+    """The kernel of largest :func:`subset_log_marginal_likelihood` of ``y`` at ``X``
+    (its ``WhiteKernel`` noise among the hyperparameters), by L-BFGS-B from
+    ``kernel``, and that log evidence; ``options`` are
+    :func:`~sparsegp._optimize.maximize`'s."""
+    space = ParameterSpace([kernel_block(kernel)])
+
+    def evidence(x: np.ndarray) -> tuple[float, np.ndarray]:
+        K, K_gradient = space.unpack(x)["kernel"](X, eval_gradient=True)
+        return subset_log_marginal_likelihood(K, K_gradient, y)
+
+    start = space.pack({"kernel": kernel})
+    result = maximize(evidence, start, space.bounds(), **options)
+    return space.unpack(result.x)["kernel"], result.value
 
 
 def select_active_set(

@@ -20,8 +20,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.gaussian_process.kernels import WhiteKernel
 
-from .._optimize import ParameterSpace, kernel_block, maximize
-from ..approximations.ivm import subset_log_marginal_likelihood
+from ..approximations.ivm import maximize_regression_evidence
 from ._base import default_kernel, feature_spreads, few_features_seen
 from .ep_classifier import fit_full_ep, full_ep_settings
 
@@ -79,11 +78,4 @@ def _regression_evidence(X, y):
     spread = float(np.std(y))
     y = (y - np.mean(y)) / (spread or 1.0)
     kernel = default_kernel(X) + WhiteKernel(0.1)
-    space = ParameterSpace([kernel_block(kernel)])
-
-    def evidence(x):
-        K, K_gradient = space.unpack(x)["kernel"](X, eval_gradient=True)
-        return subset_log_marginal_likelihood(K, K_gradient, y)
-
-    start = space.pack({"kernel": kernel})
-    return maximize(evidence, start, space.bounds(), max_iter=_MAX_ITER).value
+    return maximize_regression_evidence(kernel, X, y, max_iter=_MAX_ITER)[1]

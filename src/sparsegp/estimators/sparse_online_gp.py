@@ -22,9 +22,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
-from ..approximations.ivm import subset_log_marginal_likelihood
+from ..approximations.ivm import maximize_regression_evidence
 from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
@@ -351,22 +350,13 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         if self.optimizer is None:
             return kernel
         rows = self._subsample(len(y), rng)
-        X_sub, y_sub = X[rows], y[rows]
-
-        space = ParameterSpace([kernel_block(kernel)])
-
-        def evidence(x):
-            K, K_gradient = space.unpack(x)["kernel"](X_sub, eval_gradient=True)
-            return subset_log_marginal_likelihood(K, K_gradient, y_sub)
-
-        result = maximize(
-            evidence,
-            space.pack({"kernel": kernel}),
-            space.bounds(),
+        learnt, _ = maximize_regression_evidence(
+            kernel,
+            X[rows],
+            y[rows],
             n_restarts=self.n_restarts_optimizer,
             random_state=rng,
         )
-        learnt = space.unpack(result.x)["kernel"]
         warn_at_bounds(learnt, self)
         return learnt
 
