@@ -115,6 +115,26 @@ def imbalanced_task(weight):
     return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
 
 
+def clean_nonlinear_task(weight):
+    """``make_classification(n_samples=60_000, n_features=22, n_informative=12,
+    n_redundant=4, n_clusters_per_class=6, weights=[weight], flip_y=0,
+    random_state=0)``: the first 50 000 points to train on, the last 10 000 to test.
+    Imbalanced like :func:`imbalanced_task`, but with no flipped labels and each class
+    six clusters: a boundary that needs many basis functions (a few per cent error is
+    reachable)."""
+    X, y = make_classification(
+        n_samples=60_000,
+        n_features=22,
+        n_informative=12,
+        n_redundant=4,
+        n_clusters_per_class=6,
+        weights=[weight],
+        flip_y=0.0,
+        random_state=0,
+    )
+    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
+
+
 #: Inputs of the synthetic cluster task.
 D = 10
 

@@ -12,7 +12,10 @@ with its defaults (``random_state=0``), one BLAS thread. The sets:
   images;
 - ``imbalanced90`` and ``imbalanced97``: ``make_classification(n_samples=60_000,
   n_features=20, weights=[w], flip_y=0.02, random_state=0)``, the first 50 000 points
-  to train on, the last 10 000 to test.
+  to train on, the last 10 000 to test;
+- ``nonlinear90``: the same size and 10 % positives, no flipped labels, each class
+  six clusters in 12 informative of 22 features (``clean_nonlinear_task``): a
+  boundary that needs many basis functions.
 
 Beside them ``SVC(probability=True)`` and ``LogisticRegression(max_iter=1000)``.
 ECE is the expected calibration error of the positive class's probability (two
@@ -36,7 +39,12 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
-from benchmarks._lib.tasks import imbalanced_task, mnist_classes, mnist_task
+from benchmarks._lib.tasks import (
+    clean_nonlinear_task,
+    imbalanced_task,
+    mnist_classes,
+    mnist_task,
+)
 from sparsegp.benchmarking import PlattSVC, evaluate, save_run
 from sparsegp.datasets import load_magic
 from sparsegp.metrics import expected_calibration_error
@@ -54,6 +62,7 @@ SETS = {
     "mnist10": lambda: mnist_classes(N_MNIST),
     "imbalanced90": lambda: imbalanced_task(0.9),
     "imbalanced97": lambda: imbalanced_task(0.97),
+    "nonlinear90": lambda: clean_nonlinear_task(0.9),
 }
 
 

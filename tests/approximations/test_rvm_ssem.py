@@ -553,3 +553,42 @@ def test_a_jump_of_alpha_stays_within_the_same_bounds():
     )
     assert paired is None
     assert jumped[0] == 1e12 and jumped[1] == rvm_ssem._MIN_ALPHA
+
+
+@pytest.mark.parametrize("n, expected", [(400, 1), (5000, 1), (5001, 2), (50_000, 10)])
+def test_the_sweep_offers_one_per_e_step_up_to_its_rows(n, expected):
+    assert rvm_ssem.sweep_offers(n) == expected
+
+
+def test_offering_several_per_e_step_reaches_one_at_a_times_classifier():
+    """Banana's 400 points, the RVM classifier's entering rule: offering the
+    dictionary eight at a time (each judged against the same state) makes an eighth
+    of the sweep's steps, fewer E-steps in all, and ends at the same decision
+    function, with about as many relevance vectors."""
+    X, y, X_test, _ = load_banana()
+    t = y.astype(float)
+    Psi, Psi_test = (
+        np.column_stack([np.ones(len(A)), RBF(0.5)(A, X)]) for A in (X, X_test)
+    )
+    options = dict(classification=True, entering="tipping_faul")
+    fits, steps = [], []
+    for k in (1, 8):
+        offered = []
+        fits.append(
+            subspace_em(
+                lambda j: Psi[:, j],
+                Psi.shape[1],
+                t,
+                offers_per_step=k,
+                callback=lambda step, size, offered=offered: offered.append(step),
+                **options,
+            )
+        )
+        steps.append(offered)
+    assert [len(s) for s in steps] == [401, 51]
+    assert steps[1][-1] == 401  # every basis function offered
+    assert len(fits[1].history) < 0.6 * len(fits[0].history)  # one per E-step
+    latents = [Psi_test[:, fit.relevant] @ fit.posterior.mean for fit in fits]
+    assert np.mean(np.sign(latents[0]) == np.sign(latents[1])) > 0.98
+    sizes = [len(fit.relevant) for fit in fits]
+    assert abs(sizes[1] - sizes[0]) <= 0.3 * sizes[0]

@@ -9,7 +9,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparsegp import SparseOnlineGPClassifier, SparseOnlineGPRegressor
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators import sparse_online_gp
-from sparsegp.estimators.sparse_online_gp import hyperparameter_sample_size
+from sparsegp.estimators.sparse_online_gp import (
+    default_basis_size,
+    default_hyperparameter_samples,
+    hyperparameter_sample_size,
+)
 
 from ..conftest import ONLINE_KERNEL as KERNEL
 from ..conftest import ONLINE_NOISE as NOISE
@@ -212,6 +216,58 @@ def test_the_classifier_learns_its_hyperparameters_on_the_grown_subsample(monkey
         random_state=0,  # unseeded, about 1 draw in 430 held no positive (CI, 2026-11-27)
     ).fit(X, y)
     assert sizes == [240]  # 30 / 0.025 = 1200, capped at 4 × 60
+
+
+@pytest.mark.parametrize(
+    "n, n_problems, expected",
+    [
+        (50_000, 1, 600),  # the budget: one pass of 600 over 50 000 examples
+        (2_000, 1, 600),  # fewer examples do not grow the basis past 600
+        (100_000, 1, 424),  # 600·√(1/2): the pass costs the same
+        (7_291, 10, 497),  # ten one-vs-rest passes share it
+        (60_000, 10, 300),  # 173, raised to the floor
+        (None, 1, 600),  # a stream's length is unknown: counted as 50 000
+        (None, 3, 346),
+    ],
+)
+def test_the_default_basis_size_follows_the_pass_cost(n, n_problems, expected):
+    assert default_basis_size(n, n_problems) == expected
+
+
+@pytest.mark.parametrize("n_problems, expected", [(1, 1000), (3, 693), (10, 464)])
+def test_the_default_subsample_follows_full_eps_cost(n_problems, expected):
+    assert default_hyperparameter_samples(n_problems) == expected
+    total = n_problems * default_hyperparameter_samples(n_problems) ** 3
+    assert total == pytest.approx(1000**3, rel=0.01)  # C fits cost about one
+
+
+def test_default_sizes_follow_the_classes(monkeypatch):
+    """``None`` sizes: each one-vs-rest problem's BV cap and subsample by the rules
+    above, with the number of problems; an integer is kept as given."""
+    X, labels = make_xor_clusters(1200, random_state=0)
+    three = np.where(X[:, 0] > 1.0, 2, labels)
+    sizes = []
+    fit = sparse_online_gp.fit_full_ep
+
+    def recorded(X, y, *args):
+        sizes.append(len(y))
+        return fit(X[:40], y[:40], *args)  # the kernel's fit itself is not the point
+
+    monkeypatch.setattr(sparse_online_gp, "fit_full_ep", recorded)
+    options = dict(ard=False, n_restarts_optimizer=0, random_state=0)
+    for y, n_problems in [(labels, 1), (three, 3)]:
+        sizes.clear()
+        clf = SparseOnlineGPClassifier(**options).fit(X, y)
+        expected = default_hyperparameter_samples(n_problems)
+        assert sizes == [expected] * n_problems
+        caps = [model.predictor.max_basis_vectors for model in clf.estimators_]
+        assert caps == [default_basis_size(1200, n_problems)] * n_problems
+    clf = SparseOnlineGPClassifier(max_basis_vectors=7, **options).fit(X, three)
+    assert [m.predictor.max_basis_vectors for m in clf.estimators_] == [7, 7, 7]
+    stream = SparseOnlineGPClassifier(**options)
+    stream.partial_fit(X, three, classes=[-1, 1, 2])
+    caps = [model.predictor.max_basis_vectors for model in stream.estimators_]
+    assert caps == [default_basis_size(None, 3)] * 3
 
 
 def test_verbose_shows_the_hyperparameter_fit_too(capsys):

@@ -56,6 +56,11 @@ _E_STEP_ITER, _FINAL_E_STEP_ITER = 30, 300
 #: n = 10 000. The final EM keeps full E-steps (partial ones there ran past
 #: ``max_iter`` on banana too).
 _SWEEP_TAP_E_STEP_ITER = 3
+#: Training points per basis function a classifier's sweep offers between two E-steps
+#: (:func:`sweep_offers`). 50 000 points of a clean nonlinear task (the RVM's default
+#: 500 centres, 236 relevance vectors): 661 E-steps in 214 s offering one at a time, 95
+#: in 116 s offering ten, at 4.72 → 4.24 % test error (2026-11-28, algorithms.md §4.3).
+ROWS_PER_OFFER = 5000
 #: EP's tolerance (:func:`~sparsegp.approximations.ep.sites_converged`) in an adaptive-TAP
 #: E-step inside EM, and in the final one. Inside EM the next E-step continues from the
 #: sites: 1e-6 there took 22 % less time than 1e-8 (3 000 points, profiled), and gave
@@ -968,22 +973,71 @@ def _offer(
     trainer: _Trainer,
     basis: _ActiveBasis,
     alpha: np.ndarray,
-    j: int,
-    psi: np.ndarray,
+    offered: range,
+    column: Callable[[int], np.ndarray],
     entering: str,
 ) -> np.ndarray:
-    """One step of the Subspace EM sweep: basis function ``j`` (values ``psi``) enters
-    ``R`` by the ``entering`` rule, then one EM step; the new ``α``."""
-    start = trainer.threshold
-    if entering == "tipping_faul" and len(alpha) > 0:
-        start = trainer.entering_alpha(basis, alpha, psi)
-    if start < trainer.threshold or entering == "threshold" or len(alpha) == 0:
+    """One step of the Subspace EM sweep: the basis functions ``offered`` enter ``R``
+    by the ``entering`` rule, each judged against the same state (Tipping & Faul's α
+    with the others fixed), then one EM step if any entered; the new ``α``."""
+    empty = len(alpha) == 0
+    newcomers = []
+    for j in offered:
+        psi = column(j)
+        start = trainer.threshold
+        if entering == "tipping_faul" and not empty:
+            start = trainer.entering_alpha(basis, alpha, psi)
+        if start < trainer.threshold or entering == "threshold" or empty:
+            newcomers.append((j, psi, start))
+        # else q² ≤ s: the evidence is highest without this function
+    for j, psi, start in newcomers:
         basis.add(j, psi)
         alpha = np.append(alpha, start)
         trainer.mean = np.append(trainer.mean, 0.0)
+    if newcomers:
         alpha, _ = trainer.em_step(basis, alpha, sweep=True)
-    # else q² ≤ s: the evidence is highest without this function
     return alpha
+
+
+def _grow(
+    trainer: _Trainer,
+    column: Callable[[int], np.ndarray],
+    candidates: range,
+    *,
+    offers_per_step: int,
+    entering: str,
+    callback: Callable[[int, int], object] | None,
+    tol: float,
+    max_iter: int,
+) -> tuple[_ActiveBasis, np.ndarray, int]:
+    """The sweep of :func:`subspace_em`: batch EM on the functions before
+    ``candidates`` (:func:`_batch_start`), then ``candidates`` offered
+    ``offers_per_step`` at a time (:func:`_offer`), σ² held unless ``learn_noise`` is
+    True; ``R``, ``α`` and the E-steps taken."""
+    first = candidates.start
+    learn_noise = bool(trainer.learn_noise)
+    trainer.learn_noise = trainer.learn_noise is True
+    basis, alpha, iterations = _batch_start(
+        trainer, column, first, tol=tol, max_iter=max_iter
+    )
+    if first and callback is not None:
+        callback(first, len(alpha))
+    steps = range(first, candidates.stop, offers_per_step)
+    for j in steps:
+        offered = range(j, min(j + offers_per_step, candidates.stop))
+        alpha = _offer(trainer, basis, alpha, offered, column, entering)
+        if callback is not None:
+            callback(offered[-1] + 1, len(alpha))
+    trainer.learn_noise = learn_noise
+    return basis, alpha, iterations + len(steps)
+
+
+def sweep_offers(n: int) -> int:
+    """Basis functions a classifier's Subspace EM sweep offers between two E-steps on
+    ``n`` training points: one ([QW03] Fig. 1) up to :data:`ROWS_PER_OFFER` points,
+    ``⌈n / ROWS_PER_OFFER⌉`` beyond, so that the sweep's E-steps (O(n·|R|²) each)
+    cost as many row operations as [QW03]'s at that size (algorithms.md §4.3)."""
+    return max(1, -(-n // ROWS_PER_OFFER))
 
 
 def subspace_em(
@@ -995,9 +1049,10 @@ def subspace_em(
     max_iter: int = 500,
     callback: Callable[[int, int], object] | None = None,
     batch_start: int = 0,
+    offers_per_step: int = 1,
     **options: object,
 ) -> RVMFit:
-    """Subspace EM ([QW03] Fig. 1): grow ``R`` one basis function at a time.
+    """Subspace EM ([QW03] Fig. 1): grow ``R`` ``offers_per_step`` functions at a time.
 
     Parameters
     ----------
@@ -1012,32 +1067,30 @@ def subspace_em(
     callback : callable ``(step, size)``, optional
         Progress report.
     batch_start : int, default=0
-        0: the sweep starts from an empty ``R``, as [QW03]; ``m > 0``: from batch EM on
-        the first ``m`` basis functions (:func:`_batch_start`).
+        The sweep starts from batch EM on the first ``batch_start`` basis functions
+        (:func:`_batch_start`); 0: from an empty ``R``, as [QW03].
+    offers_per_step : int, default=1
+        Functions offered between two E-steps (:func:`_offer`, :func:`sweep_offers`).
     **options
         ``entering`` (:func:`_entering_rule`), ``classification`` (False), ``update``
         ("mackay" or "em"), ``threshold`` (L, 1e12), ``noise`` (initial σ², (0.1·std
-        t)² as Tipping's), ``learn_noise`` (True: in every M-step, as [QW03];
-        ``"after_sweep"``: σ² held at ``noise`` while basis functions are added, learnt
-        in the final batch EM), ``sigma_in`` (1.0), ``mean_field`` ("tap", "naive" or
-        "laplace"), ``pool`` (the threads of the adaptive-TAP E-steps' row blocks,
+        t)²), ``learn_noise`` (True: in every M-step, as [QW03]; ``"after_sweep"``: σ²
+        held at ``noise`` in the sweep), ``sigma_in`` (1.0), ``mean_field`` ("tap",
+        "naive" or "laplace"), ``pool`` (threads for the adaptive-TAP E-steps' rows,
         :func:`ep_e_step`; None: this thread).
     """
     trainer = _trainer(t, options)
     entering = _entering_rule(trainer, options)
-    learn_noise = bool(trainer.learn_noise)
-    trainer.learn_noise = trainer.learn_noise is True
-    first = min(batch_start, n_basis)
-    basis, alpha, start_iterations = _batch_start(
-        trainer, column, first, tol=tol, max_iter=max_iter
+    basis, alpha, grow_iterations = _grow(
+        trainer,
+        column,
+        range(min(batch_start, n_basis), n_basis),
+        offers_per_step=offers_per_step,
+        entering=entering,
+        callback=callback,
+        tol=tol,
+        max_iter=max_iter,
     )
-    if first and callback is not None:
-        callback(first, len(alpha))
-    for j in range(first, n_basis):
-        alpha = _offer(trainer, basis, alpha, j, column(j), entering)
-        if callback is not None:
-            callback(j + 1, len(alpha))
-    trainer.learn_noise = learn_noise
     # MacKay's α of a weight the evidence drops grows a few % per E-step, so the final
     # EM ran to max_iter on most classification fits. Not in the sweep, whose sites and
     # α have not settled (IDA titanic: 2 of 10 fits ended at 32.4 % test error against
@@ -1045,7 +1098,7 @@ def subspace_em(
     # 2.4× the test MSE).
     trainer.delete_unsupported = trainer.classification and entering == "tipping_faul"
     alpha, iterations = trainer.converge(basis, alpha, tol=tol, max_iter=max_iter)
-    return trainer.finish(basis, alpha, start_iterations + n_basis - first + iterations)
+    return trainer.finish(basis, alpha, grow_iterations + iterations)
 
 
 def batch_em(

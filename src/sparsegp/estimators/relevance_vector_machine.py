@@ -16,7 +16,12 @@ from .. import kernel_expression as expression
 from .._memory import require_memory
 from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
-from ..approximations.rvm_ssem import WeightPredictor, batch_em, subspace_em
+from ..approximations.rvm_ssem import (
+    WeightPredictor,
+    batch_em,
+    subspace_em,
+    sweep_offers,
+)
 from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
@@ -107,9 +112,11 @@ class _RVMFitting:
         n_basis = len(centres) + offset
         callback = None
         if self.verbose:
+            reported = [0]  # the last multiple of 200 offers reported
 
             def callback(step, size):
-                if step % 200 == 0:
+                if step // 200 > reported[0]:  # the sweep may offer several at once
+                    reported[0] = step // 200
                     report_progress(
                         self,
                         message=f"  RVM step {step}: {size} active basis functions",
@@ -132,7 +139,9 @@ class _RVMFitting:
             def column(j):
                 return ones if j < offset else rows([centres[j - offset]])[0]
 
-            return subspace_em(column, n_basis, t, **common)
+            # a classifier's E-steps cost O(n·|R|²), a regressor's O(|R|³)
+            offers = sweep_offers(len(X)) if options.get("classification") else 1
+            return subspace_em(column, n_basis, t, offers_per_step=offers, **common)
         Psi = kernel(X, X[centres])
         if self.bias:
             Psi = np.column_stack([np.ones(len(X)), Psi])
@@ -390,9 +399,10 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         of them when there are fewer) with an equal share from each class where the
         classes are large enough, so that a rare class has centres to choose its
         relevance vectors from; ``None`` uses all. Each centre offered to the
-        sweep costs O(n·|R|) and, when it enters, an E-step of O(n·|R|²): a dictionary
-        of all n centres makes the fit O(n²·|R|), one of fixed size linear in n
-        (algorithms.md §4.3).
+        sweep costs O(n·|R|) and, when it enters, an E-step of O(n·|R|²) (beyond
+        5 000 training points ``⌈n/5 000⌉`` centres are offered per E-step): a
+        dictionary of all n centres makes the fit O(n²·|R|), one of fixed size linear
+        in n (algorithms.md §4.3).
     mean_field : {"tap", "naive", "laplace"}, default="tap"
         Naive mean field takes the prior variance as cavity variance: on well-separated
         classes it drives α to its floor and the weights to thousands, where its E-step

@@ -40,6 +40,7 @@ from ._base import (
     fitted_model,
     one_vs_rest,
     per_problem,
+    positive_classes,
     report_progress,
     restore_on_failure,
     starting_kernel,
@@ -81,6 +82,37 @@ MIN_RARER_CLASS_EXAMPLES = 30
 #: The subsample grows to at most this multiple of ``n_hyperparameter_samples``.
 _MAX_SUBSAMPLE_GROWTH = 4
 
+#: ``SparseOnlineGPClassifier``'s default sizes (``None``): one binary problem keeps up
+#: to ``DEFAULT_MAX_BASIS_VECTORS`` basis vectors, whose pass over
+#: ``SIZED_FOR_EXAMPLES`` examples costs about ten seconds on one core, and learns its
+#: hyperparameters on ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples (full EP, O(s³),
+#: about ten seconds); C one-vs-rest problems, or more examples, share those budgets
+#: down to the ``MIN_`` sizes (docs/guide.md, "Default sizes").
+DEFAULT_MAX_BASIS_VECTORS = 600
+MIN_DEFAULT_BASIS_VECTORS = 300
+SIZED_FOR_EXAMPLES = 50_000
+DEFAULT_HYPERPARAMETER_SAMPLES = 1000
+MIN_DEFAULT_HYPERPARAMETER_SAMPLES = 300
+
+
+def default_basis_size(n, n_problems):
+    """``max_basis_vectors=None``: the ``d`` at which ``n_problems`` passes over ``n``
+    examples (O(C·n·d²)) cost one pass of ``DEFAULT_MAX_BASIS_VECTORS`` over
+    ``SIZED_FOR_EXAMPLES`` examples, between ``MIN_DEFAULT_BASIS_VECTORS`` and
+    ``DEFAULT_MAX_BASIS_VECTORS``; ``n=None`` (a stream) counts
+    ``SIZED_FOR_EXAMPLES``."""
+    n = SIZED_FOR_EXAMPLES if n is None else n
+    d = DEFAULT_MAX_BASIS_VECTORS * np.sqrt(SIZED_FOR_EXAMPLES / (n_problems * n))
+    return int(np.clip(round(d), MIN_DEFAULT_BASIS_VECTORS, DEFAULT_MAX_BASIS_VECTORS))
+
+
+def default_hyperparameter_samples(n_problems):
+    """``n_hyperparameter_samples=None``: the ``s`` at which ``n_problems`` full-EP
+    fits (O(C·s³)) cost one of ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples, at least
+    ``MIN_DEFAULT_HYPERPARAMETER_SAMPLES``."""
+    s = DEFAULT_HYPERPARAMETER_SAMPLES / np.cbrt(n_problems)
+    return int(max(MIN_DEFAULT_HYPERPARAMETER_SAMPLES, round(s)))
+
 
 def hyperparameter_sample_size(y, n_samples):
     """Examples for the classifier's hyperparameters: ``n_samples``, grown (up to
@@ -110,7 +142,8 @@ class _OnlineFitting:
         """The state after ``n_passes`` passes, and each example's latent mean and
         variance before the first pass absorbed it (rows in ``X``'s order; the
         prediction of a model that had not seen it)."""
-        state = self._new_state(kernel, likelihood)
+        d = self._basis_size(len(y))
+        state = self._new_state(kernel, likelihood, d)
         predictive = np.empty((len(y), 2))
         for n_pass in range(self.n_passes):
             if n_pass:
@@ -118,7 +151,7 @@ class _OnlineFitting:
                     kernel,
                     likelihood,
                     state.basis_vectors,
-                    self.max_basis_vectors,
+                    d,
                     self.tol,
                     self.deletion_score,
                 )
@@ -143,10 +176,13 @@ class _OnlineFitting:
                 bar.update(min(_PROGRESS_CHUNK, len(y) - start))
         return predictive
 
-    def _new_state(self, kernel, likelihood):
-        return SparseOnlineGP(
-            kernel, likelihood, self.max_basis_vectors, self.tol, self.deletion_score
-        )
+    def _basis_size(self, n):
+        """The cap ``d`` on the BV set of a pass over ``n`` examples (None: a
+        stream)."""
+        return self.max_basis_vectors
+
+    def _new_state(self, kernel, likelihood, d):
+        return SparseOnlineGP(kernel, likelihood, d, self.tol, self.deletion_score)
 
     def _subsample(self, n, rng, size=None):
         """The rows of ``size`` random examples of ``n`` (``n_hyperparameter_samples``
@@ -334,7 +370,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             y = self._normalize_targets(y)
             kernel = self._hyperparameters(X, y, check_random_state(self.random_state))
             self.kernel_ = kernel_in_input_units(self, kernel)
-            self.state_ = self._new_state(*_split_noise(kernel))
+            self.state_ = self._new_state(*_split_noise(kernel), self._basis_size(None))
         else:
             y = (y - self.y_mean_) / self.y_std_
         self.state_.update(X, y)
@@ -396,20 +432,27 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         that evidence test, as :class:`EPGPClassifier` does (algorithms.md §5.8).
         ``True`` learns ARD length-scales, ``False`` keeps the isotropic kernel.
         With a given ``kernel``, ``"auto"`` keeps it.
-    max_basis_vectors : int, default=300
-        The cap ``d`` on the BV set. A pass costs O(n·d²), about 8 s at n = 50 000 on
-        one core; on the sets of the ``defaults_table`` benchmark the error stops
-        falling near d = 300 (docs/guide.md, "Default sizes").
+    max_basis_vectors : int or None, default=None
+        The cap ``d`` on the BV set. A pass costs O(n·d²). ``None``: 600 for two
+        classes up to 50 000 examples (a pass about 10 s on one core there), fewer
+        where C one-vs-rest problems or more examples would cost more — ``d`` such
+        that the passes cost one such pass together (``600·√(50 000/(C·n))``), at
+        least 300 (:func:`default_basis_size`; 600 for ``partial_fit``'s two classes,
+        a stream's length unknown). On low-noise data the error keeps falling past
+        d = 300 (docs/guide.md, "Default sizes").
     tol, deletion_score, n_passes, shuffle
         As for :class:`SparseOnlineGPRegressor`.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         Kernel and probit bias are estimated once by :class:`EPGPClassifier` on a
         random subsample of ``n_hyperparameter_samples`` examples (of the first chunk
         for ``partial_fit``), then fixed. ``None`` keeps ``kernel`` and ``bias``.
-    n_hyperparameter_samples : int, default=300
+    n_hyperparameter_samples : int or None, default=None
         Size of that subsample (O(n³) EP), grown (up to four times) until it holds
         about 30 examples of the rarer class: with fewer, EP's evidence can prefer a
-        model that predicts the base rate everywhere.
+        model that predicts the base rate everywhere. ``None``: 1 000 for two classes,
+        ``1 000/∛C`` (at least 300) for C one-vs-rest problems, which together then
+        cost one subsample's fit (:func:`default_hyperparameter_samples`). A larger
+        subsample learns the shorter length-scales that many examples support.
     n_restarts_optimizer : int, default=2
         Extra optimiser starts from random hyperparameters.
     bias : float, default=0.0
@@ -461,6 +504,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
 
     _parameter_constraints: dict = {
         **_SHARED_CONSTRAINTS,
+        "max_basis_vectors": [Interval(Integral, 1, None, closed="left"), None],
+        "n_hyperparameter_samples": [Interval(Integral, 2, None, closed="left"), None],
         "bias": [Real],
         "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         "ard": ARD_CONSTRAINT,
@@ -472,13 +517,13 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         kernel=None,
         *,
         ard="auto",
-        max_basis_vectors=300,
+        max_basis_vectors=None,
         tol=1e-6,
         deletion_score="approximate",
         n_passes=1,
         shuffle=True,
         optimizer="fmin_l_bfgs_b",
-        n_hyperparameter_samples=300,
+        n_hyperparameter_samples=None,
         n_restarts_optimizer=2,
         bias=0.0,
         amplitude_prior=3.0,
@@ -501,6 +546,19 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+
+    def _n_binary_problems(self):
+        return len(positive_classes(self.classes_))
+
+    def _basis_size(self, n):
+        if self.max_basis_vectors is None:
+            return default_basis_size(n, self._n_binary_problems())
+        return self.max_basis_vectors
+
+    def _hyperparameter_samples(self):
+        if self.n_hyperparameter_samples is None:
+            return default_hyperparameter_samples(self._n_binary_problems())
+        return self.n_hyperparameter_samples
 
     def _fit_binary(self, X, y, random_state):
         start = time.perf_counter()
@@ -554,7 +612,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         if self.optimizer is None:
             return [(kernel, Probit(float(self.bias)))], None, {}
         rows = self._subsample(
-            len(y), rng, hyperparameter_sample_size(y, self.n_hyperparameter_samples)
+            len(y), rng, hyperparameter_sample_size(y, self._hyperparameter_samples())
         )
         X_sub, y_sub = X[rows], y[rows]
         if len(np.unique(y_sub)) < 2:
@@ -637,7 +695,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         if first:
             rng = check_random_state(self.random_state)
             states = [
-                self._new_state(*self._hyperparameters(X, labels, rng)[0][0])
+                self._new_state(
+                    *self._hyperparameters(X, labels, rng)[0][0], self._basis_size(None)
+                )
                 for labels in one_vs_rest(self.classes_, y)
             ]
         else:
