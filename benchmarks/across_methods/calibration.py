@@ -149,7 +149,8 @@ def main(argv=None):
                     flush=True,
                 )
             ax.set_title(f"{TITLES[dataset]} (IVM: d = {d_ivm})")
-            ax.get_legend().remove()
+            if ax.get_legend() is not None:  # None where --skip left the panel empty
+                ax.get_legend().remove()
     if args.figure:  # one legend for both panels, below them
         handles, labels = axes[0].get_legend_handles_labels()
         figure.legend(handles, labels, loc="lower center", ncol=3, fontsize=9)

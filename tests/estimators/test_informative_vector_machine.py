@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
+from sparsegp.estimators import _fitc_pass
 from sparsegp.estimators import informative_vector_machine as ivm_module
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
@@ -173,14 +174,26 @@ def noisy_imbalanced_problem():
     return X[:2000], y[:2000], X[2000:], y[2000:]
 
 
-@pytest.mark.parametrize("relearn", [True, False])
+@pytest.mark.parametrize(
+    ("relearn_size", "learnt_on"),
+    [(5e9, [2000]), (1000 * 100**2, [1000, 2000]), (0.0, [2000])],
+)
 def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
-    relearn, monkeypatch
+    relearn_size, learnt_on, monkeypatch
 ):
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
-    pass puts a site on every one, on the same active set, its kernel relearnt below
-    ``_RELEARN_SIZE`` and kept above."""
-    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", 5e9 if relearn else 0.0)
+    pass puts a site on every one, on the same active set, its kernel relearnt on every
+    row where n·d² ≤ ``_RELEARN_SIZE``, on ``_RELEARN_SIZE / d²`` random rows above
+    (here 1 000), and kept where those would be fewer than 2·d."""
+    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", relearn_size)
+    rows_seen = []
+    approximation = _fitc_pass.fitc_approximation
+
+    def recorded(X, *args):
+        rows_seen.append(len(X))
+        return approximation(X, *args)
+
+    monkeypatch.setattr(_fitc_pass, "fitc_approximation", recorded)
     X, y, X_test, y_test = noisy_imbalanced_problem()
     scores = {}
     for posterior in ("active_set", "auto"):
@@ -195,8 +208,10 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
             model.active_set_,
             model.kernel_.get_params(),
         )
+    assert rows_seen == learnt_on
     np.testing.assert_array_equal(scores["auto"][2], scores["active_set"][2])
-    assert (scores["auto"][3] != scores["active_set"][3]) == relearn
+    relearnt = relearn_size > 0
+    assert (scores["auto"][3] != scores["active_set"][3]) == relearnt
     assert scores["auto"][1] < scores["active_set"][1] - 0.01
     assert scores["auto"][0] <= scores["active_set"][0] + 0.005
 

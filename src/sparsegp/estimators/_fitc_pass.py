@@ -6,7 +6,7 @@ points only ([LSH02] eq. 5): the other n − d labels inform the hyperparameters
 and the probabilities are under-confident on clean data and poor where the d points
 miss a rare class. This pass keeps the points and puts a site on every training point
 (algorithms.md §1.9), optionally relearning the kernel and bias by a few L-BFGS-B steps
-on FITC's evidence; O(n·d²) per sweep.
+on FITC's evidence, over every row or over a random subset of them; O(n·d²) per sweep.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._dask import is_dask_array
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._dask import is_dask_array, rows_of
 from ..approximations.blocks import thread_pool
 from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
 from ..exceptions import warn_at_caller
@@ -83,7 +86,9 @@ class EverySitePass:
     bias relearnt by ``FITC_ITERATIONS`` steps on FITC's evidence
     (:func:`~sparsegp.approximations.evidence.maximize_evidence`, with
     ``amplitude_prior``'s prior on the log amplitudes where given); kernels FITC
-    cannot differentiate keep the model's.
+    cannot differentiate keep the model's. With ``learn_rows``, the relearning runs on
+    that many training rows drawn at random, and the posterior over every row then
+    keeps its kernel and bias: the relearning's cost bounded where n·d² is large.
     """
 
     estimator: Any
@@ -93,6 +98,7 @@ class EverySitePass:
     optimizer: Any
     amplitude_prior: float | None = None
     start: tuple | None = None
+    learn_rows: int | None = None
 
     def __call__(self, model: FittedModel) -> FittedModel:
         """The model with the pass's posterior, its row blocks on the estimator's row
@@ -104,11 +110,24 @@ class EverySitePass:
     def evidence(self, model: FittedModel, pool=None) -> EvidenceFit:
         """The pass's EP and evidence, its row blocks on the thread ``pool`` (in this
         thread without)."""
-        name = type(self.estimator).__name__
         kernel, bias = model.kernel, model.likelihood.bias
         if self.start is not None:
             kernel, bias = self.start
         learn = self.optimizer is not None and is_input_differentiable(kernel)
+        X, y = self.X, self.y
+        if learn and self.learn_rows is not None and self.learn_rows < len(y):
+            rng = check_random_state(self.random_state)
+            rows = np.sort(rng.choice(len(y), self.learn_rows, replace=False))
+            fit = self._maximize(
+                rows_of(X, rows), rows_of(y, rows), kernel, model, bias, pool
+            )
+            kernel, bias, learn = fit.kernel, fit.likelihood.bias, False
+        return self._maximize(X, y, kernel, model, bias, pool, learn)
+
+    def _maximize(self, X, y, kernel, model, bias, pool, learn=True) -> EvidenceFit:
+        """FITC's EP on ``(X, y)`` with ``model``'s points as pseudo-inputs, from
+        ``kernel`` and ``bias``, relearnt by ``FITC_ITERATIONS`` steps if ``learn``."""
+        name = type(self.estimator).__name__
         settings = EvidenceSettings(
             ep_options=dict(
                 mode="parallel",
@@ -123,7 +142,7 @@ class EverySitePass:
             progress=f"{name}: FITC evidence" if self.estimator.verbose else None,
             report=lambda line: report_progress(self.estimator, level=2, message=line),
         )
-        approximation = fitc_approximation(self.X, self.y, _JITTER, name, pool)
+        approximation = fitc_approximation(X, y, _JITTER, name, pool)
         try:
             return maximize_evidence(
                 approximation, kernel, model.points, bias, settings
