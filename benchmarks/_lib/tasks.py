@@ -105,34 +105,34 @@ def mnist_task(n_train):
     return X, y, X_test, np.where(labels_test == DIGIT, 1, -1)
 
 
+def _first_50_000_to_train(**params):
+    """``make_classification(n_samples=60_000, random_state=0, **params)``: the first
+    50 000 points to train on, the last 10 000 to test."""
+    X, y = make_classification(n_samples=60_000, random_state=0, **params)
+    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
+
+
 def imbalanced_task(weight):
     """``make_classification(n_samples=60_000, n_features=20, weights=[weight],
     flip_y=0.02, random_state=0)``: the first 50 000 points to train on, the last
     10 000 to test (issue 48's imbalanced sets)."""
-    X, y = make_classification(
-        n_samples=60_000, n_features=20, weights=[weight], flip_y=0.02, random_state=0
-    )
-    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
+    return _first_50_000_to_train(n_features=20, weights=[weight], flip_y=0.02)
 
 
 def clean_nonlinear_task(weight):
     """``make_classification(n_samples=60_000, n_features=22, n_informative=12,
     n_redundant=4, n_clusters_per_class=6, weights=[weight], flip_y=0,
-    random_state=0)``: the first 50 000 points to train on, the last 10 000 to test.
-    Imbalanced like :func:`imbalanced_task`, but with no flipped labels and each class
-    six clusters: a boundary that needs many basis functions (a few per cent error is
-    reachable)."""
-    X, y = make_classification(
-        n_samples=60_000,
+    random_state=0)``, split as :func:`imbalanced_task`; imbalanced like it, but with
+    no flipped labels and each class six clusters: a boundary that needs many basis
+    functions (a few per cent error is reachable)."""
+    return _first_50_000_to_train(
         n_features=22,
         n_informative=12,
         n_redundant=4,
         n_clusters_per_class=6,
         weights=[weight],
         flip_y=0.0,
-        random_state=0,
     )
-    return X[:50_000], y[:50_000], X[50_000:], y[50_000:]
 
 
 #: Inputs of the synthetic cluster task.
