@@ -176,7 +176,11 @@ def noisy_imbalanced_problem():
 
 @pytest.mark.parametrize(
     ("relearn_size", "learnt_on"),
-    [(5e9, [2000]), (1000 * 100**2, [1000, 2000]), (0.0, [2000])],
+    [
+        (5e9, [(2000, None)]),
+        (1000 * 100**2, [(1000, 1000 // _fitc_pass.LEARN_BLOCKS + 1), (2000, None)]),
+        (0.0, [(2000, None)]),
+    ],
 )
 def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
     relearn_size, learnt_on, monkeypatch
@@ -184,14 +188,15 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
     pass puts a site on every one, on the same active set, its kernel relearnt on every
     row where n·d² ≤ ``_RELEARN_SIZE``, on ``_RELEARN_SIZE / d²`` random rows above
-    (here 1 000), and kept where those would be fewer than 2·d."""
+    (here 1 000, in ``LEARN_BLOCKS`` row blocks), and kept where those would be fewer
+    than 2·d."""
     monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", relearn_size)
     rows_seen = []
     approximation = _fitc_pass.fitc_approximation
 
-    def recorded(X, *args):
-        rows_seen.append(len(X))
-        return approximation(X, *args)
+    def recorded(X, y, jitter, name, pool, largest=None):
+        rows_seen.append((len(X), largest))
+        return approximation(X, y, jitter, name, pool, largest)
 
     monkeypatch.setattr(_fitc_pass, "fitc_approximation", recorded)
     X, y, X_test, y_test = noisy_imbalanced_problem()

@@ -31,6 +31,12 @@ __all__ = ["EverySitePass", "every_site_if_it_fits", "pass_fits_in_memory"]
 #: start, and more iterations cost time without improving the test NLP.
 FITC_ITERATIONS = 5
 
+#: Row blocks of a relearning on a subset of rows (``learn_rows``), so that up to this
+#: many threads share it: its rows are few (5 000 for the IVM at d = 1 000), each
+#: costing O(d²), and at the in-memory fit's block size (``block_rows``) they make one
+#: block, which one thread works on however many the fit has.
+LEARN_BLOCKS = 16
+
 #: The pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
 #: ``tol`` 10⁻³, 100 sweeps, ``ε_u`` 10⁻⁶).
 _DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
@@ -119,14 +125,23 @@ class EverySitePass:
             rng = check_random_state(self.random_state)
             rows = np.sort(rng.choice(len(y), self.learn_rows, replace=False))
             fit = self._maximize(
-                rows_of(X, rows), rows_of(y, rows), kernel, model, bias, pool
+                rows_of(X, rows),
+                rows_of(y, rows),
+                kernel,
+                model,
+                bias,
+                pool,
+                largest_block=-(-len(rows) // LEARN_BLOCKS),
             )
             kernel, bias, learn = fit.kernel, fit.likelihood.bias, False
         return self._maximize(X, y, kernel, model, bias, pool, learn)
 
-    def _maximize(self, X, y, kernel, model, bias, pool, learn=True) -> EvidenceFit:
+    def _maximize(
+        self, X, y, kernel, model, bias, pool, learn=True, largest_block=None
+    ) -> EvidenceFit:
         """FITC's EP on ``(X, y)`` with ``model``'s points as pseudo-inputs, from
-        ``kernel`` and ``bias``, relearnt by ``FITC_ITERATIONS`` steps if ``learn``."""
+        ``kernel`` and ``bias``, relearnt by ``FITC_ITERATIONS`` steps if ``learn``;
+        row blocks of at most ``largest_block`` rows (None: FITC's own)."""
         name = type(self.estimator).__name__
         settings = EvidenceSettings(
             ep_options=dict(
@@ -142,7 +157,7 @@ class EverySitePass:
             progress=f"{name}: FITC evidence" if self.estimator.verbose else None,
             report=lambda line: report_progress(self.estimator, level=2, message=line),
         )
-        approximation = fitc_approximation(X, y, _JITTER, name, pool)
+        approximation = fitc_approximation(X, y, _JITTER, name, pool, largest_block)
         try:
             return maximize_evidence(
                 approximation, kernel, model.points, bias, settings
