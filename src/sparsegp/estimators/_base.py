@@ -727,6 +727,11 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         return accept_sparse_tags(super().__sklearn_tags__())
 
+    def _n_binary_problems(self):
+        """How many one-vs-rest fits share a default size's budget (one for two
+        classes): ``classes_`` must be set."""
+        return len(positive_classes(self.classes_))
+
     @abstractmethod
     def _fit_binary(self, X, y, random_state) -> FittedModel:
         """Fit labels ``y`` in ``{-1, +1}``; return the fitted model."""

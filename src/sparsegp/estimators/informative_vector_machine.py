@@ -51,7 +51,6 @@ from ._base import (
     default_kernel,
     feature_spreads,
     per_problem,
-    positive_classes,
     report_progress,
     restore_on_failure,
     starting_kernel,
@@ -115,10 +114,6 @@ class _IVMFitting:
 
     #: Threads the fit may use (set per problem by ``_fit_problems``).
     _n_row_threads = 1
-
-    def _n_binary_problems(self):
-        """How many binary fits share the default size's budget: one for a regressor."""
-        return 1
 
     def _active_set_size(self, n):
         """``d``: ``active_set_size``, or for ``None`` N/5 up to
@@ -626,9 +621,6 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _n_binary_problems(self):
-        return len(positive_classes(self.classes_))
-
     def _check_training_size(self, X):
         d = self._active_set_size(len(X))
         if self.posterior == "fitc":
@@ -760,6 +752,10 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     """
 
     _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}
+
+    def _n_binary_problems(self):
+        """One fit has the default size's budget (:meth:`_active_set_size`)."""
+        return 1
 
     def __init__(
         self,

@@ -40,7 +40,6 @@ from ._base import (
     fitted_model,
     one_vs_rest,
     per_problem,
-    positive_classes,
     report_progress,
     restore_on_failure,
     starting_kernel,
@@ -184,10 +183,14 @@ class _OnlineFitting:
     def _new_state(self, kernel, likelihood, d):
         return SparseOnlineGP(kernel, likelihood, d, self.tol, self.deletion_score)
 
+    def _hyperparameter_samples(self):
+        """The size of the hyperparameter subsample, before any growth."""
+        return self.n_hyperparameter_samples
+
     def _subsample(self, n, rng, size=None):
-        """The rows of ``size`` random examples of ``n`` (``n_hyperparameter_samples``
-        by default)."""
-        size = min(n, self.n_hyperparameter_samples if size is None else size)
+        """The rows of ``size`` random examples of ``n`` (the hyperparameter
+        subsample's size by default)."""
+        size = min(n, self._hyperparameter_samples() if size is None else size)
         return rng.choice(n, size=size, replace=False) if size < n else np.arange(n)
 
     def _report(self, state, start):
@@ -546,9 +549,6 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    def _n_binary_problems(self):
-        return len(positive_classes(self.classes_))
 
     def _basis_size(self, n):
         if self.max_basis_vectors is None:
