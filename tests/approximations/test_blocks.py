@@ -8,8 +8,10 @@ import pytest
 
 from sparsegp.approximations.blocks import (
     GatedPool,
+    RowPool,
     Stopped,
     StopSignal,
+    _Timings,
     run_together_with_head_start,
     summed,
     thread_pool,
@@ -86,6 +88,59 @@ def test_no_head_start_after_a_failed_call_and_the_others_are_stopped():
         run_together_with_head_start(pool, [checks, fails], stop, pytest.fail)
     with pytest.raises(Stopped):
         stop.check()
+
+
+def _ways(pool, n_maps):
+    """Where each of ``n_maps`` maps of four items ran ("threads" or "caller"): an item
+    waits 40 ms on a thread and 5 ms in the caller's thread, so the caller's thread
+    is the faster (80 ms a map on two threads against 20 ms)."""
+    caller, ways = threading.get_ident(), []
+
+    def item(value, seen):
+        seen.append(threading.get_ident())
+        time.sleep(0.005 if threading.get_ident() == caller else 0.04)
+        return 2 * value
+
+    for _ in range(n_maps):
+        seen = []
+        assert list(pool.map(item, range(4), [seen] * 4)) == [0, 2, 4, 6]
+        ways.append("caller" if set(seen) == {caller} else "threads")
+    return ways
+
+
+def test_a_row_pool_runs_a_function_where_its_maps_were_faster(monkeypatch):
+    monkeypatch.setattr(_Timings, "TRIES_EVERY", 1.0)  # try the other way soon
+    with RowPool(2) as pool:
+        ways = _ways(pool, 12)
+    assert ways[:3] == ["threads", "caller", "caller"]
+    assert "threads" in ways[3:]  # tried again, and left again
+    assert ways.count("caller") > ways.count("threads")
+
+
+def test_a_row_pool_times_each_function_apart_and_tries_rarely_by_default():
+    assert _Timings.TRIES_EVERY >= 20
+    with RowPool(2) as pool:
+        assert _ways(pool, 3) == ["threads"] * 3
+        assert list(pool.map(lambda a, b: a + b, [1, 2], [3, 4])) == [4, 6]
+
+
+def test_a_row_pool_passes_on_an_item_error_on_threads_and_in_the_caller(monkeypatch):
+    monkeypatch.setattr(_Timings, "TRIES_EVERY", 0.0)  # each timed map tries the other
+    caller, failed_in = threading.get_ident(), []
+
+    def fails(value):
+        if value == 1:
+            failed_in.append(threading.get_ident())
+            raise ValueError("no")
+        return value
+
+    with RowPool(2) as pool:
+        with pytest.raises(ValueError, match="no"):
+            list(pool.map(fails, range(4)))  # on the threads, untimed
+        assert list(pool.map(fails, [0, 2])) == [0, 2]  # on the threads, timed
+        with pytest.raises(ValueError, match="no"):
+            list(pool.map(fails, range(4)))  # in the caller's thread
+    assert failed_in[0] != caller and failed_in[1] == caller
 
 
 def test_summed_adds_numbers_arrays_and_tuples_in_order_and_passes_on_a_refusal():
