@@ -90,20 +90,29 @@ def test_no_head_start_after_a_failed_call_and_the_others_are_stopped():
         stop.check()
 
 
-def _ways(pool, n_maps):
-    """Where each of ``n_maps`` maps of four items ran ("threads" or "caller"): an item
-    waits 40 ms on a thread and 5 ms in the caller's thread, so the caller's thread
-    is the faster (80 ms a map on two threads against 20 ms)."""
+def _faster_in_caller(value, seen, caller):
+    """An item that waits 40 ms on a thread and 5 ms in the caller's thread: a map of
+    four takes 80 ms on two threads against 20 ms in the caller's."""
+    seen.append(threading.get_ident())
+    time.sleep(0.005 if threading.get_ident() == caller else 0.04)
+    return 2 * value
+
+
+def _faster_on_threads(value, seen, caller):
+    """An item that waits 40 ms wherever it runs: a map of four takes 80 ms on two
+    threads against 160 ms in the caller's."""
+    seen.append(threading.get_ident())
+    time.sleep(0.04)
+    return 2 * value
+
+
+def _ways(pool, n_maps, item=_faster_in_caller):
+    """Where each of ``n_maps`` maps of four ``item``'s ran: "threads" or "caller"."""
     caller, ways = threading.get_ident(), []
-
-    def item(value, seen):
-        seen.append(threading.get_ident())
-        time.sleep(0.005 if threading.get_ident() == caller else 0.04)
-        return 2 * value
-
     for _ in range(n_maps):
         seen = []
-        assert list(pool.map(item, range(4), [seen] * 4)) == [0, 2, 4, 6]
+        results = pool.map(item, range(4), [seen] * 4, [caller] * 4)
+        assert list(results) == [0, 2, 4, 6]
         ways.append("caller" if set(seen) == {caller} else "threads")
     return ways
 
@@ -117,7 +126,18 @@ def test_a_row_pool_runs_a_function_where_its_maps_were_faster(monkeypatch):
     assert ways.count("caller") > ways.count("threads")
 
 
-def test_a_row_pool_times_each_function_apart_and_tries_rarely_by_default():
+def test_a_row_pool_times_each_function_apart(monkeypatch):
+    monkeypatch.setattr(_Timings, "TRIES_EVERY", 1.0)
+    slow_on_threads, fast_on_threads = [], []
+    with RowPool(2) as pool:
+        for _ in range(6):  # the two functions' maps in turns
+            slow_on_threads += _ways(pool, 1)
+            fast_on_threads += _ways(pool, 1, _faster_on_threads)
+    assert slow_on_threads.count("caller") > slow_on_threads.count("threads")
+    assert fast_on_threads.count("threads") > fast_on_threads.count("caller")
+
+
+def test_a_row_pool_keeps_its_threads_for_a_function_mapped_a_few_times():
     assert _Timings.TRIES_EVERY >= 20
     with RowPool(2) as pool:
         assert _ways(pool, 3) == ["threads"] * 3
