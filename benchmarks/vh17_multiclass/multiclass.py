@@ -28,7 +28,11 @@ sparse ones approximate; O(n³), digits only). One BLAS thread each (threadpoolc
 ``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
 fits on a seeded random subset of the training set; ``--n-inducing`` adds the
 multinomial model at each given M (``fitc_multinomial_M``), to measure how its
-accuracy and time grow with M.
+accuracy and time grow with M; ``--one-vs-rest-inducing`` one-vs-rest FITC at each
+given M (``fitc_one_vs_rest_M``)::
+
+    python -m benchmarks run multiclass digits --estimators svc \
+        --one-vs-rest-inducing 400 --out /tmp/multiclass_digits_400.json
 """
 
 from __future__ import annotations
@@ -109,6 +113,7 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--n-train", type=int, default=None)
     parser.add_argument("--n-inducing", type=int, nargs="*", default=[])
+    parser.add_argument("--one-vs-rest-inducing", type=int, nargs="*", default=[])
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     X, X_test, y, y_test = SETS[args.data]()
@@ -120,9 +125,15 @@ def main():
         candidates[f"fitc_multinomial_{M}"] = FITCGPClassifier(
             n_inducing=M, multi_class="multinomial", random_state=0, n_jobs=args.n_jobs
         )
-    names = (args.estimators or list(candidates)[:5]) + [
-        f"fitc_multinomial_{M}" for M in args.n_inducing
-    ]
+    for M in args.one_vs_rest_inducing:
+        candidates[f"fitc_one_vs_rest_{M}"] = FITCGPClassifier(
+            n_inducing=M, random_state=0, n_jobs=args.n_jobs
+        )
+    names = (
+        (args.estimators or list(candidates)[:5])
+        + [f"fitc_multinomial_{M}" for M in args.n_inducing]
+        + [f"fitc_one_vs_rest_{M}" for M in args.one_vs_rest_inducing]
+    )
     if "svgp_softmax" in names and importlib.util.find_spec("gpytorch") is None:
         print("svgp_softmax: gpytorch is not installed ([bench] extra); skipped")
         names.remove("svgp_softmax")
