@@ -12,6 +12,7 @@ staying on its worker).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import time
@@ -163,7 +164,7 @@ class RowPool(ThreadPoolExecutor):
     few times stays on the threads and trying costs about a hundredth of the time
     where the threads are the faster. Each item's arithmetic is the same wherever it
     runs, so results do not depend on the choice; :meth:`submit` (whole fits at
-    once) is unchanged.
+    once) is unchanged. Measured in algorithms.md §5.9 ("Threads that do not pay").
     """
 
     def __init__(self, n_threads: int) -> None:
@@ -183,7 +184,9 @@ class RowPool(ThreadPoolExecutor):
         if len(items) < 2:
             return iter([fn(*item) for item in items])
         with self._lock:
-            timings = self._timings.setdefault(_work_of(fn), _Timings())
+            timings = self._timings.setdefault(
+                _work_of(fn), _Timings(self._max_workers)
+            )
             on_threads = timings.next_on_threads()
         start = time.perf_counter()
         if on_threads:
@@ -208,7 +211,8 @@ class _Timings:
     #: Weight of the newest map in a way's average time.
     NEWEST = 0.3
 
-    def __init__(self) -> None:
+    def __init__(self, n_threads: int) -> None:
+        self.n_threads = n_threads
         self.seconds: dict[bool, float] = {}
         self.since_other = 0.0
 
@@ -220,9 +224,13 @@ class _Timings:
         return self.seconds[True] <= (1.0 - self.LEAST_GAIN) * self.seconds[False]
 
     def next_on_threads(self) -> bool:
-        """The chosen way, or the other where it is due to be tried again."""
+        """The chosen way, or the other where it is due to be tried again (the
+        caller's thread, before it is timed, taken to be as slow as the threads would
+        be alone: ``n_threads`` times their time)."""
         chosen = self.chosen()
-        other = self.seconds.get(not chosen, self.seconds.get(chosen, np.inf))
+        other = self.seconds.get(not chosen)
+        if other is None:
+            other = self.n_threads * self.seconds.get(True, np.inf)
         due = self.since_other >= self.TRIES_EVERY * other
         return (not chosen) if due else chosen
 
@@ -237,8 +245,10 @@ class _Timings:
 
 
 def _work_of(fn: Callable[..., Any]) -> Any:
-    """What identifies a mapped function's work across maps: its code (a lambda or a
-    bound method made anew for each map has the same)."""
+    """What identifies a mapped function's work across maps: its code (a lambda, a
+    bound method or a ``functools.partial`` made anew for each map has the same)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
     fn = getattr(fn, "__func__", fn)
     return getattr(fn, "__code__", fn)
 
