@@ -131,12 +131,17 @@ def test_equal_shares_fill_the_total_from_the_groups_that_have_points():
     assert equal_shares([100, 100, 100], 10).sum() == 10
 
 
-def test_classifier_does_not_depend_on_n_jobs(monkeypatch):
-    """A binary fit's E-steps run their row blocks on ``n_jobs`` threads; the blocks
-    are fixed by the data."""
-    from sparsegp.approximations import rvm_ssem
+@pytest.mark.parametrize("in_turns", [False, True])
+def test_classifier_does_not_depend_on_n_jobs(in_turns, monkeypatch):
+    """A binary fit's E-steps run their row blocks on ``n_jobs`` threads, or in the
+    fit's thread where the pool finds that faster (``in_turns``: each block
+    function's maps on the threads and in the fit's thread in turns); the blocks are
+    fixed by the data."""
+    from sparsegp.approximations import blocks, rvm_ssem
 
     monkeypatch.setattr(rvm_ssem, "E_STEP_BLOCK_ROWS", 50)
+    if in_turns:
+        monkeypatch.setattr(blocks._Timings, "next_on_threads", _in_turns)
     X, y = make_xor_clusters(200, random_state=1)
     one = RVMClassifier(n_jobs=1, random_state=0).fit(X, y)
     two = RVMClassifier(n_jobs=2, random_state=0).fit(X, y)
@@ -341,3 +346,9 @@ def test_basis_gp_that_did_not_converge_says_so(monkeypatch):
     X, y = relevant_and_irrelevant_features(200, 0)
     with pytest.warns(ConvergenceWarning, match="gives the basis its widths"):
         RVMClassifier(random_state=0).fit(X, y)
+
+
+def _in_turns(timings):
+    """A ``RowPool``'s choice that takes the threads and the caller's thread in turns."""
+    timings.on_threads = not getattr(timings, "on_threads", False)
+    return timings.on_threads
