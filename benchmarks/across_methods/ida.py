@@ -76,10 +76,16 @@ ESTIMATORS = {
     ),
     # Csató's online GP with d = N/5 and N/2 basis vectors ([SSK09]'s sizes)
     "online_n5": lambda dataset, X: SparseOnlineGPClassifier(
-        ard=False, max_basis_vectors=len(X) // 5, random_state=0
+        ard=False,
+        max_basis_vectors=len(X) // 5,
+        posterior="online",
+        random_state=0,
     ),
     "online_n2": lambda dataset, X: SparseOnlineGPClassifier(
-        ard=False, max_basis_vectors=len(X) // 2, random_state=0
+        ard=False,
+        max_basis_vectors=len(X) // 2,
+        posterior="online",
+        random_state=0,
     ),
     # [SSK09]'s columns: NLP selection (κ = 59), its random baseline (κ = 1) and the
     # IVM, all with d = N/5; the d_max sweep of its Table 3

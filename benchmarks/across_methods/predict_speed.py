@@ -77,7 +77,11 @@ def classifiers(kernel):
         ),
         "online (d = 500)": (
             SparseOnlineGPClassifier(
-                kernel, max_basis_vectors=500, optimizer=None, random_state=0
+                kernel,
+                max_basis_vectors=500,
+                optimizer=None,
+                posterior="online",
+                random_state=0,
             ),
             N_TRAIN,
         ),

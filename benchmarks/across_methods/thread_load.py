@@ -51,10 +51,10 @@ ESTIMATORS = {
         active_set_size=1000, optimizer=None, posterior="active_set", random_state=0
     ),
     "online_80": lambda: SparseOnlineGPClassifier(
-        ard=False, max_basis_vectors=80, random_state=0
+        ard=False, max_basis_vectors=80, posterior="online", random_state=0
     ),
     "online_500_large": lambda: SparseOnlineGPClassifier(
-        max_basis_vectors=500, optimizer=None, random_state=0
+        max_basis_vectors=500, optimizer=None, posterior="online", random_state=0
     ),
     "fitc_200_large": lambda: FITCGPClassifier(
         n_inducing=200, ard=False, random_state=0

@@ -115,8 +115,11 @@ def test_a_binary_model_or_one_without_held_out_latents_normalises_the_probabili
     X, y = _three_classes()
     binary = FITCGPClassifier(n_inducing=5, n_restarts_optimizer=0).fit(X, y > 0)
     assert binary.odds_weight_ == 0.0
-    # two passes: the second pass's predictions have seen their examples
-    online = SparseOnlineGPClassifier(max_basis_vectors=10, n_passes=2, random_state=0)
+    # two passes: the second pass's predictions have seen their examples (and the
+    # online posterior: no EP cavities)
+    online = SparseOnlineGPClassifier(
+        max_basis_vectors=10, n_passes=2, posterior="online", random_state=0
+    )
     online.fit(X, y)
     assert online.odds_weight_ == 0.0
     phi = ndtr(online.decision_function(X))
@@ -131,7 +134,9 @@ def test_one_online_pass_fits_the_weight_on_its_predictions_before_absorbing():
     from sparsegp import SparseOnlineGPClassifier
 
     X, y = _three_classes()
-    online = SparseOnlineGPClassifier(max_basis_vectors=10, random_state=0).fit(X, y)
+    online = SparseOnlineGPClassifier(
+        max_basis_vectors=10, posterior="online", random_state=0
+    ).fit(X, y)
     assert 0.0 < online.odds_weight_ <= 1.0
 
 

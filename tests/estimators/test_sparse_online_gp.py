@@ -2,11 +2,17 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sparsegp import SparseOnlineGPClassifier, SparseOnlineGPRegressor
+from sparsegp import (
+    FITCGPClassifier,
+    SparseOnlineGPClassifier,
+    SparseOnlineGPRegressor,
+    _memory,
+)
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators import sparse_online_gp
 from sparsegp.estimators.sparse_online_gp import (
@@ -43,7 +49,13 @@ def test_partial_fit_in_chunks_equals_fit():
 
 def test_classifier_partial_fit_in_chunks_equals_fit():
     X, y = make_xor_clusters(200, random_state=0)
-    params = dict(kernel=KERNEL, max_basis_vectors=15, optimizer=None, shuffle=False)
+    params = dict(
+        kernel=KERNEL,
+        max_basis_vectors=15,
+        optimizer=None,
+        shuffle=False,
+        posterior="online",  # the pass over every example is fit's alone
+    )
     whole = SparseOnlineGPClassifier(**params).fit(X, y)
     chunked = SparseOnlineGPClassifier(**params)
     chunked.partial_fit(X[:70], y[:70], classes=[-1, 1]).partial_fit(X[70:], y[70:])
@@ -260,14 +272,17 @@ def test_default_sizes_follow_the_classes(monkeypatch):
         clf = SparseOnlineGPClassifier(**options).fit(X, y)
         expected = default_hyperparameter_samples(n_problems)
         assert sizes == [expected] * n_problems
-        caps = [model.predictor.max_basis_vectors for model in clf.estimators_]
-        assert caps == [default_basis_size(1200, n_problems)] * n_problems
+        assert _caps(clf) == [default_basis_size(1200, n_problems)] * n_problems
     clf = SparseOnlineGPClassifier(max_basis_vectors=7, **options).fit(X, three)
-    assert [m.predictor.max_basis_vectors for m in clf.estimators_] == [7, 7, 7]
+    assert _caps(clf) == [7, 7, 7]
     stream = SparseOnlineGPClassifier(**options)
     stream.partial_fit(X, three, classes=[-1, 1, 2])
-    caps = [model.predictor.max_basis_vectors for model in stream.estimators_]
-    assert caps == [default_basis_size(None, 3)] * 3
+    assert _caps(stream) == [default_basis_size(None, 3)] * 3
+
+
+def _caps(fitted):
+    """Each one-vs-rest problem's cap on its online state's BV set."""
+    return [m.details["online_state"].max_basis_vectors for m in fitted.estimators_]
 
 
 def test_verbose_shows_the_hyperparameter_fit_too(capsys):
@@ -305,3 +320,77 @@ def test_ard_auto_chooses_on_the_hyperparameter_subsample():
     }
     with pytest.raises(ValueError, match="default kernel"):
         SparseOnlineGPClassifier(RBF(1.0), ard=True).fit(X, y)
+
+
+def _clean_problem(n_train):
+    """Two classes of four clusters each in six of eight features, no flipped
+    labels: a boundary the data support with confident probabilities."""
+    X, y = make_classification(
+        n_samples=n_train + 2000,
+        n_features=8,
+        n_informative=6,
+        n_clusters_per_class=4,
+        flip_y=0.0,
+        random_state=3,
+    )
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def test_the_pass_over_every_example_is_fitc_ep_on_the_basis():
+    """``posterior="auto"``: FITC's EP with pseudo-inputs at the BV set, the online
+    fit's kernel and bias kept (nothing relearnt)."""
+    X, y, X_test, _ = _clean_problem(600)
+    model = SparseOnlineGPClassifier(max_basis_vectors=25, ard=False, random_state=0)
+    model.fit(X, y)
+    fitc = FITCGPClassifier(
+        model.kernel_,
+        inducing_init=model.basis_vectors_,
+        optimizer=None,
+        bias=model.bias_,
+        damping=0.8,
+        random_state=0,
+    ).fit(X, y)
+    np.testing.assert_allclose(
+        model.predict_proba(X_test), fitc.predict_proba(X_test), atol=1e-6
+    )
+
+
+def test_the_pass_over_every_example_mends_the_single_passs_under_confidence():
+    """Each example absorbed once leaves the probabilities less confident than the
+    data allow; EP over every example on the same basis and kernel predicts the test
+    labels better (algorithms.md §3.7)."""
+    X, y, X_test, y_test = _clean_problem(3000)
+    scores = {}
+    for posterior in ("online", "auto"):
+        model = SparseOnlineGPClassifier(
+            max_basis_vectors=60, posterior=posterior, ard=False, random_state=0
+        ).fit(X, y)
+        proba = model.predict_proba(X_test)[np.arange(len(y_test)), y_test]
+        scores[posterior] = -np.mean(np.log(proba))
+    assert scores["auto"] < scores["online"] - 0.01
+
+
+def test_partial_fit_after_fit_continues_the_online_state():
+    X, y, X_test, _ = _clean_problem(600)
+    options = dict(max_basis_vectors=25, ard=False, random_state=0)
+    online = SparseOnlineGPClassifier(posterior="online", **options)
+    passed = SparseOnlineGPClassifier(**options)
+    for model in (online, passed):
+        model.fit(X[:400], y[:400]).partial_fit(X[400:], y[400:])
+    np.testing.assert_array_equal(
+        passed.predict_proba(X_test), online.predict_proba(X_test)
+    )
+
+
+def test_the_online_posterior_is_kept_with_a_warning_when_the_pass_would_not_fit(
+    monkeypatch,
+):
+    X, y, X_test, _ = _clean_problem(600)
+    options = dict(max_basis_vectors=25, ard=False, random_state=0)
+    online = SparseOnlineGPClassifier(posterior="online", **options).fit(X, y)
+    monkeypatch.setattr(_memory, "available_memory", lambda: 600 * 25 * 8 * 3)
+    with pytest.warns(UserWarning, match="does not fit"):
+        kept = SparseOnlineGPClassifier(**options).fit(X, y)
+    np.testing.assert_array_equal(
+        kept.predict_proba(X_test), online.predict_proba(X_test)
+    )

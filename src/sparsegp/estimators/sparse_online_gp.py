@@ -11,7 +11,6 @@ with ``optimizer=None``.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -47,6 +46,7 @@ from ._base import (
     warn_at_bounds,
 )
 from ._feature_units import standardised_if_better
+from ._fitc_pass import every_site_if_it_fits
 from ._input_units import in_input_units, kernel_in_input_units
 from .ep_classifier import (
     ard_by_full_ep,
@@ -202,16 +202,19 @@ class _OnlineFitting:
         )
 
 
-def online_model(state: SparseOnlineGP) -> FittedModel:
+def online_model(state: SparseOnlineGP, details=None) -> FittedModel:
     """The fitted model of an online state as it stands: its predictor is the state
     itself ([Csa02] §3.6), its iterations the examples absorbed; a single pass has
-    nothing to converge. Rebuilt after each ``partial_fit``."""
+    nothing to converge. ``details`` keep the state (``"online_state"``) for
+    ``partial_fit`` also where a later EP replaces the predictor (§3.7). Rebuilt
+    after each ``partial_fit``."""
     return FittedModel(
         kernel=state.kernel,
         likelihood=state.likelihood,
         points=state.basis_vectors,
         predictor=state,
         n_iterations=state.n_seen,
+        details={**(details or {}), "online_state": state},
     )
 
 
@@ -356,6 +359,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     def partial_fit(self, X, y):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
 
+        After ``fit`` it continues the online state ``fit`` left and predicts from
+        it (``posterior="auto"``'s EP over every example is ``fit``'s alone).
+
         The first call sets up the model (hyperparameters from this chunk unless
         ``optimizer=None``); calls in chunks equal one call on their concatenation
         when the hyperparameters are fixed.
@@ -445,6 +451,19 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         d = 300 (docs/guide.md, "Default sizes").
     tol, deletion_score, n_passes, shuffle
         As for :class:`SparseOnlineGPRegressor`.
+    posterior : {"auto", "online"}, default="auto"
+        ``"online"``: [Csa02]'s predictor, the posterior the pass leaves, each
+        example's likelihood absorbed once (ADF) and projected onto the BV set.
+        ``"auto"``: then, in ``fit``, one EP run over every training example on the
+        FITC prior whose pseudo-inputs are the BV set ([NGH07] §6, as the IVM's and
+        the NLP classifier's defaults), the kernel and bias kept: the second sweep
+        over the data that [Csa02] §3.8 leaves to EP, at O(n·d²) per EP sweep. The
+        single pass leaves the probabilities under-confident where the data allow
+        confident ones: on 50 000 clean nonlinear points with 10 % positives it took
+        the test NLP from 0.109 to 0.095 and the ECE from 0.030 to 0.017, the fit
+        from 35 to 48 s (algorithms.md §3.7). ``partial_fit`` absorbs its examples
+        into the online state ``fit`` left, and the model then predicts from that
+        state. Kept, with a warning, where the pass would not fit in memory.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         Kernel and probit bias are estimated once by :class:`EPGPClassifier` on a
         random subsample of ``n_hyperparameter_samples`` examples (of the first chunk
@@ -473,9 +492,11 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     odds_weight_ : float
         How the one-vs-rest probabilities of more than two classes combine: ``P(k) ∝ Φ_k
         (1 − Φ_k)^(−w)``, fitted in [0, 1] by the likelihood of the training labels
-        under each example's prediction before the pass absorbed it (algorithms.md
-        §7.5); 0 (the ``Φ_k`` normalised) for two classes, with ``n_passes > 1`` (a
-        later pass has seen its examples) and after ``partial_fit`` alone.
+        under each example's held-out prediction (algorithms.md §7.5): its EP cavity
+        in the pass over every example (``posterior="auto"``), else its prediction
+        before the online pass absorbed it; 0 (the ``Φ_k`` normalised) for two
+        classes, for ``posterior="online"`` with ``n_passes > 1`` (a later pass has
+        seen its examples) and after ``partial_fit`` alone.
     n_iter_ : int or ndarray
         Examples absorbed per one-vs-rest problem.
     converged_ : bool
@@ -483,7 +504,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     basis_vectors_ : ndarray of shape (t, n_features), or a list (one per class
         beyond two)
     kernel_, bias_, classes_, estimators_
-        As for :class:`EPGPClassifier`; ``estimators_[c].predictor`` is the online state.
+        As for :class:`EPGPClassifier`; ``estimators_[c].predictor`` is the online
+        state, or with the pass over every example (``posterior="auto"``) FITC's
+        predictor, the online state then ``estimators_[c].details["online_state"]``.
 
     References
     ----------
@@ -512,6 +535,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         "bias": [Real],
         "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         "ard": ARD_CONSTRAINT,
+        "posterior": [StrOptions({"auto", "online"})],
         "n_jobs": [Integral, None],
     }
 
@@ -525,6 +549,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         deletion_score="approximate",
         n_passes=1,
         shuffle=True,
+        posterior="auto",
         optimizer="fmin_l_bfgs_b",
         n_hyperparameter_samples=None,
         n_restarts_optimizer=2,
@@ -540,6 +565,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self.deletion_score = deletion_score
         self.n_passes = n_passes
         self.shuffle = shuffle
+        self.posterior = posterior
         self.optimizer = optimizer
         self.n_hyperparameter_samples = n_hyperparameter_samples
         self.n_restarts_optimizer = n_restarts_optimizer
@@ -576,7 +602,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self._report(state, start)
         if self.n_passes == 1:  # held out, as EP's cavities: not after a later pass
             details["leave_one_out"] = (predictive[:, 0], predictive[:, 1])
-        return replace(online_model(state), details=details)
+        return self._every_example(X, y, online_model(state, details), random_state)
+
+    def _every_example(self, X, y, model, random_state):
+        """``posterior="auto"``'s EP over every example on the FITC prior whose
+        pseudo-inputs are the BV set, the kernel and bias kept (algorithms.md
+        §3.7)."""
+        if self.posterior != "auto":
+            return model
+        kept = "the online posterior ([Csa02], each example absorbed once)"
+        return every_site_if_it_fits(self, X, y, model, random_state, None, kept)
 
     def _prequential_choice(self, candidates, runs, y, outside):
         """``ard="auto"``'s choice between the isotropic and the ARD model (the
@@ -658,6 +693,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     def partial_fit(self, X, y, classes=None):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
 
+        After ``fit`` it continues the online state ``fit`` left and predicts from
+        it (``posterior="auto"``'s EP over every example is ``fit``'s alone).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -701,7 +739,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 for labels in one_vs_rest(self.classes_, y)
             ]
         else:
-            states = [model.predictor for model in self.estimators_]
+            states = [model.details["online_state"] for model in self.estimators_]
         for labels, state in zip(one_vs_rest(self.classes_, y), states, strict=True):
             state.update(X, labels)
             self._report(state, start)
