@@ -701,8 +701,7 @@ def run_ep(
     damping : float in (0, 1]
         Fraction of the moment-matched change applied at first, halved (down to
         :data:`MIN_DAMPING`) when the sites change no less than three sweeps
-        before, the Anderson mixing's history restarted; a stall at
-        :data:`MIN_DAMPING` ends the mixing. The fixed point does not depend on it.
+        before. The fixed point does not depend on it.
     tol, evidence_tol, max_sweeps : float, float, int
         Tolerances of :func:`sites_converged` (``None``: evidence to ``tol``).
     random_state : int, Generator or None
@@ -728,13 +727,9 @@ def run_ep(
             converged = True
             break
         if len(changes) > _STALL_SWEEPS and changes[-1] >= changes[-1 - _STALL_SWEEPS]:
-            # stalled again at the smallest damping: the mixed steps themselves cycle
-            # (a posterior of nearly as many pseudo-inputs as sites), so plain damped
-            # sweeps from here
-            stuck = damping == MIN_DAMPING
             damping = max(0.5 * damping, MIN_DAMPING)
             changes = []
-            anderson = AndersonMixing(0 if stuck else anderson.memory)
+            anderson = AndersonMixing()
     mean, var = posterior.marginals()
     return EPState(posterior, mean, var, log_z, n_sweeps, converged)
 
