@@ -457,7 +457,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         ``"auto"``: then, in ``fit``, one EP run over every training example on the
         FITC prior whose pseudo-inputs are the BV set ([NGH07] §6, as the IVM's and
         the NLP classifier's defaults), the kernel and bias kept: the second sweep
-        over the data that [Csa02] §3.8 leaves to EP, at O(n·d²) per EP sweep. The
+        over the data that [Csa02]'s discussion leaves to EP, at O(n·d²) per sweep. The
         single pass leaves the probabilities under-confident where the data allow
         confident ones: on 50 000 clean nonlinear points with 10 % positives it took
         the test NLP from 0.109 to 0.095 and the ECE from 0.030 to 0.017, the fit
