@@ -187,10 +187,10 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
 ):
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
     pass puts a site on every one, on the same active set, its kernel relearnt on every
-    row where n·d² ≤ ``_RELEARN_SIZE``, on ``_RELEARN_SIZE / d²`` random rows above
+    row where n·d² ≤ ``RELEARN_SIZE``, on ``RELEARN_SIZE / d²`` random rows above
     (here 1 000, in ``LEARN_BLOCKS`` row blocks), and kept where those would be fewer
     than 2·d."""
-    monkeypatch.setattr(ivm_module, "_RELEARN_SIZE", relearn_size)
+    monkeypatch.setattr(_fitc_pass, "RELEARN_SIZE", relearn_size)
     rows_seen = []
     approximation = _fitc_pass.fitc_approximation
 

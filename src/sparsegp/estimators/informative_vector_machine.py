@@ -58,7 +58,7 @@ from ._base import (
     warn_at_bounds,
 )
 from ._feature_units import standardised_if_better
-from ._fitc_pass import EverySitePass, pass_fits_in_memory
+from ._fitc_pass import EverySitePass, pass_fits_in_memory, relearning
 from ._input_units import kernel_in_input_units
 from .fitc_classifier import require_fitc_memory
 
@@ -73,16 +73,6 @@ DEFAULT_MAX_ACTIVE_SET = 1000
 
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
-
-#: ``posterior="auto"`` relearns the kernel in its FITC pass on every row up to this
-#: many n·d² (5 evaluations of about 4·n·d² flops: some 10 s at 10 GFlop/s on one
-#: core), beyond on ``_RELEARN_SIZE / d²`` rows drawn at random, and keeps the IVM's
-#: kernel where those would be fewer than 2·d. MNIST 4-vs-rest at d = 400
-#: (n·d² = 1.2·10⁹) needs the relearning (kept: 1.28 % error against 0.89 %); so does
-#: the clean nonlinear set of benchmarks/across_methods/defaults_table.py (n = 50 000,
-#: d = 1 000: kept 4.33 % / 0.117 nats in 45 s, relearnt on every row 3.30 % / 0.086
-#: in 162 s).
-_RELEARN_SIZE = 5e9
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -480,10 +470,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in float64, else float64.
     posterior : {"auto", "active_set", "fitc"}, default="auto"
         ``"auto"``: ``"fitc"``'s pass over every site, its kernel and bias relearnt
-        on every row while n·d² ≤ ``_RELEARN_SIZE`` (5·10⁹: MNIST's 7 291 images at
-        d = 400), beyond on ``_RELEARN_SIZE / d²`` rows drawn at random (5 000 at
-        d = 1 000), so that a large fit stays within about twice the selection's
-        time (algorithms.md §1.9); kept from the IVM where those would be under 2·d. Eq. 5's
+        on every row while C·n·d² ≤ ``_fitc_pass.RELEARN_SIZE`` (5·10⁹: MNIST's 7 291
+        images at d = 400; C one-vs-rest problems), beyond on ``RELEARN_SIZE / (C·d²)``
+        rows drawn at random (5 000 at d = 1 000 for two classes), so that a large fit
+        stays within about twice the selection's time (algorithms.md §1.9); kept from
+        the IVM where those would be under 2·d. Eq. 5's
         probabilities are under-confident on clean data (ECE 0.17 on MNIST 4-vs-rest)
         and predict from d labels alone on noisy data; the pass calibrates both.
         Where it would not fit in memory, eq. 5 is kept, with a warning.
@@ -662,9 +653,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _posterior_pass(self, X, y, random_state):
         """The pass over every site that ``posterior`` asks for, or None (eq. 5's
-        posterior): ``"auto"``'s relearns the kernel on at most ``_RELEARN_SIZE / d²``
-        rows (keeps it where those are fewer than 2·d), and is left out with a warning
-        where it would not fit in memory."""
+        posterior): ``"auto"``'s relearns the kernel on at most
+        ``_fitc_pass.RELEARN_SIZE / (C·d²)`` rows (keeps it where those are fewer than
+        2·d, :func:`~._fitc_pass.relearning`), and is left out with a warning where it
+        would not fit in memory."""
         optimizer, learn_rows = self.optimizer, None
         if self.posterior == "active_set":
             return None
@@ -672,8 +664,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             d = self._active_set_size(len(y))
             if not pass_fits_in_memory(self, X, d, len(y), "eq. 5's posterior"):
                 return None
-            learn_rows = int(_RELEARN_SIZE // d**2)
-            optimizer = self.optimizer if learn_rows >= 2 * d else None
+            optimizer, learn_rows = relearning(
+                self.optimizer, d, self._n_binary_problems()
+            )
         return EverySitePass(
             self,
             X,
