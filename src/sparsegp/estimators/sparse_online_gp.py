@@ -359,9 +359,6 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     def partial_fit(self, X, y):
         """Absorb the examples ``X``, ``y`` in the given order (one online pass).
 
-        After ``fit`` it continues the online state ``fit`` left and predicts from
-        it (``posterior="auto"``'s EP over every example is ``fit``'s alone).
-
         The first call sets up the model (hyperparameters from this chunk unless
         ``optimizer=None``); calls in chunks equal one call on their concatenation
         when the hyperparameters are fixed.
