@@ -221,6 +221,19 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
     assert scores["auto"][0] <= scores["active_set"][0] + 0.005
 
 
+@pytest.mark.parametrize(
+    ("d", "n_problems", "learns", "rows"),
+    [(1000, 1, True, 5000), (316, 10, True, 5007), (1000, 10, False, 500)],
+)
+def test_relearning_shares_its_rows_between_one_vs_rest_problems(
+    d, n_problems, learns, rows
+):
+    """``RELEARN_SIZE / (C·d²)`` rows, the kernel kept where fewer than 2·d."""
+    optimizer, learn_rows = _fitc_pass.relearning("fmin_l_bfgs_b", d, n_problems)
+    assert (optimizer is not None) == learns
+    assert learn_rows == rows
+
+
 def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
     monkeypatch,
 ):

@@ -93,7 +93,6 @@ def every_site_if_it_fits(
     kept,
     start=None,
     amplitude_prior=None,
-    learn_rows=None,
 ):
     """``model`` with the FITC posterior over every site, its points as pseudo-inputs
     (:class:`EverySitePass`), or unchanged with a warning (naming ``kept``, the
@@ -101,7 +100,7 @@ def every_site_if_it_fits(
     if not pass_fits_in_memory(estimator, X, len(model.points), len(y), kept):
         return model
     return EverySitePass(
-        estimator, X, y, random_state, optimizer, amplitude_prior, start, learn_rows
+        estimator, X, y, random_state, optimizer, amplitude_prior, start
     )(model)
 
 
