@@ -37,6 +37,7 @@ from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ._base import (
+    AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     FittedModel,
@@ -50,7 +51,7 @@ from ._base import (
     starting_kernel,
     warn_if_few_features_count,
 )
-from ._fitc_pass import every_site_if_it_fits
+from ._fitc_pass import every_site_if_it_fits, relearning
 
 #: ``ard="auto"``'s screen runs this many hyperparameter steps' L-BFGS-B iterations
 #: at once: one step's five moved the loss of 50 000 points with 10 % positives by
@@ -263,12 +264,19 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         ``"active_set"``: the paper's predictor, sites on the d basis vectors only
         (the IVM's eq. 5). ``"auto"``: then one EP run over every training site on the
         FITC prior whose pseudo-inputs are the basis ([NGH07] §6, as the IVM's
-        default), the learnt kernel, bias and slope kept (the slope folded into the
-        amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``). The basis' d
-        labels alone miss a rare class: on 50 000 points with 10 % positives (d = 200)
-        the pass took the test error and NLP from 7.6 % / 0.227 to 4.7 % / 0.158 and
-        the fit from 7 to 13 s. Kept, with a warning, where the pass would not fit in
-        memory.
+        default), from the learnt kernel, bias and slope (the slope folded into the
+        amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``), kernel and bias
+        relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on every
+        row while C·n·d² ≤ 5·10⁹ (C one-vs-rest problems), beyond on 5·10⁹/(C·d²)
+        random rows, kept where those are fewer than 2·d (algorithms.md §2.6). The
+        basis' d labels alone miss a rare class: on 50 000 points with 10 % positives
+        (d = 200) the pass took the test error and NLP from 7.6 % / 0.227 to 4.7 % /
+        0.158 and the fit from 7 to 13 s. Kept, with a warning, where the pass would
+        not fit in memory.
+    amplitude_prior : float or None, default=3.0
+        As for :class:`FITCGPClassifier`: the standard deviation of a normal prior on
+        the log amplitude, in the pass's relearning by FITC's evidence (the
+        validation loss of [SSK09] has none).
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None``: one basis at the given kernel, bias and slope.
     max_iter_optimizer : int, default=5
@@ -357,6 +365,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         "tol": [Interval(Real, 0, None, closed="left")],
         "model_choice": [StrOptions({"one_se", "lowest"})],
         "ard": ARD_CONSTRAINT,
+        "amplitude_prior": AMPLITUDE_PRIOR_CONSTRAINT,
         **CLASSIFIER_RUNTIME_CONSTRAINTS,
     }
 
@@ -373,6 +382,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         store_dtype="float32",
         learn_slope=True,
         posterior="auto",
+        amplitude_prior=3.0,
         optimizer="fmin_l_bfgs_b",
         max_iter_optimizer=5,
         max_outer_iterations=20,
@@ -392,6 +402,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self.store_dtype = store_dtype
         self.learn_slope = learn_slope
         self.posterior = posterior
+        self.amplitude_prior = amplitude_prior
         self.optimizer = optimizer
         self.max_iter_optimizer = max_iter_optimizer
         self.max_outer_iterations = max_outer_iterations
@@ -533,8 +544,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         return [iteration.penalised(penalty) for iteration in ard], plateau
 
     def _every_site(self, X, y, model, random_state):
-        """``posterior="auto"``'s pass over every site, the slope folded into the
-        kernel's amplitude and the bias (``Φ(λ(f + b)) = Φ(λf + λb)``)."""
+        """``posterior="auto"``'s pass over every site from the slope folded into the
+        kernel's amplitude and the bias (``Φ(λ(f + b)) = Φ(λf + λb)``), kernel and
+        bias relearnt on :func:`~._fitc_pass.relearning`'s rows."""
         if self.posterior != "auto":
             return model
         slope = model.likelihood.slope
@@ -543,8 +555,20 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             slope * model.likelihood.bias,
         )
         kept = "the basis' posterior ([SSK09], sites on the basis only)"
+        optimizer, learn_rows = relearning(
+            self.optimizer, len(model.points), self._n_binary_problems()
+        )
         return every_site_if_it_fits(
-            self, X, y, model, random_state, None, kept, start=folded
+            self,
+            X,
+            y,
+            model,
+            random_state,
+            optimizer,
+            kept,
+            start=folded,
+            amplitude_prior=self.amplitude_prior,
+            learn_rows=learn_rows,
         )
 
     def _select(self, X, y, kernel, likelihood, d, rng):
