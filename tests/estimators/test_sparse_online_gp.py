@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import (
@@ -352,6 +353,28 @@ def test_the_pass_over_every_example_is_fitc_ep_on_the_basis():
     ).fit(X, y)
     np.testing.assert_allclose(
         model.predict_proba(X_test), fitc.predict_proba(X_test), atol=1e-6
+    )
+
+
+def test_the_pass_runs_sequential_ep_where_its_parallel_ep_cycles():
+    """397 basis vectors on 398 breast-cancer points: the pass's parallel sweeps
+    cycle (the fit warned); it then runs [NGH07]'s sequential EP, which converges
+    (``filterwarnings=error``), and is FITC's sequential EP on the basis."""
+    X, y = load_breast_cancer(return_X_y=True)
+    splits = StratifiedShuffleSplit(5, test_size=0.3, random_state=0).split(X, y)
+    train, test = list(splits)[3]
+    model = SparseOnlineGPClassifier(random_state=0).fit(X[train], y[train])
+    assert len(model.basis_vectors_) == len(train) - 1
+    fitc = FITCGPClassifier(
+        model.kernel_,
+        inducing_init=model.basis_vectors_,
+        optimizer=None,
+        bias=model.bias_,
+        ep_mode="sequential",
+        random_state=0,
+    ).fit(X[train], y[train])
+    np.testing.assert_allclose(
+        model.predict_proba(X[test]), fitc.predict_proba(X[test]), atol=1e-9
     )
 
 
