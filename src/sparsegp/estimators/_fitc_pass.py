@@ -121,6 +121,8 @@ class EverySitePass:
     cannot differentiate keep the model's. With ``learn_rows``, the relearning runs on
     that many training rows drawn at random, and the posterior over every row then
     keeps its kernel and bias: the relearning's cost bounded where n·d² is large.
+    Where the parallel sweeps over every row do not converge, sequential EP on the
+    rows in memory takes their place (:meth:`_sequential`).
     """
 
     estimator: Any
