@@ -174,17 +174,7 @@ class EverySitePass:
         cycle, its Anderson-mixed steps two sweeps apart at the smallest damping,
         where sequential EP converged in 8 sweeps (algorithms.md §3.7). The counts
         are both runs'."""
-        settings = EvidenceSettings(
-            ep_options=dict(
-                mode="sequential",
-                damping=1.0,
-                tol=_TOL,
-                max_sweeps=_MAX_SWEEPS,
-                random_state=self.random_state,
-            ),
-            max_iter=None,
-            learn_inducing=False,
-        )
+        settings = self._settings("sequential", 1.0, learn=False)
         approximation = InMemoryFITC(X, y, _JITTER, differentiable=False)
         fit = maximize_evidence(
             approximation,
@@ -209,11 +199,26 @@ class EverySitePass:
         relearning's evaluations sweep in float64: from float32 sweeps (FITC's
         default) their rounding, 10⁻⁷, reached the probabilities at 10⁻⁶–10⁻⁵ across
         input units and at 5·10⁻³ across a float32 and a float64 store."""
+        settings = self._settings("parallel", _DAMPING, learn)
         name = type(self.estimator).__name__
-        settings = EvidenceSettings(
+        approximation = fitc_approximation(X, y, _JITTER, name, pool, largest_block)
+        try:
+            return maximize_evidence(
+                approximation, kernel, model.points, bias, settings
+            )
+        finally:
+            approximation.close()
+
+    def _settings(self, mode, damping, learn) -> EvidenceSettings:
+        """The pass's EP (``mode``, ``damping``; the other options
+        ``FITCGPClassifier``'s defaults), ``FITC_ITERATIONS`` relearning steps if
+        ``learn`` (their sweeps in float64, :meth:`_maximize`), progress as the
+        estimator's ``verbose`` asks."""
+        name = type(self.estimator).__name__
+        return EvidenceSettings(
             ep_options=dict(
-                mode="parallel",
-                damping=_DAMPING,
+                mode=mode,
+                damping=damping,
                 tol=_TOL,
                 max_sweeps=_MAX_SWEEPS,
                 random_state=self.random_state,
@@ -225,13 +230,6 @@ class EverySitePass:
             progress=f"{name}: FITC evidence" if self.estimator.verbose else None,
             report=lambda line: report_progress(self.estimator, level=2, message=line),
         )
-        approximation = fitc_approximation(X, y, _JITTER, name, pool, largest_block)
-        try:
-            return maximize_evidence(
-                approximation, kernel, model.points, bias, settings
-            )
-        finally:
-            approximation.close()
 
     def apply(self, model: FittedModel, fit: EvidenceFit) -> FittedModel:
         """``model`` with :meth:`evidence`'s ``fit`` as its posterior; warns if its EP
