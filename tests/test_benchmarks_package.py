@@ -167,3 +167,10 @@ def test_rvm_width_evidence_and_leave_one_out_equal_dense_ep():
     assert loo == pytest.approx(
         -np.mean(log_ndtr(t * mean / np.sqrt(1 + var))), rel=1e-6
     )
+
+
+def test_the_svc_length_scale_is_libsvms_gamma_scale():
+    from benchmarks.vh17_multiclass.multiclass import svc_length_scale
+
+    X = np.random.default_rng(0).normal(3.0, 2.0, size=(50, 4))
+    assert 0.5 / svc_length_scale(X) ** 2 == pytest.approx(1.0 / (4 * X.var()))

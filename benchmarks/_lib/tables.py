@@ -109,6 +109,14 @@ TABLES = {
              "--out", _RESULTS + "multiclass_mnist_7291_sizes.json"],
             ["at_one_vs_rest_priors",
              "--out", _RESULTS + "multiclass_at_one_vs_rest_priors.json"],
+            *(["multiclass", data, "--estimators", "fitc_one_vs_rest_isotropic",
+               "svc_at_fitc_length_scale", "fitc_one_vs_rest_at_svc_length_scale",
+               "--out", _RESULTS + f"multiclass_length_scales_{data}.json"]
+              for data in ("digits", "classification", "mnist")),
+            ["multiclass", "mnist", "--n-train", "3000", "--estimators", "svc",
+             "fitc_one_vs_rest_isotropic", "svc_at_fitc_length_scale",
+             "fitc_one_vs_rest_at_svc_length_scale", "ep_one_vs_rest",
+             "--out", _RESULTS + "multiclass_mnist_3000_length_scales.json"],
         ],
     ),
 }  # fmt: skip

@@ -23,8 +23,15 @@ GPyTorch's SVGP with a softmax likelihood at the same M where it is installed
 default before 2026-11-28; the default ``"auto"`` takes a length-scale per feature
 where the evidence pays for it, algorithms.md §5.8), the multinomial model with an
 isotropic kernel and M pseudo-inputs per class (``fitc_multinomial_per_class``,
-``shared_prior=False``), and full EP one-vs-rest (``ep_one_vs_rest``, the model the
-sparse ones approximate; O(n³), digits only). One BLAS thread each (threadpoolctl),
+``shared_prior=False``), full EP one-vs-rest (``ep_one_vs_rest``, the model the
+sparse ones approximate; O(n³), digits only), and the two models each at the other's
+length-scale, which bound what the kernel the evidence learns costs against libsvm:
+``svc_at_fitc_length_scale``, libsvm + Platt with ``γ = 1/(2ℓ²)`` at the geometric
+mean ``ℓ`` of the isotropic one-vs-rest FITC's per-class length-scales (name
+``fitc_one_vs_rest_isotropic`` before it), and ``fitc_one_vs_rest_at_svc_length_scale``,
+isotropic one-vs-rest FITC with its length-scale held at libsvm's ``gamma="scale"``,
+``ℓ = √(D·var X / 2)`` (amplitude, bias and pseudo-inputs learnt). One BLAS thread
+each (threadpoolctl),
 ``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
 fits on a seeded random subset of the training set; ``--n-inducing`` adds the
 multinomial model at each given M (``fitc_multinomial_M``), to measure how its
@@ -33,6 +40,10 @@ given M (``fitc_one_vs_rest_M``)::
 
     python -m benchmarks run multiclass digits --estimators svc \
         --one-vs-rest-inducing 400 --out /tmp/multiclass_digits_400.json
+    SPARSEGP_DATA=../shared/data python -m benchmarks run multiclass mnist \
+        --n-train 3000 --estimators svc fitc_one_vs_rest_isotropic \
+        svc_at_fitc_length_scale fitc_one_vs_rest_at_svc_length_scale ep_one_vs_rest \
+        --out benchmarks/results/multiclass_mnist_3000_length_scales.json
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ import importlib.util
 
 import numpy as np
 from sklearn.datasets import load_digits, make_classification
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
@@ -77,9 +89,23 @@ def mnist():
 SETS = {"digits": digits, "classification": classification, "mnist": mnist}
 
 
-def estimators(n_train, n_jobs):
+def svc_length_scale(X):
+    """The RBF length-scale of libsvm's ``gamma="scale"``, ``1 / (D·var X)``."""
+    return float(np.sqrt(X.shape[1] * X.var() / 2.0))
+
+
+def svc_at_length_scales(fitted):
+    """libsvm + Platt at the geometric mean of ``fitted``'s per-class isotropic
+    length-scales, as ``γ = 1/(2ℓ²)``."""
+    scales = [kernel.k2.length_scale for kernel in fitted.kernel_.kernels]
+    length_scale = float(np.exp(np.mean(np.log(scales))))
+    return PlattSVC(C=10.0, gamma=0.5 / length_scale**2, random_state=0)
+
+
+def estimators(X, n_jobs):
     """The compared estimators by name; the sparse ones at FITC's default M."""
-    M = FITCGPClassifier()._inducing_size(n_train)
+    M = FITCGPClassifier()._inducing_size(len(X))
+    held = ConstantKernel(1.0) * RBF(svc_length_scale(X), length_scale_bounds="fixed")
     svc = PlattSVC(C=10.0, random_state=0)
     return {
         "fitc_multinomial": FITCGPClassifier(
@@ -103,6 +129,9 @@ def estimators(n_train, n_jobs):
             n_jobs=n_jobs,
         ),
         "ep_one_vs_rest": EPGPClassifier(random_state=0, n_jobs=n_jobs),
+        "fitc_one_vs_rest_at_svc_length_scale": FITCGPClassifier(
+            held, ard=False, random_state=0, n_jobs=n_jobs
+        ),
     }
 
 
@@ -120,7 +149,7 @@ def main():
     if args.n_train is not None and args.n_train < len(X):
         subset = np.random.default_rng(0).choice(len(X), args.n_train, replace=False)
         X, y = X[subset], y[subset]
-    candidates = estimators(len(X), args.n_jobs)
+    candidates = estimators(X, args.n_jobs)
     for M in args.n_inducing:
         candidates[f"fitc_multinomial_{M}"] = FITCGPClassifier(
             n_inducing=M, multi_class="multinomial", random_state=0, n_jobs=args.n_jobs
@@ -137,13 +166,16 @@ def main():
     if "svgp_softmax" in names and importlib.util.find_spec("gpytorch") is None:
         print("svgp_softmax: gpytorch is not installed ([bench] extra); skipped")
         names.remove("svgp_softmax")
-    results, extra = [], {}
+    results, extra, fits = [], {}, {}
     for name in names:
+        if name == "svc_at_fitc_length_scale":
+            candidates[name] = svc_at_length_scales(fits["fitc_one_vs_rest_isotropic"])
         with threadpool_limits(1):
             result, fitted = evaluate(
                 candidates[name], X, y, X_test, y_test, name=name, dataset=args.data
             )
         results.append(result)
+        fits[name] = fitted
         if name.startswith("fitc"):
             extra[name] = {
                 "n_inducing": len(fitted.estimators_[0].points),
