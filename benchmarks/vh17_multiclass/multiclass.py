@@ -24,14 +24,14 @@ default before 2026-11-28; the default ``"auto"`` takes a length-scale per featu
 where the evidence pays for it, algorithms.md §5.8), the multinomial model with an
 isotropic kernel and M pseudo-inputs per class (``fitc_multinomial_per_class``,
 ``shared_prior=False``), full EP one-vs-rest (``ep_one_vs_rest``, the model the
-sparse ones approximate; O(n³), digits only), and the two models each at the other's
-length-scale, which bound what the kernel the evidence learns costs against libsvm:
-``svc_at_fitc_length_scale``, libsvm + Platt with ``γ = 1/(2ℓ²)`` at the geometric
-mean ``ℓ`` of the isotropic one-vs-rest FITC's per-class length-scales (name
-``fitc_one_vs_rest_isotropic`` before it), and ``fitc_one_vs_rest_at_svc_length_scale``,
-isotropic one-vs-rest FITC with its length-scale held at libsvm's ``gamma="scale"``,
-``ℓ = √(D·var X / 2)`` (amplitude, bias and pseudo-inputs learnt). One BLAS thread
-each (threadpoolctl),
+sparse ones approximate; O(n³): digits, or ``--n-train`` of a few thousand), and the
+two models each at the other's length-scale, which bound what the kernel the evidence
+learns costs against libsvm (algorithms.md §8 item 11): ``svc_at_fitc_length_scale``,
+libsvm + Platt with ``γ = 1/(2ℓ²)`` at the geometric mean ``ℓ`` of the isotropic
+one-vs-rest FITC's per-class length-scales (name ``fitc_one_vs_rest_isotropic``
+before it), and ``fitc_one_vs_rest_at_svc_length_scale``, isotropic one-vs-rest FITC
+with its length-scale held at libsvm's ``gamma="scale"``, ``ℓ = √(D·var X / 2)``
+(amplitude, bias and pseudo-inputs learnt). One BLAS thread each (threadpoolctl),
 ``n_jobs`` as given (1 by default); every peer timed in the same run. ``--n-train``
 fits on a seeded random subset of the training set; ``--n-inducing`` adds the
 multinomial model at each given M (``fitc_multinomial_M``), to measure how its
@@ -169,6 +169,8 @@ def main():
     results, extra, fits = [], {}, {}
     for name in names:
         if name == "svc_at_fitc_length_scale":
+            if "fitc_one_vs_rest_isotropic" not in fits:
+                parser.error(f"{name} needs fitc_one_vs_rest_isotropic named before it")
             candidates[name] = svc_at_length_scales(fits["fitc_one_vs_rest_isotropic"])
         with threadpool_limits(1):
             result, fitted = evaluate(
