@@ -117,6 +117,9 @@ TABLES = {
              "fitc_one_vs_rest_isotropic", "svc_at_fitc_length_scale",
              "fitc_one_vs_rest_at_svc_length_scale", "ep_one_vs_rest",
              "--out", _RESULTS + "multiclass_mnist_3000_length_scales.json"],
+            ["multiclass", "mnist", "--estimators", "logistic",
+             "--one-vs-rest-inducing", "300",
+             "--out", _RESULTS + "multiclass_mnist_one_vs_rest_300.json"],
         ],
     ),
 }  # fmt: skip
