@@ -267,8 +267,8 @@ def test_length_scales_by_spread_are_the_kernel_on_standardised_features(rng):
     """``ℓ·s_d/s̄`` for every isotropic term (s̄ the RMS of the non-zero spreads): the
     kernel of ``X`` equals the isotropic one of ``X`` standardised to s̄; a constant
     feature keeps ``ℓ``, a length-scale outside its bounds is clipped, ARD terms are
-    scaled; without a feature under a tenth of s̄ (or for a kernel per class) there
-    is no second start."""
+    scaled; without a feature under √0.1 of s̄ (a tenth of its weight; or for a
+    kernel per class) there is no second start."""
     spreads = np.array([1e-3, 2.0, 0.0, 5.0])
     kernel = ConstantKernel(2.0) * RBF(0.7, (1e-5, 1e5)) + Matern(1.5, nu=2.5)
     by_spread = with_length_scales_by_spread(kernel, spreads)
@@ -285,7 +285,8 @@ def test_length_scales_by_spread_are_the_kernel_on_standardised_features(rng):
         np.clip(0.7 * factor, 0.1, 10.0),
     )
     assert with_length_scales_by_spread(kernel, [3.0, 0.0, 3.0, 3.0]) is None
-    assert with_length_scales_by_spread(kernel, [0.5, 0.0, 3.0, 3.0]) is None
+    assert with_length_scales_by_spread(kernel, [1.0, 0.0, 3.0, 3.0]) is None  # 0.40 s̄
+    assert with_length_scales_by_spread(kernel, [0.5, 0.0, 3.0, 3.0]) is not None
     assert with_length_scales_by_spread(kernel, np.zeros(4)) is None
     assert with_length_scales_by_spread(KernelPerClass([kernel]), spreads) is None
     assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone

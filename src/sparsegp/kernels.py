@@ -110,8 +110,9 @@ def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
 
 
 #: A feature whose spread is below this share of the features' RMS spread weighs
-#: less than 1 % of a typical feature in an isotropic kernel's squared distances.
-NARROW_FEATURE = 0.1
+#: less than a tenth of a typical feature in an isotropic kernel's squared distances
+#: (algorithms.md §5.8).
+NARROW_FEATURE = float(np.sqrt(0.1))
 
 
 def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel | None:
