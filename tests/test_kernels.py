@@ -19,7 +19,9 @@ from sparsegp.kernels import (
     amplitude_mask,
     check_input_differentiable,
     gram_and_weighted_gradient,
+    has_narrow_feature,
     split_white_noise,
+    spread_factors,
     with_length_scale_per_feature,
     with_length_scales_by_spread,
 )
@@ -261,6 +263,16 @@ def test_a_length_scale_per_feature_is_the_same_kernel_with_more_to_learn(rng):
     X = rng.standard_normal((6, 3))
     np.testing.assert_allclose(ard(X), kernel(X), rtol=1e-14)
     assert kernel.k1.k2.length_scale == 0.7  # the given kernel is left alone
+
+
+def test_spread_factors_are_spreads_over_their_root_mean_square():
+    """Constant features count 1 and stay out of the mean; a feature under √0.1 of
+    the RMS spread (a tenth of a typical feature's weight) is narrow."""
+    np.testing.assert_allclose(spread_factors([1.0, 0.0, 7.0]), [0.2, 1.0, 1.4])
+    assert spread_factors([0.0, 0.0]) is None
+    assert has_narrow_feature([1.0, 5.0])  # 1/√13 = 0.28
+    assert not has_narrow_feature([1.0, 3.0])  # 1/√5 = 0.45
+    assert not has_narrow_feature([0.0, 0.0])
 
 
 def test_length_scales_by_spread_are_the_kernel_on_standardised_features(rng):

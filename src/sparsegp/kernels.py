@@ -115,6 +115,25 @@ def with_length_scale_per_feature(kernel: Kernel, n_features: int) -> Kernel:
 NARROW_FEATURE = float(np.sqrt(0.1))
 
 
+def spread_factors(spreads: ArrayLike) -> np.ndarray | None:
+    """Each feature's spread over ``s̄``, the root mean square of the non-zero
+    ``spreads`` (the features' standard deviations), 1 for a constant feature; None
+    where every feature is constant."""
+    spreads = np.asarray(spreads, dtype=float)
+    varying = spreads > 0
+    if not varying.any():
+        return None
+    common = float(np.sqrt(np.mean(spreads[varying] ** 2)))
+    return np.where(varying, spreads / common, 1.0)
+
+
+def has_narrow_feature(spreads: ArrayLike) -> bool:
+    """Whether some non-constant feature's spread is under :data:`NARROW_FEATURE`
+    times ``s̄`` (:func:`spread_factors`): an isotropic kernel hardly sees it."""
+    factor = spread_factors(spreads)
+    return factor is not None and bool(np.any(factor < NARROW_FEATURE))
+
+
 def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel | None:
     """``kernel`` with each isotropic RBF or Matérn term's length-scale ``ℓ`` given
     per feature as ``ℓ·s_d/s̄``: the term on features standardised to their common
@@ -128,15 +147,11 @@ def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel |
     Returns None where no feature is that narrow (every non-zero spread at least
     :data:`NARROW_FEATURE` times ``s̄``), or for a :class:`KernelPerClass`.
     """
-    spreads = np.asarray(spreads, dtype=float)
-    varying = spreads > 0
-    if isinstance(kernel, KernelPerClass) or not varying.any():
+    factor = spread_factors(spreads)
+    if isinstance(kernel, KernelPerClass) or not has_narrow_feature(spreads):
         return None
-    common = float(np.sqrt(np.mean(spreads[varying] ** 2)))
-    factor = np.where(varying, spreads / common, 1.0)
-    if not np.any(factor < NARROW_FEATURE):
-        return None
-    start = with_length_scale_per_feature(kernel, len(spreads))
+    assert factor is not None  # a narrow feature is a non-constant one
+    start = with_length_scale_per_feature(kernel, len(factor))
     bounds = start.get_params()
     by_spread = {}
     for leaf in expression.parse(start).leaves():

@@ -8,8 +8,10 @@ kernel, on inputs where it would see fewer than a fifth of the features
 for a classifier, exact regression for a regressor) twice — on the inputs as they are
 and with each feature divided by its spread — and keeps the units of the higher log
 evidence: one model family each, with as many hyperparameters, so the evidence
-compares them without a penalty. Pixels (MNIST, scikit-learn's digits) keep their
-units on their own: the rarely inked ones would be magnified.
+compares them without a penalty. A regressor, whose kernel has no length-scale per
+feature to find a narrow feature with, asks the same where some feature is narrow
+(:func:`~sparsegp.kernels.has_narrow_feature`). Pixels (MNIST, scikit-learn's digits)
+keep their units on their own: the rarely inked ones would be magnified.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sklearn.base import is_classifier
 from sklearn.gaussian_process.kernels import WhiteKernel
 
 from ..approximations.ivm import maximize_regression_evidence
+from ..kernels import has_narrow_feature
 from ._base import default_kernel, feature_spreads, few_features_seen
 from .ep_classifier import fit_full_ep, full_ep_settings
 
@@ -33,7 +36,8 @@ def standardised_if_better(estimator, X, y):
     """``X`` in the units an estimator with the default kernel fits in.
 
     ``X`` itself, or each (non-constant) feature divided by its spread where the
-    default kernel sees few of the features and the default isotropic kernel's log
+    default kernel sees few of the features (for a regressor, also where one of them
+    is narrow) and the default isotropic kernel's log
     evidence on up to :data:`_SUBSAMPLE` points (a fixed draw) is higher so: full
     EP's for a classifier (the most frequent class against the rest), exact
     regression's for a regressor (``y`` its normalised targets). The division is
@@ -44,7 +48,8 @@ def standardised_if_better(estimator, X, y):
     if getattr(estimator, "kernel", None) is not None:
         return X
     spreads = feature_spreads(X)
-    if few_features_seen(spreads) is None:
+    narrow = not is_classifier(estimator) and has_narrow_feature(spreads)
+    if few_features_seen(spreads) is None and not narrow:
         return X
     scales = np.where(spreads > 0, spreads, 1.0)
     rows = np.random.default_rng(0).permutation(len(X))[:_SUBSAMPLE]
