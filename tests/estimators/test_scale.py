@@ -321,7 +321,7 @@ def test_ard_auto_finds_a_feature_far_narrower_than_the_others(make):
 def test_ard_auto_finds_a_feature_ten_times_narrower_than_the_other(make):
     """make_moons with its first feature in units ten times larger (a quarter of the
     RMS spread, a sixteenth of its weight): the isotropic fit lands where that feature
-    is invisible and ARD from there stayed (86 % accuracy, 2026-11-29) until the
+    is invisible and ARD from there stayed (84–86 % accuracy, 2026-11-29) until the
     second start on standardised features was tried for it too (algorithms.md §5.8).
     Now as accurate as on the features in one unit."""
     X, y = make_moons(2300, noise=0.2, random_state=3)

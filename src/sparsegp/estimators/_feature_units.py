@@ -37,13 +37,13 @@ def standardised_if_better(estimator, X, y):
 
     ``X`` itself, or each (non-constant) feature divided by its spread where the
     default kernel sees few of the features (for a regressor, also where one of them
-    is narrow) and the default isotropic kernel's log
-    evidence on up to :data:`_SUBSAMPLE` points (a fixed draw) is higher so: full
-    EP's for a classifier (the most frequent class against the rest), exact
-    regression's for a regressor (``y`` its normalised targets). The division is
-    folded into ``estimator.input_scale_`` (per feature then), so predictions, the
-    model's points and its kernel come back in ``X``'s units; the kernel then has a
-    length-scale per feature.
+    is narrow) and the default isotropic kernel's log evidence on up to
+    :data:`_SUBSAMPLE` points (a fixed draw) is higher so: full EP's for a classifier
+    (the most frequent class against the rest), exact regression's for a regressor
+    (``y`` its normalised targets). The division is folded into
+    ``estimator.input_scale_`` (per feature then), so predictions, the model's points
+    and its kernel come back in ``X``'s units; the kernel then has a length-scale per
+    feature.
     """
     if getattr(estimator, "kernel", None) is not None:
         return X
