@@ -759,33 +759,17 @@ CLAIMS = [
         "(12 680 noisy training events, inputs standardised; strong classifiers reach "
         "12–14 %) and MNIST 13×13 4 against the rest (7 291 images); one BLAS thread. "
         "ECE: expected calibration error over 15 bins.",
-        "On MAGIC FITC-EP beats libsvm + Platt in error and NLP (12.43 % / 0.301 "
-        "against 12.97 % / 0.326) in 1.6× its time, and so does the RVM (12.85 % / "
-        "0.320), its basis a width per feature from a 50-pseudo-input FITC model "
-        "(algorithms.md §4.5; 13.30 % / 0.330 with [QW03]'s fixed basis in the run "
-        "before); on MNIST libsvm leads every GP in error, NLP and time. The IVM's "
-        "MAGIC row re-run 2026-11-28 23:02, alone, its FITC pass relearning the kernel "
-        "on 5 000 random rows (algorithms.md §1.9): 13.23 % / 0.326 → 12.82 % / "
-        "0.317 at 21 → 36 s. "
-        'Every classifier with its default `ard="auto"` '
-        "(algorithms.md §1.8, §2.3, §3.6, §4.5, §5.8): on MAGIC FITC, full EP, the "
-        "NLP classifier and the RVM kept a length-scale per feature (FITC 12.60 % / "
-        "0.309 with the isotropic kernel; full EP 0.344 → 0.327; the NLP classifier "
-        "13.58 % / 0.328 → 13.38 % / 0.319; its pass relearning the kernel, §2.6, "
-        "12.78 % / 0.309, and on MNIST 1.37 % / 0.043 → 1.31 % / 0.040, 2026-11-29 "
-        "06:04, alone), the IVM the isotropic "
-        "kernel; on MNIST every one the isotropic kernel. Run alone (2026-11-28 "
-        "09:46–09:51). The online GP's rows re-run with its default hyperparameter "
-        "subsample of §3.5 (1 000 examples where 300; 2026-11-29 00:04, alone): it "
-        "now keeps ARD on MAGIC, 13.63 % / 0.330 → 12.84 % / 0.314, and on MNIST "
-        "1.35 % / 0.039 → 1.15 % / 0.038. The IVM's default, [NGH07] §6's FITC pass "
-        "over every site: ECE 0.013 "
-        "and 0.011 where the paper's eq. 5 gives 0.024 and 0.168, at 2.7× and 2.4× "
-        "eq. 5's time; the NLP classifier's default makes the same pass over its "
-        "basis, and so does the online GP's over its basis vectors (§3.7; its rows "
-        "2026-11-29 03:56, alone: MAGIC 0.3136 → 0.3124 nats, MNIST 1.15 % / 0.038 → "
-        "1.08 % / 0.035, at its time before). The RVM's NLP on MNIST moves with its "
-        "random dictionary: 0.041–0.057 over seeds (algorithms.md §4.3).",
+        "On MAGIC every default GP but full EP (on a random 2 000-point subset) beats "
+        "libsvm + Platt in error and NLP, FITC-EP the most (12.43 % / 0.301 against 12.97"
+        " % / 0.326, in 1.6× its time); on MNIST libsvm leads every GP in error, NLP and "
+        "time (0.73 % / 0.020 in 1.1 s; the IVM 0.93 % / 0.032, FITC 1.02 % / 0.032). The"
+        " IVM's default, [NGH07] §6's FITC pass over every site (algorithms.md §1.9), has"
+        " ECE 0.013 and 0.011 where the paper's eq. 5 has 0.024 and 0.168; the NLP "
+        'classifier and the online GP make the same pass (§2.6, §3.7). With `ard="auto"` '
+        "FITC, full EP, the NLP classifier, the online GP and the RVM keep a length-scale"
+        " per feature on MAGIC, none on MNIST. The RVM's NLP on MNIST moves with its "
+        "random dictionary, 0.041–0.057 over seeds (§4.3). Rows re-run alone as the "
+        "defaults changed, the last 2026-11-29 06:04.",
         ("calibration",),
         _real_size,
     ),
@@ -862,11 +846,10 @@ CLAIMS = [
         "FITC-EP on MNIST 13×13, 4 against the rest",
         "[NGH07]'s USPS-sized task (N = 7 291, M = 200, [NGH07]'s isotropic kernel), "
         "timed against libsvm.",
-        "1.04 % / 0.032 nats (1.11 % / 0.033 before its k-means start gave each "
-        "class half the pseudo-inputs, algorithms.md §5.8) at 3.1× the flop floor of "
-        "its evaluations and sweeps (2.3× in the run before, 117 sweeps where this "
-        "one took 135); 2.1× libsvm + Platt's time — a miss of the 2× target by a "
-        "hair (2.6× in the run before).",
+        "1.04 % / 0.032 nats at 3.1× the flop floor of its evaluations and sweeps and "
+        "2.1× libsvm + Platt's time: a miss of the 2× target by a hair. Its k-means start"
+        " with half the pseudo-inputs on each class (algorithms.md §5.8) took it from "
+        "1.11 % / 0.033.",
         ("fitc_speed_task",),
         _fitc_task,
     ),
@@ -884,34 +867,17 @@ CLAIMS = [
         "process's GEMM rate on either row (half of it on two workers); the IVM's on "
         "the cluster is its flops at the rate each worker's matrix-vector product runs "
         "while both run one (`concurrent_rate`).",
-        "FITC's learnt fit at its default M = 200: 1.66× (125.0 s in one process, 75.2 "
-        "s on the cluster; 1.71× in a run at 12:11, where the code before each worker "
-        "summed its blocks took 79.7 s); at M = 50 1.40× (12.7 against 9.1 s). The "
-        "IVM's selection: misses, 1.26× at d = 200 (V in float64), 0.92× in float32, "
-        "1.17× at its default d = 1 000 (76.2 against 65.3 s), since its greedy "
-        "inclusions score only the candidates whose bound can win (algorithms.md §1.4: "
-        "one process's selection 12.8 → 5.9 s at d = 200 in float32, 107.0 → 76.2 s at "
-        "d = 1 000; before it 1.31–1.52×). What is left streams V's columns and a "
-        "dozen n-vectors through memory; two processes doing so at once got 1.40–1.54× "
-        "one's bandwidth in these runs (`concurrent_rate`; 1.3–2.0× in other runs on "
-        "this shared host), the cluster's workers computed 1.4× the time of half a "
-        "one-worker cluster's work, and a one-worker cluster's worker computes 16 % "
-        "more than one process (7.1 against 6.1 s: a block's kernel row is scikit-"
-        "learn's RBF, where the in-memory store expands it as `kernels.KernelBlocks`), with "
-        "1.5 s outside the rounds making the blocks. FITC's blocks (3–12 MB) stay in "
-        "cache: its two workers computed 7.1 s each where one process computes 13.0 s "
-        "at M = 50, then per round 3–10 ms beyond the busier worker (an empty round "
-        "3–5 ms), 0.4 s of imbalance within rounds, 0.7–0.9 s in the client outside "
-        "rounds: at M = 50 its 140 rounds cost more than its arithmetic gains, at M = "
-        "200 little. The blocks used to stay where X's chunks were computed: one "
-        "worker did 8.6 s of a FITC fit's work and the other 5.8; each now gets an "
-        "equal share (`balanced_placement`). Each worker sends one sum of its blocks' "
-        "statistics (10 MB of per-block replies a round at M = 200 before), equal to "
-        "one process's to rounding (tested). The cluster's fits are the in-memory ones "
-        "(tested); a worker's peak memory is about half of one process's; a fit frees "
-        "its blocks. FITC 2026-11-28 12:27–12:32, the IVM 13:28–13:32, alone. This VM "
-        "backs memory it has not touched before at about 3 s per GB, which a fresh "
-        "cluster's first fit pays (FITC's given-kernel fit).",
+        "FITC's learnt fit at its default M = 200: 1.66× (125.0 s in one process, 75.2 s "
+        "on the cluster); at M = 50 1.40× (12.7 against 9.1 s), where the cluster's 140 "
+        "rounds cost about what its arithmetic gains. The IVM's selection: misses, 1.26× "
+        "at d = 200 (V in float64), 0.92× in float32, 1.17× at its default d = 1 000 "
+        "(76.2 against 65.3 s). Its greedy inclusions score only the candidates whose "
+        "bound can win (algorithms.md §1.4), and what is left streams V's columns through"
+        " memory, where two processes got 1.40–1.54× one's bandwidth on this shared host "
+        "(`concurrent_rate`). Each worker holds an equal share of the row blocks and "
+        "sends one sum of their M × M statistics a round; the cluster's fits equal the "
+        "in-memory ones (tested), and a worker's peak memory is about half of one "
+        "process's. FITC 2026-11-28 12:27–12:32, the IVM 13:28–13:32, alone.",
         ("fitc_dask", "fitc_dask_200", "ivm_dask", "ivm_dask_float32", "ivm_dask_1000"),
         _dask_rows,
     ),
@@ -928,60 +894,17 @@ CLAIMS = [
         'algorithms.md §1.9; `ard=False`, and with its default `ard="auto"`) on '
         "`make_classification(50 000, flip_y=0.05)`, and on 50 000 MNIST images.",
         "FITC 1.67× and the IVM 1.73× on two cores where the uniform selection wins "
-        "(noisy labels), 1.48× where the greedy one does (MNIST); the same models bit "
-        "for bit; with the other core busy, n_jobs = 2 takes 0.98× (FITC) and 0.88× "
-        "(the IVM) the time of n_jobs = 1 on the idle machine (a busy row's speed-up "
-        "is over n_jobs = 1 with the core busy). A fit's thread pool now times each "
-        "block function's rounds on its threads and in the fit's own thread and keeps "
-        "the threads only where they save a tenth (`blocks.RowPool`, algorithms.md "
-        "§5.9); FITC's, the RVM's and the NLP classifier's rows re-run with it "
-        "2026-11-29 02:55–03:00, the IVM's MNIST rows 02:42, alone (the IVM's head "
-        "start on the "
-        "noisy labels runs on its own gated pool, not timed: its rows there are the "
-        "day before's; re-run at 02:37–02:46 they gave 1.60× and 1.72× with ARD, "
-        "the run-to-run spread). The IVM's rows re-run 2026-11-28 "
-        "23:44–23:53 (alone) with its FITC pass relearning the kernel on 5 000 random "
-        "rows in 16 row blocks (algorithms.md §1.9): better models (7.73 % / 0.255 → "
-        "7.68 % / 0.254; MNIST 0.57 % / 0.021 → 0.45 % / 0.014) at about the same "
-        "one-thread time (47.5 → 48.3 s, MNIST 72.2 → 73.6 s, 74.6 s in the re-run "
-        "of 2026-11-29) and speed-up (1.83 → "
-        "1.73×, 1.55 → 1.48×); in one block the relearning ran on one thread (1.63× "
-        "and 1.34× in a run at 23:07); with the relearning in float64 (§1.9; "
-        "2026-11-29 06:06–06:09, alone) 54.4 s on one thread, 1.79×, with the other "
-        'core busy 45.3 s. With its default `ard="auto"` (its ARD '
-        "round kept on this set, 7.01 % / 0.218): 56.4 → 32.3 s, 1.75×, 0.84× the "
-        "idle one-thread time with the other core busy. "
-        'The RVM with its default `ard="auto"` '
-        "(its basis a width per feature, 7.03 % / 0.218 in 22.3 s, the fixed basis "
-        "7.75 % / 0.257 in 32.0 s): 1.52×; with the other core busy 23.0 s against "
-        "22.4 s on one thread (1.03× its time; 21.7 against 21.8 s an hour earlier, before the "
-        "pool's first try of the caller's thread waited on the thread count), where "
-        "every run before the pool took 1.03–1.05× the busy one-thread time. Fits "
-        "in turns against the code before (a /tmp script, "
-        "medians of three): with the other core busy 1.02× the one-thread time, as "
-        "before (1.02×; 1.00 against 1.03× in a first run, the pool trying every 50 "
-        "times), within the fits' spread of ±1 s; with both cores busy two threads "
-        "26.7 s against 28.8 s before (one thread 33.0 s); idle 14.7 against 14.3 s, "
-        "what the pool's tries cost. So with one core busy the rule that n_jobs never "
-        "slows a fit holds to within the fits' spread (±3 %), not better: the busy "
-        "machine leaves a second thread nothing to gain on these rounds. FITC's runs "
-        "have given 1.57–1.86× "
-        "(±0.1 from run to run; row blocks of 4 096 to 15 000 rows alike); of its "
-        "one-thread fit 96 % is in the row blocks (cProfile, 2026-11-28: 24.0 of "
-        "25.1 s, the k-means start 0.4 s), so 1.9× is its bound on two cores. On "
-        "MNIST the IVM's greedy set is chosen, and the greedy fit (24 s of 46.5 s on "
-        "two threads in the run of 2026-11-27) runs alone on one core for 15 s: what "
-        "is left short of 1.8× "
-        "there. The NLP classifier (its candidate scoring on one thread: about 2 ms "
-        "an inclusion, less than a hand-off to a thread gains) 1.48× (13.3 → 9.0 s; "
-        "12.6 s against 14.1 s with the other core busy; its pass relearning the "
-        "kernel, algorithms.md §2.6, re-run 2026-11-29 06:05, alone; 6.3 → 4.9 s, "
-        "1.28×, without). The RVM with "
-        "the fixed basis 1.66×, with the other core busy 31.7 s against 32.1 s on "
-        "one thread (its libsvm + Platt row from the run of 2026-11-27). Two BLAS "
+        "(noisy labels), 1.48× where the greedy one does (MNIST, where the greedy fit "
+        "runs alone on one core for 15 s); the NLP classifier 1.48×, the RVM 1.52× (1.66×"
+        " with the fixed basis); the same models bit for bit. With the other core busy, "
+        "n_jobs = 2 takes 0.83–1.03× the idle machine's one-thread time: a fit's thread "
+        "pool times its rounds on its threads and in its own thread and keeps the threads"
+        " only where they save a tenth (`blocks.RowPool`, algorithms.md §5.9), so n_jobs "
+        "slows no fit by more than the fits' spread (±3 %). 96 % of FITC's one-thread fit"
+        " is in the row blocks (cProfile), so 1.9× is its bound on two cores. Two BLAS "
         "threads instead of row threads gain nothing on the loaded machine "
-        "(thread_load: time ratios 0.99–1.03): every fit runs one BLAS thread. The "
-        "IVM's noisy-label rows 2026-11-28 23:44–23:53.",
+        "(`thread_load`: 0.99–1.03×): every fit runs one BLAS thread. Rows re-run alone "
+        "2026-11-28 23:44 – 2026-11-29 06:09 (the run files' parts).",
         (*_CORES_RUNS, "thread_load_final_review"),
         _cores,
     ),
@@ -993,31 +916,19 @@ CLAIMS = [
         "at n = 10⁶, M = 200 on w threads of one process and on a LocalCluster of w "
         "single-threaded workers (issue 47: ≥ 10× at 16 threads, ≥ 8× on 16 workers), "
         "each beside its flops at the single-thread GEMM rate over w; speed-ups over one "
-        "thread in memory at 128 blocks. Block rows: the blocks' largest; 128, 64, 32 "
-        "and 16 blocks at n = 10⁶ for 8 192, 16 384, 32 768 and 65 536. The default "
-        "is now 64 blocks past 524 288 rows (`block_rows`, adopted on these runs; 128 "
-        "before). Run on the lent accelerator machine (Intel Xeon, 16 cores, 300 MiB "
-        "L3) on 2026-11-27 (benchmarks/many_cores.sh workers); rows b on a second "
-        "lease of it at 13:48 (`--executors threads --workers 1 16 --block-rows 16384 "
-        "65536`), speed-ups over its one thread at 64 blocks (prior 3.43 s, sweep "
-        "1.289 s, gradient 5.53 s; at 16 blocks 3.48, 1.420, 6.95).",
+        "thread in memory. 128, 64, 32 and 16 blocks at n = 10⁶ are 8 192, 16 384, 32 768"
+        " and 65 536 rows; the default is 64 blocks past 524 288 rows (`block_rows`). On "
+        "the lent 16-core machine (Intel Xeon, 300 MiB L3), 2026-11-27 "
+        "(benchmarks/many_cores.sh workers); rows b on a second lease, over its own one "
+        "thread at 64 blocks.",
         "Miss: at 16 threads the sweep reaches 5.3× at the default 64 blocks (0.24 s, "
-        "6.6× its flops), 7.2× on 16 blocks, 3.5× on 128 (the default before; 2.0× at "
-        "commit c4198db); the gradient 8.6× and the prior 8.5× at 64 blocks; 16 dask "
-        "workers 4.2× (128 blocks) and 3.6× (32). Each block's share of a sweep holds "
-        "the interpreter's lock for its few hundred numpy calls (py-spy --gil: 6 % of "
-        "a one-thread sweep, at 8 192 rows as at 32 768), so fewer blocks let more "
-        "threads work at once; larger blocks' M × rows temporaries leave the cache in "
-        "the prior and gradient (0.64 s at 64 blocks, 0.96 s at 32): 64 blocks keep "
-        "both. Since these runs a block's per-site sweep work is a few compiled calls "
-        "without the lock (`sweep_kernels`: py-spy --gil 6.2 → 4.7 % of a one-thread "
-        "sweep, a block's overhead in a sweep 0.67 → 0.25 ms at 1 250 rows), not yet "
-        "run on 16 cores. On this 2-core machine (the 2-core run, 2026-11-28 12:05, "
-        "alone, with the kernels and each dask worker summing its own blocks' M × M "
-        "statistics) the default's sweep runs 1.83× on two threads, its prior 1.93×; "
-        "two dask workers 1.45× (sweep) and 1.78× (prior); the one-thread gradient "
-        "pays for memory it first touches (7.6 s against 3.0 on two threads), so its "
-        "2.6× is not a speed-up.",
+        "6.6× its flops), 7.2× on 16 blocks; the gradient 8.6× and the prior 8.5×; 16 "
+        "dask workers 4.2× (128 blocks) and 3.6× (32). Each block's share of a sweep then"
+        " held the interpreter's lock for a few hundred numpy calls (py-spy --gil: 6 % of"
+        " a one-thread sweep); its per-site work is since a few compiled calls without it"
+        " (`sweep_kernels`: 4.7 %), not yet run on 16 cores (issue 47). On this 2-core "
+        "machine (2026-11-28 12:05, alone) the default's sweep runs 1.83× on two threads,"
+        " its prior 1.93×; two dask workers 1.45× and 1.78×.",
         ("fitc_workers", "fitc_workers_16"),
         _workers,
     ),
@@ -1033,19 +944,14 @@ CLAIMS = [
         "default blocks of `block_rows`: 64; at commit 0d90d4a, before the compiled "
         "sweep kernels).",
         "FITC M = 100 matches SVGP M = 200's NLP (0.379) at a lower error (15.39 % "
-        "against 15.82 %) in 1.09× its time; the same command on the same lease four "
-        "minutes earlier, with 32 blocks, took 33.7 s against SVGP's 40.8 s (0.83×): "
-        "within the runs' spread (SVGP itself 35.9–40.8 s), the GPU's NLP in about "
-        "its time. FITC M = 200 beats the GPU in error and NLP (15.04 % / 0.372) in "
-        "1.7× its time. With 128 blocks (commit c4198db) FITC M = 100 took 50.6 s. "
-        'With its default since, `ard="auto"` (the labels use three of the ten '
-        "features), FITC M = 50 reached 12.56 % / 0.286 on this 2-core machine "
-        "(`n_jobs=2`, 219 s, the test suite running beside it; `python -m benchmarks "
-        "run fitc_million --n-jobs 2 --inducing 50 --svgp-inducing --ard auto --out "
-        "benchmarks/results/fitc_million_auto_2.json`, 2026-11-28 03:54): a quarter "
-        "below the GPU's NLP, its time on 16 cores not yet measured "
-        "(`benchmarks/many_cores.sh million` runs it); SVGP's kernel is isotropic, as "
-        "GPyTorch's tutorial sets it.",
+        "against 15.82 %) in 1.09× its time (0.83× in a run four minutes earlier with 32 "
+        "blocks: within the runs' spread, SVGP itself 35.9–40.8 s); FITC M = 200 beats "
+        "the GPU in error and NLP (15.04 % / 0.372) in 1.7× its time. With today's "
+        'default `ard="auto"` (the labels use three of the ten features) FITC M = 50 '
+        "reaches 12.56 % / 0.286 on this 2-core machine (`n_jobs=2`, 219 s, loaded; "
+        "`python -m benchmarks run fitc_million --n-jobs 2 --inducing 50 --svgp-inducing "
+        "--ard auto`, 2026-11-28 03:54), a quarter below the GPU's NLP; its 16-core time "
+        "is not measured (`benchmarks/many_cores.sh million`).",
         ("fitc_million_16",),
         lambda: _evaluated("fitc_million_16", where="where"),
     ),
@@ -1088,11 +994,9 @@ CLAIMS = [
         "The NLP classifier at real size",
         "d = 200 on MNIST 4-vs-rest with the paper's predictor (sites on the basis "
         'only, `posterior="active_set"`), timed against libsvm.',
-        "2.4 % error at 3.7× libsvm's time on 7 291 images; at 60 000 it fits in 8 % "
-        "of libsvm's time, at 6× its error (re-run 2026-11-29 05:09–05:12, alone, "
-        "where the run of 2026-11-25 had 2.27 % in 11.9 s on 7 291 images, before the "
-        "defaults of later sessions; the default posterior over every site gives "
-        "1.31 % / 0.040 at d = 200, BENCHMARKS.md's calibration table).",
+        "2.4 % error at 3.7× libsvm's time on 7 291 images; at 60 000 it fits in 8 % of "
+        "libsvm's time, at 6× its error (2026-11-29 05:09–05:12, alone). The default "
+        "posterior over every site gives 1.31 % / 0.040 at d = 200 (the real-size table).",
         ("nlp_speed_task_significant_decrease", "nlp_speed_task_60000"),
         lambda: rows(
             _results("nlp_speed_task_significant_decrease", "nlp_speed_task_60000"),
@@ -1104,11 +1008,9 @@ CLAIMS = [
         "[Csa02] sparse online GP",
         "The online classifier on the IDA suite",
         "One pass with a bounded basis, near the full GP.",
-        "At d = N/5 within one sd of full EP's error on every set but splice (1.2 "
-        "points above); at d = N/2 on every set. Re-run 2026-11-28 (18:38–18:41) "
-        "after the classifier's hyperparameter subsample became 1 000 examples "
-        "(algorithms.md §3.5), which on all but image is the whole training set: "
-        "image 3.36 → 2.97 %, diabetis 24.07 → 23.23 %, the rest within 0.6 points.",
+        "At d = N/5 within one sd of full EP's error on every set but splice (1.2 points "
+        "above); at d = N/2 on every set (2026-11-28 18:38–18:41, its hyperparameters "
+        "learnt on up to 1 000 examples, algorithms.md §3.5).",
         ("ida_online", "ida_ep_tol_1e-3"),
         lambda: _ida(
             ["ida_online", "ida_ep_tol_1e-3"],
@@ -1147,12 +1049,11 @@ CLAIMS = [
         "[QW03] RVM",
         "Mackey-Glass, [QW03] Figure 3",
         "Subspace EM reaches batch EM's error an order of magnitude faster.",
-        "Newcomers at Tipping & Faul's α reach batch EM's MSE (0.8–1.5×) 2–8× "
-        "faster; the library's defaults (that rule after a batch start) 1.6–4.8× batch's "
-        "MSE at 3–50× its speed; as written (newcomers at the threshold) 6–14× batch's "
-        "MSE: a miss of the paper's equal error. Re-run on 2026-11-27 (22:02, alone) "
-        "after α was held at or below the pruning threshold (algorithms.md §4.4): "
-        "the same MSEs within 10 % (0.7–1.5× and 1.6–6× faster before).",
+        "Newcomers at Tipping & Faul's α reach batch EM's MSE (0.8–1.5×) 2–8× faster; the"
+        " library's defaults (that rule after a batch start) 1.6–4.8× batch's MSE at "
+        "3–50× its speed; as written (newcomers at the threshold) 6–14× batch's MSE: a "
+        "miss of the paper's equal error (algorithms.md §4.3, §4.4). Run 2026-11-27 "
+        "22:02, alone.",
         ("rvm_mackey_glass_tipping_faul",),
         _mackey_glass,
     ),
@@ -1162,16 +1063,11 @@ CLAIMS = [
         "MNIST ones against the rest, [QW03] §5",
         "800 basis functions, few relevance vectors, batch EM's error.",
         "Subspace EM 0.82 % with 34 relevance vectors in 5.2 s (322 E-steps, its sweep "
-        "offering three centres per E-step on 13 484 points, algorithms.md §4.3; one "
-        "at a time 0.85 %, 27 and 11.7 s, 820 E-steps; that row re-run 2026-11-28 "
-        "18:37, alone); batch EM (60 E-steps) "
-        "0.70 % in 79 s; sklearn-rvm's EM 1.0 % in 720 s on 2 000 points, where "
-        "Subspace EM on the same points (every one a centre) has 1.10 % in 4.3 s "
-        "(the script had passed the default dictionary of 500 centres since that "
-        "default came: 1.37 % in 1.4 s; mended, that row re-fitted). Re-run on 2026-11-27 "
-        "(22:40–22:57, alone) after four days of changes to the RVM (its E-steps on row "
-        "blocks, the final EM's extrapolation among them); the run of 2026-11-23 had "
-        "0.99 % in 22 s, 0.62 % in 324 s and, on 2 000 points, 1.04 % in 4.3 s.",
+        "offering three centres per E-step on 13 484 points, algorithms.md §4.3; one at a"
+        " time 0.85 %, 27 vectors, 11.7 s); batch EM (60 E-steps) 0.70 % in 79 s; "
+        "sklearn-rvm's EM 1.0 % in 720 s on 2 000 points, where Subspace EM with every "
+        "one of them a centre has 1.10 % in 4.3 s. Run alone 2026-11-27 22:40–22:57 (the "
+        "one-at-a-time row 2026-11-28 18:37).",
         ("rvm_mnist",),
         _rvm_mnist,
     ),
@@ -1181,16 +1077,10 @@ CLAIMS = [
         "The RVM classifier on the IDA suite",
         "Both entering rules beside each other: the default (a dictionary of 500 "
         "centres) and [QW03] as written (every training input a centre).",
-        "The default (Tipping & Faul's newcomers) is far better on image and ringnorm "
-        "and within about one sd of [QW03]'s threshold rule elsewhere; both trail full "
-        "EP in NLP (issue 48). Both re-run alone on 2026-11-27 (21:21, and at 22:20 "
-        "after α was held at or below the pruning threshold: the same) after the "
-        "final EM began to extrapolate slowly converging α (algorithms.md §4.4): "
-        "every mean error within 0.2 points of the run before (16:41; flare_solar "
-        "39.08 → 39.27 %, heart 18.90 → 18.70 %, thyroid 6.00 → 6.13 %), NLP within "
-        "0.01, the same or fewer relevance vectors; fits stopped at max_iter 25 → 12 "
-        "of 130 for the default (the rest with every α falling, as on separable "
-        "classes).",
+        "The default (Tipping & Faul's newcomers) is far better on image and ringnorm and"
+        " within about one sd of [QW03]'s threshold rule elsewhere; both trail full EP in"
+        " NLP (issue 48). 12 of the default's 130 fits stop at max_iter with every α "
+        "still falling, as on separable classes (algorithms.md §4.4).",
         ("ida_rvm",),
         lambda: _ida(
             ["ida_rvm"], {"rvm": "RVM (default)", "rvm_threshold": "RVM, threshold"}
@@ -1202,51 +1092,22 @@ CLAIMS = [
         "Multi-class as one model",
         "C latent functions on shared pseudo-inputs, as good as a calibrated SVM (issue 46).",
         "One-vs-rest FITC, the default, beats libsvm + Platt in error and NLP on "
-        "make_classification (18.24 % / 0.740 against 21.12 % / 0.773, in 2.2× its "
-        'time, the two in one run), where its default `ard="auto"` kept a '
-        "length-scale per feature for every class (algorithms.md §5.8; 23.09 % / "
-        "0.853 with `ard=False`), and in NLP on digits (0.040 against 0.079); it "
-        "trails libsvm in error on digits (1.30 against 0.56 %: 7 and 3 of 540 test "
-        "images) and in both on MNIST (2.27 % / 0.068 against 1.59 % / 0.047), where "
-        "the screen kept the isotropic kernel for every class. Bounded by the "
-        "length-scale the EP evidence learns, as issue 46 asks hyperparameters to be "
-        'learnt (algorithms.md §8 item 11): 1.4–1.5× libsvm\'s `gamma="scale"` one '
-        "on digits and MNIST. At FITC's length-scale libsvm has 0.93 % on digits "
-        "(full EP one-vs-rest's error) and 1.83 % / 0.055 on MNIST; at libsvm's, "
-        "FITC has 2.07 % / 0.061 on MNIST (1.48 % on digits, where M = 200 of 1 257 "
-        "points serves the shorter length-scale less well); on 3 000 MNIST images "
-        "(`multiclass_mnist_3000_length_scales`) full EP one-vs-rest, the model the "
-        "sparse ones approximate, has 5.06 % / 0.162 against libsvm's 4.46 % / 0.157 "
-        "and 5.17 % / 0.181 at FITC's length-scale. More pseudo-inputs on MNIST: at "
-        "M = 300 one-vs-rest FITC has 2.08 % / 0.063 in 903 s, past issue 46's 3× "
-        "libsvm's time (`multiclass_mnist_one_vs_rest_300`, 2026-11-29, alone). On "
-        "make_classification the isotropic length-scale does not matter to libsvm "
-        "(21.10 against 21.12 %). "
-        "More pseudo-inputs on digits: 1.11 % / 0.036 at M = 400 whether its "
-        "k-means centres are learnt (33 s) or held (a probe; an earlier probe's "
-        "0.93 % held did not reproduce). A miss for the multinomial model: NLP "
-        "1.09–1.25× one-vs-rest's "
-        "where issue 46 asks ≤ 0.85×, at 2.3–5.2× its time and behind it in error on "
-        "every set (digits 1.85 %, make_classification 21.35 %, MNIST 2.38 %; ARD "
-        "kept on the two larger sets: 24.79 % / 0.925 and 2.78 % / 0.089 with "
-        "`ard=False`; with a kernel and M pseudo-inputs per class 1.48 %, 24.00 % and "
-        "2.87 %, algorithms.md §8 item 7). Not by its factorised sites: at a fixed kernel a dense "
-        "EP that keeps the classes' coupling moved the multinomial model's error by at "
-        "most one of 540 digits (`joint_steps`, algorithms.md §8 item 9); given "
-        "one-vs-rest's learnt kernels, pseudo-inputs and biases, the multinomial EP "
-        "trails one-vs-rest on 7 291 MNIST images (4.78 % / 0.159 against 4.29 % / "
-        "0.134), matches it on 8 000 points of make_classification and beats it on "
-        "digits (`at_one_vs_rest_priors`, isotropic kernels): on MNIST the gap is the "
-        "likelihood's (algorithms.md §8 item 7). The default rows (both FITC models "
-        "and full EP) run 2026-11-28 02:23–03:05 (one-vs-rest's on digits again "
-        "2026-11-29, alone: 10.4 s; the two models at once, one on each "
-        "core; one-vs-rest's on make_classification again beside libsvm at 03:28, "
-        "alone); the `ard=False`, per-class, peer and SVGP rows are the runs of "
-        "2026-11-26/28 named in the run files' parts (each FITC model's isotropic rows "
-        "00:41–01:09 on 2026-11-28, alone); the rows at each other's length-scale "
-        "2026-11-29 09:10–09:33, one set after another, alone "
-        "(`multiclass_length_scales_*`; the isotropic FITC fits that gave the "
-        "length-scales matched their table rows, 306 s on MNIST).",
+        "make_classification (18.24 % / 0.740 against 21.12 % / 0.773, in 2.2× its time),"
+        ' with a length-scale per feature for every class (`ard="auto"`; 23.09 % / 0.853 '
+        "isotropic), and in NLP on digits (0.040 against 0.079); misses: it trails libsvm"
+        " in error on digits (1.30 against 0.56 %: 7 and 3 of 540 test images) and in "
+        "both on MNIST (2.27 % / 0.068 against 1.59 % / 0.047). The length-scale the EP "
+        'evidence learns, 1.4–1.5× libsvm\'s `gamma="scale"` one, bounds it (algorithms.md'
+        " §8 item 11): at each other's length-scale libsvm has 1.83 % / 0.055 on MNIST "
+        "and FITC 2.07 % / 0.061, and full EP one-vs-rest on 3 000 MNIST images trails "
+        "libsvm too (5.06 % / 0.162 against 4.46 % / 0.157). At M = 300 one-vs-rest FITC "
+        "has 2.08 % / 0.063 on MNIST in 903 s, past 3× libsvm's time. A miss for the "
+        "multinomial model: NLP 1.09–1.25× one-vs-rest's where issue 46 asks ≤ 0.85×, at "
+        "2.3–5.2× its time and behind it in error on every set. Its factorised sites cost"
+        " at most one of 540 digits against a dense EP that keeps the classes' coupling, "
+        "and on one-vs-rest's own priors it still trails on MNIST: the gap is the "
+        "multinomial likelihood's (algorithms.md §8 items 7, 9). Rows run alone "
+        "2026-11-26 – 2026-11-29 (the run files' parts).",
         (
             "multiclass_digits",
             "multiclass_classification",
@@ -1268,32 +1129,23 @@ CLAIMS = [
         "within 1.25× the best's, ECE ≤ 0.03, error within 1.3×, every fit ≤ 2 min at "
         "n = 50 000. Cells: error % / NLP / ECE / fit s, one BLAS thread, fits over "
         "300 s stopped.",
-        "Misses: the RVM on MNIST, its NLP 1.89× the best on 4 against the rest and "
-        "1.80× on ten classes, its error 1.42× on 4 against the rest (bounded in "
-        "algorithms.md §8 item 10: its latent variance, that of a few dozen weights, "
-        "is small at every input, so a few confident mistakes carry most of its NLP), "
-        "and the NLP classifier's ten-class fit, 191 s on 7 291 images "
-        "(`validation_size=632`: 4.29 % / 0.140 in 119 s, a probe; not the default, "
-        "as on noisy labels it costs 4.7 points of error: guide, “Default sizes”, "
-        "`nlp_validation_size`). Every other cell "
-        "is within 1.25× the best NLP and 1.3× the best error, with ECE ≤ 0.03, and "
-        "every fit at n = 50 000 within 2 min (the RVM 111 s on the nonlinear set, "
-        "the IVM 68–73 s, the others ≤ 53 s). The defaults measured: the IVM's, the "
-        "NLP classifier's and the online GP's posteriors run one EP over every site "
-        "on the FITC prior of their points ([NGH07] §6; algorithms.md §1.9, §2.6, "
-        "§3.7), the first two relearning kernel and bias there in float64 on at "
-        "most 5·10⁹/(C·d²) rows; sizes follow a time budget shared by one-vs-rest "
-        'problems (guide, "Default sizes"); every classifier has `ard="auto"`; the '
-        "RVM's sweep offers ⌈n/5 000⌉ centres per E-step beyond 5 000 points (§4.3); "
-        "ten classes combine the one-vs-rest probabilities by the fitted odds weight "
-        "(§7.5). Full EP exceeds 5 min at 7 291 points and refuses n = 50 000 (its "
-        "n × n matrices). Beside the peers: on MAGIC in raw units every GP beats "
-        "libsvm + Platt in error and NLP; on the 50 000-point sets every GP but the "
-        "RVM on the nonlinear set (0.108 against 0.107 nats) has the lower NLP, FITC "
-        "in 0.55–0.67× libsvm's time; on MNIST libsvm leads in NLP on 4 against the "
-        "rest (0.026 against the IVM's 0.027) and in error on ten classes (3.69 % "
-        "against the online GP's 3.75 %), in seconds. Every row but full EP's re-run "
-        "2026-11-29 06:32–07:00 in one run, alone (full EP's 2026-11-26).",
+        "Misses: the RVM on MNIST (its NLP 1.89× the best on 4 against the rest and 1.80×"
+        " on ten classes, its error 1.42× on 4 against the rest) and the NLP classifier's"
+        " ten-class fit (191 s on 7 291 images). The RVM's latent variance, that of a few"
+        " dozen weights, is small at every input, so a few confident mistakes carry most "
+        "of its NLP (algorithms.md §8 item 10); the NLP classifier's "
+        "`validation_size=632` gives 4.29 % / 0.140 in 119 s but is not the default, as "
+        "on noisy labels it costs 4.7 points of error (`nlp_validation_size`). Every "
+        "other cell is within 1.25× the best NLP and 1.3× the best error with ECE ≤ 0.03,"
+        " and every fit at n = 50 000 within 2 min (the RVM 111 s on the nonlinear set, "
+        "the IVM 68–73 s, the others ≤ 53 s). On MAGIC in raw units every GP beats libsvm"
+        " + Platt in error and NLP; at n = 50 000 every GP but the RVM on the nonlinear "
+        "set (0.108 against 0.107 nats) has the lower NLP, FITC in 0.55–0.67× libsvm's "
+        "time; on MNIST libsvm leads in NLP on 4 against the rest (0.026 against the "
+        "IVM's 0.027) and in error on ten classes (3.69 % against the online GP's 3.75 "
+        "%), in seconds. Full EP exceeds 5 min at 7 291 points and refuses n = 50 000 "
+        '(its n × n matrices). Sizes follow a time budget (guide, "Default sizes"). Run '
+        "2026-11-29 06:32–07:00, alone (full EP's row 2026-11-26).",
         ("defaults_table",),
         _defaults,
     ),
@@ -1303,33 +1155,21 @@ CLAIMS = [
         "Scale invariance: inputs in other units",
         "A model fitted on X × 10⁻³ or X × 10³ is the model on X.",
         "Every classifier's error and NLP unchanged across three decades either way, "
-        "FITC's but for its float32 sweeps' rounding (raw breast-cancer features "
-        "here, banana and Friedman #1 in the run too). On "
-        "raw breast cancer, whose default kernel sees 1.7 of its 30 features, every "
-        "classifier now fits the features standardised, its subsample's evidence "
-        "preferring them (algorithms.md §0.5): 3.0–3.5 % test error and 0.098–0.132 "
-        "nats where 6.0–7.4 % and 0.161–0.188 in the run of 2026-11-26. The online "
-        "GP's rows re-run at its default sizes of §3.5 (2026-11-28 23:39, alone): "
-        "3.86 % / 0.137 → 3.51 % / 0.098 on breast cancer; again with its EP over "
-        "every example (§3.7; 2026-11-29 03:57, alone): 3.39 % / 0.099, that EP "
-        "unconverged on one split at every scale (397 basis vectors on 398 points); "
-        "that pass now runs sequential EP where its parallel EP cycles (§3.7; "
-        "2026-11-29 07:19, alone): converged, 3.39 % / 0.098; re-run 09:35, alone, "
-        "each split's test NLP the same at the three scales to 5·10⁻⁸ (the 07:19 "
-        "run's 0.0892 against 0.0884 on split 0 at × 10³ did not reproduce). "
-        "The IVM's and the NLP classifier's rows re-run with their passes relearning "
-        "in float64 (§1.9, §2.6; 2026-11-29 06:04, alone): the same to the digits "
-        "shown at every scale. FITC's test NLP moves by up to 8·10⁻⁴ between scales, "
-        "and its error by a test point on one split: its float32 sweeps' rounding "
-        'steers its optimizer (§5.3); with `sweep_dtype="float64"` the five splits\' '
-        "test NLPs agree to 3·10⁻¹² (2026-11-29, a /tmp probe). Features in units a "
-        "few times apart (`python -m benchmarks run narrow_feature`, two features, one "
-        "3–14 times narrower, 2026-11-29 12:50): full EP, FITC, the IVM and the RVM "
-        "classifiers 96.7–96.9 % on moons at 8 and 10 times, where 84–86 % before "
-        "(the IVM at 8 only; the same script at 326dc67), the IVM and RVM regressors "
-        "R² 0.93–0.94 at 5 and 8 times where −0.35 and 0.05–0.64; still missed: the "
-        "NLP classifier at 3 and 8 times (86–87 %), the IVM regressor at 3 times (R² "
-        "−0.36; §0.5, §5.8).",
+        "FITC's but for its float32 sweeps' rounding (raw breast-cancer features here, "
+        "banana and Friedman #1 in the run too). FITC's test NLP moves by up to 8·10⁻⁴ "
+        "between scales and its error by a test point on one split (with "
+        '`sweep_dtype="float64"` the splits agree to 3·10⁻¹², algorithms.md §5.3). On raw'
+        " breast cancer, whose default kernel sees 1.7 of its 30 features, every "
+        "classifier fits the features standardised, its subsample's evidence preferring "
+        "them (§0.5): 3.0–3.5 % error, 0.098–0.132 nats. Features a few times apart "
+        "(`python -m benchmarks run narrow_feature`, one of two features 3–14 times "
+        "narrower, 2026-11-29 12:50): full EP, FITC, the IVM and the RVM classifiers "
+        "96.7–96.9 % on moons at 8 and 10 times where 84–86 % before ARD's second start "
+        "reached them (the same script at 326dc67), the IVM and RVM regressors R² "
+        "0.93–0.94 at 5 and 8 times where −0.35 and 0.05–0.64; still missed: the NLP "
+        "classifier at 3 and 8 times (86–87 %) and the IVM regressor at 3 times (R² "
+        "−0.36; §0.5, §5.8). Rows re-run alone as the defaults changed, the last "
+        "2026-11-29 09:35.",
         ("scale_invariance",),
         _scale,
     ),
@@ -1343,15 +1183,12 @@ CLAIMS = [
         "algorithms.md §5.8) against `None` (the evidence alone), on one split each of "
         "breast cancer, wine, iris, IDA banana, diabetis, twonorm, image and splice; "
         "FITC also on MNIST 13×13 4 against the rest and MAGIC. Cells: prior / alone.",
-        "The largest test latent standard deviation falls from 47–241 to 15–86 (FITC "
-        "on twonorm from σ² = 10⁵, the bound, to 159), the mean test NLP is lower for "
-        "every estimator, and lower or equal on 19 of the 32 small-set fits (the "
-        "largest rise: the IVM on wine, 0.018 → 0.025 nats on 54 test points). The "
-        "online GP's rows re-run at its default sizes of algorithms.md §3.5 "
-        "(2026-11-29 00:03, alone): its mean test NLP 0.172 → 0.150 with the prior, "
-        "splice 11.0 → 4.4 % error; 21 of 32 and 7–86 in the run before. Its rows "
-        "again with its EP over every example (§3.7; 2026-11-29 03:58, alone): mean "
-        "test NLP 0.1502 with the prior, 0.1536 without (0.1497 / 0.1545 before).",
+        "The largest test latent standard deviation falls from 47–241 to 15–86 (FITC on "
+        "twonorm from σ² = 10⁵, the bound, to 159), the mean test NLP is lower for every "
+        "estimator, and lower or equal on 19 of the 32 small-set fits (the largest rise: "
+        "the IVM on wine, 0.018 → 0.025 nats on 54 test points). The online GP's rows "
+        "re-run alone at its defaults of algorithms.md §3.5 and §3.7 (2026-11-29 03:58): "
+        "mean test NLP 0.150 with the prior, 0.154 without.",
         ("amplitude_prior",),
         _amplitude_prior,
     ),
@@ -1359,57 +1196,35 @@ CLAIMS = [
         "NGH07-ard",
         "[NGH07] FITC-EP",
         "A length-scale per feature",
-        "`ard=...` of FITC and full EP: [NGH07]'s isotropic kernel (`False`), a "
-        'length-scale per feature (`True`), and `"auto"` (the default since '
-        "2026-11-28), which fits the isotropic kernel, screens ARD from its optimum "
-        "(five L-BFGS-B iterations, pseudo-inputs held) and fits and keeps ARD only "
-        "where the log evidence gains more than D − 1 nats (algorithms.md §5.8); the "
-        "IVM, the NLP classifier and the online GP with `False` and their own "
-        '`"auto"` (§1.8, §2.3, §3.6), and the RVM, whose basis takes a width per '
-        "feature from a 50-pseudo-input FITC model where that model's evidence keeps "
-        "ARD (§4.5). Defaults otherwise; the IDA suite (10 splits "
-        "each, † reconstructed splits for flare_solar), and for all but full EP "
-        "MAGIC (split 1, raw units), MNIST 13×13 4 against the rest (7 291 images) "
-        "and issue 48's 50 000 points with 10 % and 3 % positives (2 of 20 features "
-        'informative). Cells: mean error % / NLP; kept: splits on which `"auto"` '
-        "kept ARD; time ×: its fit time over the isotropic fit's. FITC's and full "
-        "EP's runs alone (2026-11-28 16:51–17:03; full EP's table the same as in its "
-        "run of 02:19), the others two at once, one on each core.",
-        'FITC\'s `"auto"` kept ARD on every split of image and splice (2.93 → 2.22 % '
-        "error, 12.14 → 4.65 %), on MAGIC (14.54 → 13.03 %) and on the imbalanced sets "
-        "(4.30 → 3.64 %, 2.80 → 2.09 %), never on the seven sets where ARD over-fits or "
-        "does not help (breast cancer, german, heart, ringnorm, titanic, twonorm, "
-        "waveform), at 1.2–1.5× the isotropic fit's time where it keeps that kernel "
-        "and 2.4–2.6× where it keeps ARD (FITC's rows re-run 2026-11-28 16:51–16:56 "
-        "alone, with ARD's second start on standardised features, which no set here "
-        "but MAGIC and MNIST calls for and neither takes, algorithms.md §5.8). It is "
-        "conservative: on thyroid and MNIST 4 against the rest ARD is better and not "
-        "kept. Full EP the same way: image "
-        "2.72 → 2.03 %, splice 11.40 → 4.97 %. The others, by their own criteria "
-        "(2026-11-28 05:48–06:18): all three keep ARD on image (2.2–2.3 % from "
-        "2.9–3.6 %), MAGIC and both imbalanced sets (the IVM 15.96 → 12.73 %, 4.43 → "
-        "3.62 %, 3.04 → 2.09 %, its rows there re-run 2026-11-28 23:13–23:20 alone "
-        "with its FITC pass relearning the kernel on 5 000 random rows, §1.9; on "
-        "MAGIC, a run of 15:29–15:33 alone, the NLP classifier 16.67 → 12.67 %, where "
-        "16.07 % before ARD's second start on standardised features, §5.8, found its "
-        "three narrow features; the online GP 16.59 → 12.82 %, its table re-run "
-        "2026-11-28 23:21–23:29 alone at its sizes of §3.5), the NLP classifier "
-        "and the online GP on splice (14.43 → 5.19 %, 11.37 → 5.07 %; the online GP "
-        "11.89 → 8.00 % at its old sizes); the IVM not on splice (`L_IVM` of its 200 "
-        "active points gains less than the 59 nats asked, and prefers a degenerate "
-        "isotropic kernel there). Where the isotropic kernel is better the IVM and "
-        "the NLP classifier never keep ARD; the online GP's prequential choice keeps "
-        "it on 2 of banana's splits, 2 of flare's and 1 of thyroid's, at most +0.13 "
-        "points of mean error (thyroid, 140 points, where its "
-        "subsample's evidence decides). Time: the IVM 1.1–1.5× and the NLP classifier "
-        "1.1–1.4× the isotropic fit where ARD is not kept, up to 2.4× where it is; the "
-        "online GP runs its pass with both kernels, 1.1–2.4×. The RVM (09:20–09:25) "
-        "gains where FITC does: image 4.31 → 2.87 %, splice 15.38 → 6.16 %, MAGIC "
-        "16.85 → 14.16 %, 4.60 → 3.68 % and 2.99 → 2.14 % on the imbalanced sets (its "
-        "fit there faster, 17–20 s against 28–39 s); elsewhere it keeps [QW03]'s basis "
-        "bit for bit except on 2 of banana's splits (NLP 0.266 → 0.272), at 1.1–2.3× "
-        "the isotropic fit's time on the IDA sets and 7.8× on MAGIC (45 s: the GP "
-        "10 s, then EM keeping 126 relevance vectors where the fixed basis keeps 45).",
+        "`ard=...`: [NGH07]'s isotropic kernel (`False`), a length-scale per feature "
+        '(`True`), and the default `"auto"`, which fits the isotropic kernel, screens ARD'
+        " from its optimum and keeps ARD only where the log evidence gains more than D − "
+        "1 nats (FITC and full EP, algorithms.md §5.8; the IVM, the NLP classifier and "
+        "the online GP by their own criteria, §1.8, §2.3, §3.6; the RVM's basis takes a "
+        "width per feature where a 50-pseudo-input FITC model keeps ARD, §4.5). Defaults "
+        "otherwise; the IDA suite (10 splits each, † reconstructed splits for "
+        "flare_solar) and, for all but full EP, MAGIC (split 1, raw units), MNIST 13×13 4"
+        " against the rest (7 291 images) and issue 48's 50 000 points with 10 % and 3 % "
+        'positives. Cells: mean error % / NLP; kept: splits on which `"auto"` kept ARD; '
+        "time ×: its fit time over the isotropic fit's. FITC's and full EP's runs alone, "
+        "the others two at once, one on each core (2026-11-28).",
+        'FITC\'s `"auto"` kept ARD where it pays (every split of image and splice, MAGIC, '
+        "the imbalanced sets) and never on the seven sets where ARD over-fits or does not"
+        " help. Error: image 2.93 → 2.22 %, splice 12.14 → 4.65 %, MAGIC 14.54 → 13.03 %,"
+        " the imbalanced sets 4.30 → 3.64 % and 2.80 → 2.09 %; untouched on breast "
+        "cancer, german, heart, ringnorm, titanic, twonorm and waveform; at 1.2–1.5× the "
+        "isotropic fit's time where it keeps that kernel and 2.4–2.6× where it keeps ARD."
+        " It is conservative: on thyroid and MNIST 4 against the rest ARD is better and "
+        "not kept. Full EP the same way (image 2.72 → 2.03 %, splice 11.40 → 4.97 %). The"
+        " IVM, the NLP classifier and the online GP keep ARD on image, MAGIC and both "
+        "imbalanced sets, the last two on splice too (14.43 → 5.19 %, 11.37 → 5.07 %; the"
+        " IVM's `L_IVM` of 200 points gains less than the 59 nats asked there); where the"
+        " isotropic kernel is better the IVM and the NLP classifier never keep ARD, the "
+        "online GP's prequential choice on 5 splits (2 of banana's, 2 of flare's, 1 of "
+        "thyroid's; at most +0.13 points of mean error). The RVM gains where FITC does "
+        "(image 4.31 → 2.87 %, splice 15.38 → 6.16 %, MAGIC 16.85 → 14.16 %) and keeps "
+        "[QW03]'s basis elsewhere but on 2 of banana's splits, at 1.1–2.3× the isotropic "
+        "fit's time on the IDA sets and 7.8× on MAGIC.",
         (
             "ard_choice",
             "ard_choice_ep",
@@ -1421,23 +1236,19 @@ CLAIMS = [
         "NGH07-init",
         "[NGH07] FITC-EP",
         "Pseudo-inputs started from each class",
-        "FITC's default start, k-means centres, gives each class an equal share of "
-        "the M pseudo-inputs (algorithms.md §5.8): one digit against the rest of ten "
-        "has a tenth of the points, and k-means on all of them started its side "
-        "with about a tenth of the centres. Defaults otherwise (M = min(200, N/5)); "
-        "the IDA suite (10 splits each), MAGIC (split 1, raw units), MNIST 13×13 "
-        "(7 291 images) 4 against the rest and its ten classes one against the rest, "
-        "scikit-learn's digits (the multi-class benchmark's split) and issue 48's "
-        "50 000 points with 10 % and 3 % positives. Cells: test error % / NLP, the IDA "
-        "column the mean over its 130 fits.",
-        "On every larger set the test NLP is lower (MNIST 4 against the rest 0.033 "
-        "→ 0.032 at 1.14 → 1.04 % error, its ten classes 0.134 → 0.128 at 4.28 → "
-        "4.11 %, digits 0.043 → 0.040 at 1.67 → 1.30 %, the imbalanced sets 0.141 → "
-        "0.139 and 0.1016 → 0.1015) and the log evidence higher but on digits, at the same "
-        "time; MAGIC's error rises from 14.29 to 14.50 % at a lower NLP. On the "
-        "IDA suite, whose classes are of similar size, each set's mean NLP moved by "
-        "−3.5 to +1.0 % (the largest rise diabetis's, 0.496 → 0.501; ringnorm 0.077 → "
-        "0.074) and its mean error by at most 0.26 points.",
+        "FITC's default start gives each class an equal share of the M k-means "
+        "pseudo-inputs (algorithms.md §5.8): one digit against the rest of ten has a "
+        "tenth of the points, and k-means on all of them started its side with about a "
+        "tenth of the centres. Defaults otherwise; the IDA suite (10 splits each), MAGIC "
+        "(split 1, raw units), MNIST 13×13 (7 291 images) 4 against the rest and its ten "
+        "classes, scikit-learn's digits and issue 48's 50 000 points with 10 % and 3 % "
+        "positives. Cells: test error % / NLP, the IDA column the mean over its 130 fits.",
+        "On every larger set the test NLP is lower (MNIST 4 against the rest 0.033 → "
+        "0.032 at 1.14 → 1.04 % error, its ten classes 0.134 → 0.128 at 4.28 → 4.11 %, "
+        "digits 0.043 → 0.040 at 1.67 → 1.30 %, the imbalanced sets 0.141 → 0.139 and "
+        "0.1016 → 0.1015) at the same time; MAGIC's error rises from 14.29 to 14.50 % at "
+        "a lower NLP. On the IDA suite, whose classes are of similar size, each set's "
+        "mean NLP moved by −3.5 to +1.0 % and its mean error by at most 0.26 points.",
         ("inducing_init",),
         _inducing_init,
     ),
@@ -1505,6 +1316,17 @@ def section(claim):
     return lines
 
 
+def first_clause(finding):
+    """The summary's cell: ``finding`` up to its first "; " or ". " outside
+    parentheses."""
+    depth = 0
+    for position, character in enumerate(finding):
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth == 0 and finding[position : position + 2] in ("; ", ". "):
+            return finding[:position]
+    return finding.rstrip(".")
+
+
 def document():
     """The text of BENCHMARKS.md."""
     lines = [HEADER, "## Summary", ""]
@@ -1512,7 +1334,7 @@ def document():
     for claim in CLAIMS:
         lines.append(
             f"| {claim.paper} | [{claim.title}](#{_anchor(claim.title)}) | "
-            f"{claim.finding.split('; ')[0].split('. ')[0].rstrip('.')} |"
+            f"{first_clause(claim.finding)} |"
         )
     lines.append("")
     for claim in CLAIMS:
