@@ -105,6 +105,33 @@ def mnist_task(n_train):
     return X, y, X_test, np.where(labels_test == DIGIT, 1, -1)
 
 
+#: Splice's bases in its columns' order (IDA codes A = 1, G = 2, C = 3, T = 4, then
+#: standardised, which keeps their order).
+_A, _G, _C, _T = range(4)
+
+
+def splice_three_classes(seed, n_train=2000):
+    """A three-class DNA task in the form of Statlog's DNA (2 000 training sequences,
+    one binary indicator per base and position): IDA splice's 3 175 sequences, its
+    two classes N and "EI or IE" split by the junction's motif, the donor's G T just
+    after the junction (positions 31-32) on a stretch before it with under 70 %
+    pyrimidines (C, T) for EI, the other sequences IE. The motif rule stands in for
+    the UCI labels, which IDA's file merges; ``n_train`` sequences drawn by ``seed``
+    to train on, the other 1 175 to test. Returns ``X, y, X_test, y_test``, labels
+    ``"EI"``, ``"IE"``, ``"N"``."""
+    X_train, y_train, X_test, y_test = load_ida("splice", 0)
+    X, y = np.vstack([X_train, X_test]), np.concatenate([y_train, y_test])
+    bases = np.column_stack([np.unique(c, return_inverse=True)[1] for c in X.T])
+    donor = (bases[:, 30] == _G) & (bases[:, 31] == _T)
+    pyrimidines = np.isin(bases[:, 14:28], [_C, _T]).mean(axis=1)
+    labels = np.where(y == 1, "N", np.where(donor & (pyrimidines < 0.7), "EI", "IE"))
+    indicators = np.zeros((len(X), 4 * X.shape[1]))
+    indicators[np.arange(len(X))[:, None], 4 * np.arange(X.shape[1]) + bases] = 1.0
+    order = np.random.default_rng(seed).permutation(len(X))
+    train, test = order[:n_train], order[n_train:]
+    return indicators[train], labels[train], indicators[test], labels[test]
+
+
 def _first_50_000_to_train(**params):
     """``make_classification(n_samples=60_000, random_state=0, **params)``: the first
     50 000 points to train on, the last 10 000 to test."""
