@@ -216,6 +216,41 @@ def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
     assert chosen.details["ard_evidence_gain"] == pytest.approx(gain)
 
 
+@pytest.mark.parametrize(
+    ("screen_gain", "verdict", "asked", "kept"),
+    [
+        (1.5, True, True, True),
+        (1.5, False, True, False),
+        (-0.5, True, False, False),
+        (2.5, False, False, True),
+    ],
+    ids=["held-out-keeps", "held-out-declines", "no-gain", "above-the-penalty"],
+)
+def test_ard_auto_asks_the_held_out_rows_only_below_the_penalty(
+    screen_gain, verdict, asked, kept
+):
+    """Three features (a penalty of 2 nats): where the screen gains something but
+    less than the penalty, ``held_out()`` decides, and the whole fit it asks for is
+    kept though its gain (1.8 nats) is below the penalty; it is not asked where the
+    screen gains nothing or passes the penalty itself."""
+    isotropic = _model_with_evidence(-100.0)
+    questions = []
+
+    def refit(kernel, start, stage):
+        gain = screen_gain if stage == "screen" else 1.8 + (screen_gain > 2)
+        return _model_with_evidence(-100.0 + gain, kernel)
+
+    def held_out():
+        questions.append(True)
+        return verdict
+
+    chosen, fits = ard_if_it_pays(isotropic, refit, np.ones(3), held_out=held_out)
+    assert bool(questions) == asked
+    assert chosen.details["ard_held_out"] == (verdict if asked else None)
+    assert chosen.details["ard"] == kept
+    assert len(fits) == 1 + kept  # the screen, and a whole fit where ARD is kept
+
+
 @pytest.mark.parametrize("standardised_better", [True, False])
 def test_ard_screens_from_standardised_features_too_where_their_evidence_is_higher(
     standardised_better,

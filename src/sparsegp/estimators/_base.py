@@ -607,11 +607,14 @@ def ard_starts(kernel, spreads, criterion, value=None):
     return [(by_spread, excess), same] if excess > 0 else [same]
 
 
-def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1):
+def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1, held_out=None):
     """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
     model's by more than the ``D − 1`` length-scales it adds to each of its
-    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
-    isotropic model; ``spreads`` are the ``D`` features' standard deviations.
+    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), or if
+    ``held_out()`` says ARD predicts held-out rows better where the screen gains
+    less (True; False or None where it does not or made no comparison:
+    :func:`~._held_out_ard.held_out_prefers_ard`), else the isotropic model;
+    ``spreads`` are the ``D`` features' standard deviations.
 
     The ARD kernel starts at the isotropic optimum (the same function, the same
     evidence), and also on standardised features where the evidence is higher there
@@ -631,20 +634,30 @@ def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1):
         isotropic.log_marginal_likelihood,
     )
     screens = [refit(kernel, isotropic, "screen") for kernel, _ in starts]
-    passed = [
-        screen
-        for screen in screens
-        if screen.log_marginal_likelihood - isotropic.log_marginal_likelihood > penalty
+    gains = [
+        s.log_marginal_likelihood - isotropic.log_marginal_likelihood for s in screens
     ]
+    passed = [
+        screen for screen, gain in zip(screens, gains, strict=True) if gain > penalty
+    ]
+    by_held_out = None  # the held-out rows' verdict, where they were compared
+    if not passed and held_out is not None and max(gains) > 0:
+        by_held_out = held_out()
+        passed = [screens[int(np.argmax(gains))]] if by_held_out else []
     whole = [refit(screen.kernel, screen, "fit") for screen in passed]
     fits = screens + whole
     ard = max(whole or screens, key=lambda fit: fit.log_marginal_likelihood)
     gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-    chosen = ard if gain > penalty else isotropic  # a screen ends below the penalty
+    # a screen ends below the penalty; a whole fit the held-out rows chose is kept
+    chosen = ard if gain > penalty or (by_held_out and gain > 0) else isotropic
     chosen = replace(
         chosen,
         details=chosen.details
-        | {"ard_evidence_gain": float(gain), "ard": chosen is ard},
+        | {
+            "ard_evidence_gain": float(gain),
+            "ard": chosen is ard,
+            "ard_held_out": by_held_out,
+        },
     )
     return chosen, fits
 
