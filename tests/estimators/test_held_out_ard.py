@@ -29,13 +29,14 @@ def _labels_of_the_first_feature(n, seed=0):
     return X, np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1, -1)
 
 
-def _compare(X, y, isotropic_scale, ard_scale, fitted):
+def _compare(X, y, isotropic_scale, ard_scale, fitted, n_problems=1):
     def fit_on_rows(X_rows, y_rows, start):
         fitted.append((len(y_rows), np.ndim(start.k2.length_scale)))
         return _Fixed(ard_scale if np.ndim(start.k2.length_scale) else isotropic_scale)
 
     kernel = ConstantKernel(1.0) * RBF(1.0)
-    return held_out_prefers_ard(X, y, kernel, fit_on_rows, check_random_state(0))
+    rng = check_random_state(0)
+    return held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems)
 
 
 @pytest.mark.parametrize(
@@ -56,6 +57,8 @@ def test_ard_is_preferred_only_by_more_than_a_standard_error(
 
 
 def test_too_few_rows_or_a_rare_label_make_no_comparison_and_many_are_sampled():
+    """No comparison under 1 000 rows or with nine of a label; at most 5 000 rows
+    compared, 5 000/√C for each of C one-vs-rest problems."""
     X, y = _labels_of_the_first_feature(HELD_OUT_MIN_ROWS - 1)
     fitted = []
     assert _compare(X, y, 0.3, 2.0, fitted) is None and not fitted
@@ -66,3 +69,6 @@ def test_too_few_rows_or_a_rare_label_make_no_comparison_and_many_are_sampled():
     X, y = _labels_of_the_first_feature(3 * HELD_OUT_MAX_ROWS)
     assert _compare(X, y, 0.3, 2.0, fitted)
     assert fitted == [(4 * HELD_OUT_MAX_ROWS // 5, 0), (4 * HELD_OUT_MAX_ROWS // 5, 1)]
+    fitted.clear()  # four one-vs-rest problems share the rows: a half each
+    assert _compare(X, y, 0.3, 2.0, fitted, n_problems=4)
+    assert fitted[0][0] == 4 * (HELD_OUT_MAX_ROWS // 2) // 5

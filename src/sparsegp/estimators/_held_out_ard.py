@@ -24,8 +24,8 @@ __all__ = ["HELD_OUT_MAX_ROWS", "HELD_OUT_MIN_ROWS", "held_out_prefers_ard"]
 #: scores the two kernels.
 HELD_OUT_MIN_ROWS = 1_000
 
-#: Most rows the comparison fits and scores (a random subset beyond), so that its two
-#: fits cost a bounded time whatever n.
+#: Most rows the comparison of a binary problem fits and scores (a random subset
+#: beyond), so that its two fits cost a bounded time whatever n.
 HELD_OUT_MAX_ROWS = 5_000
 
 #: The share of the compared rows held out.
@@ -36,8 +36,12 @@ HELD_OUT_SHARE = 0.2
 _LEAST_PER_LABEL = 10
 
 
-def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng) -> bool | None:
+def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems=1) -> bool | None:
     """Whether the ARD form of the isotropic ``kernel`` predicts held-out rows better.
+
+    ``n_problems`` one-vs-rest problems share the rows as the other default sizes
+    share their budgets (docs/guide.md, "Default sizes"): each compares on at most
+    :data:`HELD_OUT_MAX_ROWS`/√C of them, and at least :data:`HELD_OUT_MIN_ROWS`.
 
     ``fit_on_rows(X_rows, y_rows, start)`` fits the sparse model from the kernel
     ``start`` on those rows alone; both kernels start from ``kernel``'s
@@ -52,8 +56,9 @@ def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng) -> bool | None:
     if n < HELD_OUT_MIN_ROWS:
         return None
     rows = np.arange(n)
-    if n > HELD_OUT_MAX_ROWS:
-        rows = np.sort(rng.choice(n, HELD_OUT_MAX_ROWS, replace=False))
+    largest = max(HELD_OUT_MIN_ROWS, round(HELD_OUT_MAX_ROWS / np.sqrt(n_problems)))
+    if n > largest:
+        rows = np.sort(rng.choice(n, largest, replace=False))
     if np.min(np.unique(y[rows], return_counts=True)[1]) < _LEAST_PER_LABEL:
         return None
     fit, scored = train_test_split(

@@ -526,6 +526,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
             "auto" if auto else True,
             progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
             not_converged=self._warn_basis_not_converged,
+            n_problems=self._n_binary_problems(),
         )
         ard = not auto or gp.details["ard"]
         choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
