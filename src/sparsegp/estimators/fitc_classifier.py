@@ -221,7 +221,6 @@ def learnt_fitc_model(
     ard="auto",
     progress=None,
     not_converged=None,
-    n_problems=1,
 ):
     """FITC-EP of ±1 labels ``y`` fitted as ``FITCGPClassifier(kernel, ard=ard,
     n_inducing=n_inducing)`` fits a binary problem from the seed ``random_state``
@@ -231,8 +230,7 @@ def learnt_fitc_model(
     pseudo-inputs, the kernel, the bias and the pseudo-inputs learnt by the EP
     evidence, row blocks on the thread ``pool``; ``progress`` labels a bar over the
     optimizer's iterations, ``not_converged(n_sweeps)`` is called for a whole fit
-    whose EP did not converge, ``n_problems`` one-vs-rest problems share the rows of
-    ``"auto"``'s held-out comparison. For a method that takes its kernel from a GP's
+    whose EP did not converge. For a method that takes its kernel from a GP's
     evidence (the RVM's basis, algorithms.md §4.5), which checks its memory first
     (:func:`require_fitc_memory`)."""
     n_features = X.shape[1]
@@ -258,31 +256,11 @@ def learnt_fitc_model(
             not_converged(fit.final_sweeps)
         return fitted_model(fit)
 
-    rng = check_random_state(random_state)
-    Z0 = kmeans_pseudo_inputs(X, y, M, rng)
+    Z0 = kmeans_pseudo_inputs(X, y, M, check_random_state(random_state))
     model = fit_start(kernel, Z0, 0.0, settings)
     if not auto or n_features == 1:
         return model
-    held_out = _held_out_comparison(X, y, kernel, M, settings, pool, rng, n_problems)
-    return screened_ard(
-        model, fit_start, settings, feature_spreads(X), held_out=held_out
-    )[0]
-
-
-def _held_out_comparison(X, y, kernel, M, settings, pool, rng, n_problems):
-    """:func:`learnt_fitc_model`'s ``held_out()``: its two kernels fitted from
-    ``kernel`` as it fits (k-means pseudo-inputs, ``settings``) on four fifths of the
-    rows (:func:`~._held_out_ard.held_out_prefers_ard`)."""
-
-    def fit_on_rows(X_rows, y_rows, start):
-        rows = fitc_approximation(
-            X_rows, y_rows, LEARNT_FITC_DEFAULTS["jitter"], pool=pool
-        )
-        Z = kmeans_pseudo_inputs(X_rows, y_rows, min(M, len(y_rows)), rng)
-        fit = maximize_evidence(rows, start, Z, np.zeros(rows.bias_shape), settings)
-        return fitted_model(fit)
-
-    return lambda: held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems)
+    return screened_ard(model, fit_start, settings, feature_spreads(X))[0]
 
 
 class FITCGPClassifier(GPClassifierMixin):

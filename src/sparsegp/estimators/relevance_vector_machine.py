@@ -382,10 +382,10 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         with a length-scale per feature and ``BASIS_INDUCING`` (50) pseudo-inputs,
         learnt by its evidence on the same labels, over √2 (Gaussian basis functions
         of width ``ℓ/√2`` make a degenerate GP of length-scale ``ℓ``). ``"auto"``:
-        those widths where that GP keeps its ARD kernel as
-        ``FITCGPClassifier(ard="auto")`` does (more than ``D − 1`` nats of evidence
-        above the isotropic one's, or chosen by held-out rows), ``RBF(ℓ₀)``
-        otherwise (algorithms.md §4.5). The RVM's own evidence cannot
+        those widths where that GP's evidence keeps its ARD kernel (more than
+        ``D − 1`` nats above the isotropic one's, as ``FITCGPClassifier(ard="auto")``
+        does without its held-out comparison), ``RBF(ℓ₀)`` otherwise
+        (algorithms.md §4.5). The RVM's own evidence cannot
         choose widths: it prefers ever narrower ones (algorithms.md §8 item 10).
     kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
         As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
@@ -526,7 +526,6 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
             "auto" if auto else True,
             progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
             not_converged=self._warn_basis_not_converged,
-            n_problems=self._n_binary_problems(),
         )
         ard = not auto or gp.details["ard"]
         choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
