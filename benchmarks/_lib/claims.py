@@ -1131,7 +1131,7 @@ CLAIMS = [
         "full EP one-vs-rest on 3 000 MNIST images trails libsvm too (5.06 % / 0.162 "
         "against 4.46 % / 0.157). On a three-class DNA task of our own (one-hot bases, "
         "`splice_three_classes`, three draws of 2 000 sequences, the other core busy) "
-        "libsvm leads every GP in error and NLP (4.71 % / 0.139; one-vs-rest FITC 4.85 % "
+        "libsvm leads every GP in error and NLP (4.28 % / 0.136; one-vs-rest FITC 4.85 % "
         "/ 0.168, 5.99 % / 0.183 before its held-out comparison kept ARD for the classes "
         "it pays for; the online GP 5.70 % / 0.160, full EP 5.67 % / 0.166). A miss for "
         "the multinomial model: NLP 1.13–1.28× one-vs-rest's on issue 46's three sets "

@@ -19,32 +19,24 @@ import argparse
 import platform
 import warnings
 
-import numpy as np
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
 from benchmarks._lib.tasks import splice_three_classes
+from benchmarks.across_methods.defaults_table import calibration_error
 from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import PlattSVC, evaluate, save_run
-from sparsegp.metrics import expected_calibration_error
 
 ESTIMATORS = {
-    **{name: make for name, make in DEFAULT_CLASSIFIERS.items()},
+    **DEFAULT_CLASSIFIERS,
     "fitc_multinomial": lambda: FITCGPClassifier(
         multi_class="multinomial", random_state=0
     ),
     "fitc_400": lambda: FITCGPClassifier(n_inducing=400, random_state=0),
-    "svc": lambda: PlattSVC(random_state=0),
+    "svc": lambda: PlattSVC(C=10.0, random_state=0),
     "logistic": lambda: LogisticRegression(max_iter=1000),
 }
-
-
-def top_label_ece(fitted, X_test, y_test):
-    """Expected calibration error of the predicted class's probability, 15 bins."""
-    proba = fitted.predict_proba(X_test)
-    predicted = fitted.classes_[np.argmax(proba, axis=1)]
-    return expected_calibration_error(predicted == y_test, np.max(proba, axis=1))
 
 
 def main(argv=None):
@@ -71,7 +63,7 @@ def main(argv=None):
                     dataset="splice_three_classes",
                     realization=seed,
                 )
-            row = dict(vars(result), ece=top_label_ece(fitted, X_test, y_test))
+            row = dict(vars(result), ece=calibration_error(fitted, X_test, y_test))
             rows.append(row)
             print(
                 f"| {name} | {seed} | {100 * row['error']:.2f} | {row['nlp']:.4f} | "
