@@ -665,7 +665,7 @@ default="kmeans"
             return self._fit_on(data, X, y, random_state)
         with thread_pool(self._n_row_threads) as pool:
             data = fitc_approximation(X, y, self.jitter, pool=pool)
-            return self._fit_on(data, X, y, random_state)
+            return self._fit_on(data, X, y, random_state, pool)
 
     def _fit_multiclass(self, X, y, random_state):
         """All classes at once: ``y`` holds class indices (:meth:`_fits_jointly`)."""
@@ -698,9 +698,10 @@ default="kmeans"
         finally:
             data.close()
 
-    def _fit_on(self, data, X, y, random_state):
+    def _fit_on(self, data, X, y, random_state, pool=None):
         """Fit from ``n_restarts_optimizer + 1`` initialisations on ``data``, an
-        :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y``."""
+        :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y`` (row
+        blocks on the thread ``pool``, which the held-out ARD comparison shares)."""
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = starting_kernel(self, X)
@@ -722,7 +723,7 @@ default="kmeans"
                 settings,
                 feature_spreads(X),
                 self._n_inducing_sets(),
-                self._held_out(data, X, y, kernel, settings, rng),
+                self._held_out(data, X, y, kernel, settings, rng, pool),
             )
             fits += ard_fits
         report_progress(
@@ -739,18 +740,19 @@ default="kmeans"
             | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
         )
 
-    def _held_out(self, data, X, y, kernel, settings, rng):
+    def _held_out(self, data, X, y, kernel, settings, rng, pool):
         """``ard="auto"``'s held-out comparison from the starting ``kernel``
         (:func:`~._held_out_ard.held_out_prefers_ard`), for one binary problem in
-        memory with parallel EP on ``data``; None (Akaike's penalty alone) for a
-        multi-class model, a cluster or sequential EP."""
+        memory with parallel EP on ``data``, its fits' row blocks on ``pool``; None
+        (Akaike's penalty alone) for a multi-class model, a cluster or sequential
+        EP."""
         if not isinstance(data, PartitionedFITC) or is_dask_array(X):
             return None
         if self._fits_jointly() or self.ep_mode != "parallel":
             return None
 
         def fit_on_rows(X_rows, y_rows, start):
-            rows = fitc_approximation(X_rows, y_rows, self.jitter)
+            rows = fitc_approximation(X_rows, y_rows, self.jitter, pool=pool)
             Z = self._initial_pseudo_inputs(X_rows, y_rows, start, rng)
             return self._fit_start(rows, start, Z, None, settings, warn=False)
 
