@@ -9,6 +9,7 @@ from sparsegp.estimators._held_out_ard import (
     HELD_OUT_MAX_ROWS,
     HELD_OUT_MIN_ROWS,
     held_out_prefers_ard,
+    lower_by_a_standard_error,
 )
 from sparsegp.likelihoods import Probit
 
@@ -72,3 +73,13 @@ def test_too_few_rows_or_a_rare_label_make_no_comparison_and_many_are_sampled():
     fitted.clear()  # four one-vs-rest problems share the rows: a half each
     assert _compare(X, y, 0.3, 2.0, fitted, n_problems=4)
     assert fitted[0][0] == 4 * (HELD_OUT_MAX_ROWS // 2) // 5
+
+
+def test_a_lower_mean_within_its_standard_error_does_not_choose_ard():
+    """Differences alternating ±1 about a mean of −0.01 (standard error 0.032 on
+    1 000 rows) keep the isotropic kernel; about −0.1, three standard errors below
+    zero, choose ARD."""
+    alternating = np.tile([-1.0, 1.0], 500)
+    assert not lower_by_a_standard_error(alternating - 0.01)
+    assert lower_by_a_standard_error(alternating - 0.1)
+    assert not lower_by_a_standard_error(np.zeros(1000))

@@ -72,5 +72,10 @@ def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems=1) -> bool |
         model = fit_on_rows(X[fit], y[fit], start)
         mean, var = model.latent_mean_and_variance(X[scored])
         losses.append(-model.likelihood.log_predictive(mean, var, y[scored]))
-    difference = losses[1] - losses[0]
+    return lower_by_a_standard_error(losses[1] - losses[0])
+
+
+def lower_by_a_standard_error(difference) -> bool:
+    """Whether paired differences of losses (ARD's less the isotropic kernel's) have
+    a mean below minus their standard error."""
     return bool(np.mean(difference) < -np.std(difference) / np.sqrt(len(difference)))
