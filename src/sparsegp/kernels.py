@@ -131,7 +131,13 @@ def has_narrow_feature(spreads: ArrayLike) -> bool:
     """Whether some non-constant feature's spread is under :data:`NARROW_FEATURE`
     times ``s̄`` (:func:`spread_factors`): an isotropic kernel hardly sees it."""
     factor = spread_factors(spreads)
-    return factor is not None and bool(np.any(factor < NARROW_FEATURE))
+    return factor is not None and _any_narrow(factor)
+
+
+def _any_narrow(factor: np.ndarray) -> bool:
+    """Whether some of :func:`spread_factors`' ``factor`` is under
+    :data:`NARROW_FEATURE`."""
+    return bool(np.any(factor < NARROW_FEATURE))
 
 
 def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel | None:
@@ -148,9 +154,8 @@ def with_length_scales_by_spread(kernel: Kernel, spreads: ArrayLike) -> Kernel |
     :data:`NARROW_FEATURE` times ``s̄``), or for a :class:`KernelPerClass`.
     """
     factor = spread_factors(spreads)
-    if isinstance(kernel, KernelPerClass) or not has_narrow_feature(spreads):
+    if isinstance(kernel, KernelPerClass) or factor is None or not _any_narrow(factor):
         return None
-    assert factor is not None  # a narrow feature is a non-constant one
     start = with_length_scale_per_feature(kernel, len(factor))
     bounds = start.get_params()
     by_spread = {}
