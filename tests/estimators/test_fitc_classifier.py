@@ -344,6 +344,13 @@ def test_ard_auto_asks_held_out_rows_where_akaikes_penalty_is_too_strict():
     assert fewer.estimators_[0].details["ard_held_out"] is None
 
 
+def test_verbose_reports_the_held_out_comparisons_verdict(caplog):
+    X, y = _twenty_informative_of_150(1000, 0)
+    with caplog.at_level(logging.INFO, logger="sparsegp"):
+        FITCGPClassifier(n_inducing=20, random_state=0, verbose=1).fit(X, y)
+    assert any("ARD on held-out rows: ARD" in r.message for r in caplog.records)
+
+
 def test_ard_true_learns_a_length_scale_per_feature_and_needs_the_default_kernel():
     """``ard=True`` refuses a given kernel; the default ``"auto"`` keeps it."""
     X, y = relevant_and_irrelevant_features(100, 0)

@@ -757,8 +757,14 @@ default="kmeans"
             Z = self._initial_pseudo_inputs(X_rows, y_rows, start, rng)
             return self._fit_start(rows, start, Z, None, settings, warn=False)
 
-        problems = self._n_binary_problems()
-        return lambda: held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, problems)
+        def compare():
+            problems = self._n_binary_problems()
+            verdict = held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, problems)
+            outcome = {None: "not compared", True: "ARD", False: "isotropic"}[verdict]
+            report_progress(self, message=f"  ARD on held-out rows: {outcome}")
+            return verdict
+
+        return compare
 
     def _evidence_settings(self, unit, random_state):
         """How :func:`~sparsegp.approximations.evidence.maximize_evidence` runs,
