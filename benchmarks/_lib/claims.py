@@ -1123,24 +1123,25 @@ CLAIMS = [
         ' with a length-scale per feature for every class (`ard="auto"`; 23.09 % / 0.853 '
         "isotropic), and in NLP on digits (0.039 against 0.079); misses: it trails libsvm"
         " in error on digits (1.30 against 0.56 %: 7 and 3 of 540 test images) and in "
-        "both on MNIST (2.03 % / 0.066 in 554 s against 1.59 % / 0.047 in 211 s; 2.27 % /"
-        " 0.068 isotropic, before its held-out comparison kept ARD for some classes, "
-        "algorithms.md §5.8). The length-scale the EP evidence learns, 1.4–1.5× libsvm's "
-        '`gamma="scale"` one, bounds the isotropic model (§8 item 11): at each other\'s '
-        "length-scale libsvm has 1.83 % / 0.055 on MNIST and FITC 2.07 % / 0.061, and "
-        "full EP one-vs-rest on 3 000 MNIST images trails libsvm too (5.06 % / 0.162 "
-        "against 4.46 % / 0.157). On a three-class DNA task of our own (one-hot bases, "
-        "`splice_three_classes`, three draws of 2 000 sequences, the other core busy) "
-        "libsvm leads every GP in error and NLP (4.28 % / 0.136; one-vs-rest FITC 4.85 % "
-        "/ 0.168, 5.99 % / 0.183 before its held-out comparison kept ARD for the classes "
-        "it pays for; the online GP 5.70 % / 0.160, full EP 5.67 % / 0.166). A miss for "
-        "the multinomial model: NLP 1.13–1.28× one-vs-rest's on issue 46's three sets "
-        "(1.02× on the DNA task) where ≤ 0.85× is asked, at 1.6–2.3× its time there and "
-        "behind it in error. Its factorised sites cost at most one of 540 digits against "
-        "a dense EP that keeps the classes' coupling, and on one-vs-rest's own priors it "
-        "still trails on MNIST: the gap is the multinomial likelihood's (§8 items 7, 9). "
-        "Rows run alone 2026-11-26 – 2026-11-29 but the DNA task's and one-vs-rest FITC's"
-        " of 2026-11-29 14:20–14:50 (the run files' parts).",
+        "both on MNIST (2.03 % / 0.066 in 532 s against 1.59 % / 0.047 in 218 s, 2.4× its"
+        " time, the two in one run, alone; 2.27 % / 0.068 isotropic, before its held-out "
+        "comparison kept ARD for some classes, algorithms.md §5.8). The length-scale the "
+        'EP evidence learns, 1.4–1.5× libsvm\'s `gamma="scale"` one, bounds the isotropic '
+        "model (§8 item 11): at each other's length-scale libsvm has 1.83 % / 0.055 on "
+        "MNIST and FITC 2.07 % / 0.061, and full EP one-vs-rest on 3 000 MNIST images "
+        "trails libsvm too (5.06 % / 0.162 against 4.46 % / 0.157). On a three-class DNA "
+        "task of our own (one-hot bases, `splice_three_classes`, three draws of 2 000 "
+        "sequences, the other core busy) libsvm leads every GP in error and NLP (4.28 % /"
+        " 0.136; one-vs-rest FITC 4.85 % / 0.168, 5.99 % / 0.183 before its held-out "
+        "comparison kept ARD for the classes it pays for; the online GP 5.70 % / 0.160, "
+        "full EP 5.67 % / 0.166). A miss for the multinomial model: NLP 1.13–1.28× "
+        "one-vs-rest's on issue 46's three sets (1.02× on the DNA task) where ≤ 0.85× is "
+        "asked, at 1.6–2.3× its time there and behind it in error. Its factorised sites "
+        "cost at most one of 540 digits against a dense EP that keeps the classes' "
+        "coupling, and on one-vs-rest's own priors it still trails on MNIST: the gap is "
+        "the multinomial likelihood's (§8 items 7, 9). Rows run alone 2026-11-26 – "
+        "2026-11-29 but the DNA task's and one-vs-rest FITC's on digits of 2026-11-29 "
+        "14:20–14:50 (the run files' parts).",
         (
             "multiclass_digits",
             "multiclass_classification",
