@@ -1109,8 +1109,9 @@ CLAIMS = [
         "centres) and [QW03] as written (every training input a centre).",
         "The default (Tipping & Faul's newcomers) is far better on image and ringnorm and"
         " within about one sd of [QW03]'s threshold rule elsewhere; both trail full EP in"
-        " NLP (issue 48). 12 of the default's 130 fits stop at max_iter with every α "
-        "still falling, as on separable classes (algorithms.md §4.4).",
+        " NLP (issue 48). 11 of the default's 130 fits stop at max_iter with every α "
+        "still falling, as on separable classes (algorithms.md §4.4). Run 2026-11-29 "
+        "19:38, alone, with the final EM's M-steps at each E-step's sites.",
         ("ida_rvm",),
         lambda: _ida(
             ["ida_rvm"], {"rvm": "RVM (default)", "rvm_threshold": "RVM, threshold"}

@@ -511,25 +511,79 @@ def test_aitken_jump_leaves_settled_and_growing_steps_and_falling_weights():
     assert np.all(extrapolated_log_alpha(-step, -last, 1e-3) > 0)
 
 
-def test_extrapolated_final_em_ends_at_a_fixed_point_sooner(monkeypatch):
-    """On banana at a narrow width, where plain MacKay steps approach a weight's α
-    slowly (over 700 final-EM iterations), the extrapolated final EM stops in a few
-    dozen at a fixed point of MacKay's update: one more update moves no ``log α`` by
-    more than ``tol``, the evidence keeps every weight ([TF03]), and the model
-    classifies as well. (It may end at another fixed point: there the weight that
-    plain steps approach is deleted once a jump passes the α at which the evidence
-    drops it.)"""
-    extrapolated, error = banana_subspace_em(0.5, max_iter=2000)
+def test_final_em_at_the_sites_ends_at_a_fixed_point_in_few_e_steps(monkeypatch):
+    """On banana at a narrow width, where one MacKay step per E-step approaches a
+    weight's α slowly (hundreds of final-EM E-steps), M-steps at each E-step's sites
+    stop after a few E-steps at a fixed point of MacKay's update: one more update
+    moves no ``log α`` by more than ``tol``, the evidence keeps every weight
+    ([TF03]), and the model classifies as well."""
+    at_sites, error = banana_subspace_em(0.5, max_iter=2000)
     with monkeypatch.context() as patch:
-        patch.setattr(rvm_ssem, "_extrapolated", lambda alpha, step, *_: (alpha, step))
+        patch.setattr(rvm_ssem, "_FINAL_M_STEPS", 1)
         plain, plain_error = banana_subspace_em(0.5, max_iter=2000)
-    assert extrapolated.converged and plain.converged
-    assert extrapolated.n_iterations + 500 < plain.n_iterations
-    posterior, alpha = extrapolated.posterior, extrapolated.alpha
+    assert at_sites.converged and plain.converged
+    assert at_sites.n_iterations + 300 < plain.n_iterations
+    posterior, alpha = at_sites.posterior, at_sites.alpha
     moved = np.log(update_alpha(posterior, alpha, "mackay", 1e12) / alpha)
     assert np.max(np.abs(moved)) < 1e-3
     assert np.all(evidence_keeps(posterior, alpha))
     assert error < plain_error + 0.01
+
+
+def dense_weight_posterior(Psi, alpha, sites):
+    """``N(μ, Σ)`` of the weights at fixed sites, from the dense products:
+    ``Σ = (A + ΨᵀΩΨ)⁻¹``, ``μ = Σ Ψᵀν̃``."""
+    covariance = np.linalg.inv(np.diag(alpha) + Psi.T @ (sites.omega[:, None] * Psi))
+    return covariance @ (Psi.T @ sites.nu), np.diag(covariance)
+
+
+M_STEP_OPTIONS = dict(update="mackay", threshold=1e12, delete_unsupported=False)
+
+
+def test_m_steps_at_the_sites_are_mackays_on_the_dense_posterior():
+    """Two M-steps at an E-step's sites, the second at the posterior rebuilt from its
+    factor, are MacKay's updates on the dense ``A + ΨᵀΩΨ`` and ``Ψᵀν̃``; run until α
+    settles (no weight leaving here), the result is a fixed point of MacKay's update
+    on that posterior."""
+    Psi, t, alpha = classification_problem(n=60, r=6, seed=0)
+    posterior, sites = ep_e_step(Psi, alpha, t, 1.0, max_iter=500)
+    two, kept, _ = rvm_ssem.m_steps_at_sites(
+        posterior, alpha, tol=0.0, max_steps=2, **M_STEP_OPTIONS
+    )
+    assert len(kept) == len(alpha)
+    expected = alpha
+    for _ in range(2):
+        mean, variance = dense_weight_posterior(Psi, expected, sites)
+        expected = (1 - expected * variance) / mean**2
+    np.testing.assert_allclose(two, expected, rtol=1e-8)
+    settled, kept, _ = rvm_ssem.m_steps_at_sites(
+        posterior, alpha, tol=1e-10, max_steps=5000, **M_STEP_OPTIONS
+    )
+    assert len(kept) == len(alpha) and np.all(settled < 1e3)
+    mean, variance = dense_weight_posterior(Psi, settled, sites)
+    np.testing.assert_allclose(settled, (1 - settled * variance) / mean**2, rtol=1e-8)
+
+
+def test_a_weight_leaving_at_held_sites_waits_for_the_next_e_step():
+    """A weight whose α would reach ``L`` at held sites keeps its α there while the
+    others settle; the first M-step at the next E-step's sites prunes it."""
+    Psi, t, alpha = classification_problem(n=60, r=6, seed=2)
+    posterior, sites = ep_e_step(Psi, alpha, t, 1.0, max_iter=500)
+    settled, kept, _ = rvm_ssem.m_steps_at_sites(
+        posterior, alpha, tol=1e-10, max_steps=5000, **M_STEP_OPTIONS
+    )
+    assert len(kept) == len(alpha)
+    fresh, _ = ep_e_step(Psi, settled, t, 1.0, sites=sites, max_iter=500)
+    _, kept, _ = rvm_ssem.m_steps_at_sites(
+        fresh, settled, tol=1e-10, max_steps=5000, **M_STEP_OPTIONS
+    )
+    assert len(kept) == len(alpha) - 1
+    waiting = np.setdiff1d(np.arange(len(alpha)), kept)
+    others = np.delete(np.arange(len(alpha)), waiting)
+    mean, variance = dense_weight_posterior(Psi, settled, sites)
+    moved = (1 - settled * variance) / mean**2 / settled
+    assert moved[waiting] > 1.1  # it would have moved on towards L
+    np.testing.assert_allclose(moved[others], 1.0, rtol=1e-8)  # the others settled
 
 
 def test_update_alpha_stays_within_its_floor_and_the_pruning_threshold():

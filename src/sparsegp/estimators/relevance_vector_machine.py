@@ -390,9 +390,11 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
         As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
         first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
-        final batch EM stops when no ``log α`` moves by more than ``tol`` ([QW03] gives
-        no classification evidence to monitor), at most every second step extrapolating the
-        ``log α`` that converge slowly (Aitken's Δ², algorithms.md §4.4). With
+        final batch EM stops when no ``log α`` moves by more than ``tol`` from one
+        E-step to the next ([QW03] gives no classification evidence to monitor); after
+        each E-step its M-steps, O(|R|³) each, run at that E-step's sites until α
+        settles there, extrapolating the ``log α`` that converge slowly (Aitken's Δ²,
+        algorithms.md §4.4). With
         ``entering="tipping_faul"`` it deletes each weight whose evidence peaks at
         ``α = ∞`` (algorithms.md §4.4) rather than waiting for α to reach ``threshold``.
     n_basis : int or None, default=500
