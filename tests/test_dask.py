@@ -1,6 +1,9 @@
 """Predictions on dask arrays run on a cluster, block by block, and equal the
 in-memory predictions; the data are never gathered into the client."""
 
+import sys
+import types
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from sparsegp import (  # noqa: E402
     RVMRegressor,
     SparseOnlineGPRegressor,
 )
+from sparsegp._dask import is_dask_array  # noqa: E402
 from sparsegp.testing import assert_latent_close  # noqa: E402
 
 
@@ -122,6 +126,14 @@ def test_regressor_predictions_on_a_dask_array_equal_in_memory(client, regressor
     want_mean, want_std = regressor.predict(X, return_std=True)
     np.testing.assert_allclose(got_mean, want_mean, rtol=1e-10)
     np.testing.assert_allclose(got_std, want_std, rtol=1e-10)
+
+
+def test_a_half_imported_dask_array_module_holds_no_array(monkeypatch):
+    """A worker's first task can run while another thread imports ``dask.array``:
+    the module is in ``sys.modules`` without ``Array`` yet, and no input is its
+    array (a regressor's first prediction task failed with AttributeError so)."""
+    monkeypatch.setitem(sys.modules, "dask.array", types.ModuleType("dask.array"))
+    assert not is_dask_array(np.zeros((3, 2)))
 
 
 def test_wrong_width_is_refused_before_any_task_runs():

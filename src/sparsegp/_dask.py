@@ -16,9 +16,14 @@ import numpy as np
 
 
 def is_dask_array(X) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask otherwise)."""
-    dask_array = sys.modules.get("dask.array")
-    return dask_array is not None and isinstance(X, dask_array.Array)
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask otherwise).
+
+    ``dask.array`` may be in ``sys.modules`` half imported, without ``Array`` yet: on
+    a worker another thread imports it while a task runs (a prediction task failed so
+    when it was a fresh worker's first), and then ``X`` is none of its arrays.
+    """
+    array_type = getattr(sys.modules.get("dask.array"), "Array", None)
+    return array_type is not None and isinstance(X, array_type)
 
 
 def map_row_blocks(function, X, width, dtype, n_features):
