@@ -308,20 +308,18 @@ def m_steps_at_sites(
     Returns the kept weights' α after the last M-step, their positions in ``alpha``
     as given, and their posterior mean before that step.
     """
-    data_precision, projection = _held_site_statistics(posterior, alpha)
+    precision, projection = _held_site_statistics(posterior, alpha)
     kept, mean = np.arange(len(alpha)), posterior.mean
     waiting = np.zeros(len(alpha), dtype=bool)
     last_step = None
     for step in range(1, max_steps + 1):
         new_alpha = update_alpha(posterior, alpha, update, threshold)
-        leaving = new_alpha >= threshold
-        if delete_unsupported:  # [TF03]'s deletion (algorithms.md §4.4)
-            leaving |= ~evidence_keeps(posterior, alpha)
+        leaving = leaving_after_m_step(
+            posterior, alpha, new_alpha, threshold, delete_unsupported
+        )
         keep = np.ones(len(alpha), dtype=bool)
         if step == 1:  # at the E-step's own sites the weights leave
-            keep = ~leaving
-            if not np.any(keep):  # the strongest one rather than an empty model
-                keep[np.argmin(new_alpha)] = True
+            keep = _kept(leaving, new_alpha)
         else:  # at held sites they wait, α held, for the next E-step's first M-step
             waiting |= leaving
             new_alpha[waiting] = alpha[waiting]
@@ -334,10 +332,10 @@ def m_steps_at_sites(
         alpha, last_step = _extrapolated(
             alpha, log_alpha_step, last_step, tol, threshold
         )
-        data_precision = data_precision[np.ix_(keep, keep)]
+        precision = precision[np.ix_(keep, keep)]
         projection = projection[keep]
         chol, mu, sigma_diag = _posterior_from_precision(
-            data_precision + np.diag(alpha), projection
+            precision + np.diag(alpha), projection
         )
         posterior = Posterior(mu, chol, sigma_diag)
     return alpha, kept, mean
@@ -352,9 +350,42 @@ def _held_site_statistics(
     (:func:`mean_field_e_step`), settled, ``(A + G) μ = G μ + Ψᵀg`` is the same
     Gaussian surrogate's ``b``."""
     factor = posterior.chol
-    data_precision = factor @ factor.T
-    data_precision[np.diag_indices_from(data_precision)] -= alpha
-    return data_precision, factor @ (factor.T @ posterior.mean)
+    return data_precision(factor, alpha), factor @ (factor.T @ posterior.mean)
+
+
+def data_precision(chol: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """``Ψ_RᵀΩΨ_R`` read off the factor ``L Lᵀ = A + Ψ_RᵀΩΨ_R`` of an E-step, O(r³)
+    instead of the O(n·r²) product. Subtracting ``A`` perturbs entry ``(i, j)`` by
+    about ``ε·√(α_i α_j)``, the size of the Cholesky factorisation's own backward
+    error on ``A_new + Ψ_RᵀΩΨ_R`` wherever ``α`` did not fall by orders of magnitude.
+    """
+    precision = chol @ chol.T
+    precision[np.diag_indices_from(precision)] -= alpha
+    return precision
+
+
+def leaving_after_m_step(
+    posterior: Posterior,
+    alpha: np.ndarray,
+    new_alpha: np.ndarray,
+    threshold: float,
+    delete_unsupported: bool,
+) -> np.ndarray:
+    """The weights an M-step from ``alpha`` to ``new_alpha`` prunes: at ``L`` and, with
+    ``delete_unsupported``, where :func:`evidence_keeps` fails ([TF03]'s deletion,
+    algorithms.md §4.4)."""
+    leaving = new_alpha >= threshold
+    if delete_unsupported:
+        leaving |= ~evidence_keeps(posterior, alpha)
+    return leaving
+
+
+def _kept(leaving: np.ndarray, new_alpha: np.ndarray) -> np.ndarray:
+    """The weights not ``leaving``, or the strongest one rather than an empty model."""
+    keep = ~leaving
+    if not np.any(keep):
+        keep[np.argmin(new_alpha)] = True
+    return keep
 
 
 def update_noise(
@@ -813,29 +844,21 @@ class _Trainer:
                 update_noise(posterior, alpha, self.noise, len(self.t), self.update),
                 _MIN_NOISE * _mean_square(self.t),
             )
-        keep = new_alpha < self.threshold
-        if self.delete_unsupported:
-            keep &= evidence_keeps(posterior, alpha)
-        if not np.any(keep):  # keep the strongest one rather than an empty model
-            keep[np.argmin(new_alpha)] = True
+        leaving = leaving_after_m_step(
+            posterior, alpha, new_alpha, self.threshold, self.delete_unsupported
+        )
+        keep = _kept(leaving, new_alpha)
         basis.keep(keep)
         self.mean = posterior.mean[keep]
         self._last_factor = (posterior.chol, alpha, keep)
         return new_alpha[keep], posterior
 
     def _data_precision(self) -> np.ndarray:
-        """``Ψ_RᵀΩΨ_R`` at the last E-step's sites, for the basis the M-step kept.
-
-        Read off that E-step's factor ``L Lᵀ = A + Ψ_RᵀΩΨ_R`` in O(r³) instead of the
-        O(n·r²) product. Subtracting ``A`` perturbs entry ``(i, j)`` by about
-        ``ε·√(α_i α_j)``, the size of the Cholesky factorisation's own backward error
-        on ``A_new + Ψ_RᵀΩΨ_R`` wherever ``α`` did not fall by orders of magnitude.
-        """
+        """``Ψ_RᵀΩΨ_R`` at the last E-step's sites, for the basis the M-step kept
+        (:func:`data_precision`)."""
         assert self._last_factor is not None
         chol, alpha, keep = self._last_factor
-        precision = chol @ chol.T
-        precision[np.diag_indices_from(precision)] -= alpha
-        return precision[np.ix_(keep, keep)]
+        return data_precision(chol, alpha)[np.ix_(keep, keep)]
 
     def entering_alpha(
         self, basis: _ActiveBasis, alpha: np.ndarray, psi: np.ndarray
