@@ -7,6 +7,7 @@ from sklearn.utils import check_random_state
 
 from sparsegp.estimators._held_out_ard import (
     HELD_OUT_MAX_ROWS,
+    HELD_OUT_MIN_PER_LABEL,
     HELD_OUT_MIN_ROWS,
     held_out_prefers_ard,
     lower_by_a_standard_error,
@@ -73,6 +74,19 @@ def test_too_few_rows_or_a_rare_label_make_no_comparison_and_many_are_sampled():
     fitted.clear()  # four one-vs-rest problems share the rows: a half each
     assert _compare(X, y, 0.3, 2.0, fitted, n_problems=4)
     assert fitted[0][0] == 4 * (HELD_OUT_MAX_ROWS // 2) // 5
+
+
+def test_a_label_with_fewer_than_250_rows_makes_no_comparison():
+    """249 positives among 2 000 rows: none (a fifth would score 50 of them); 250
+    are compared."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 3))
+    for positives, compared in ((HELD_OUT_MIN_PER_LABEL - 1, False), (250, True)):
+        y = -np.ones(2000, dtype=int)
+        y[rng.choice(2000, positives, replace=False)] = 1
+        fitted = []
+        assert (_compare(X, y, 0.3, 2.0, fitted) is not None) == compared
+        assert bool(fitted) == compared
 
 
 def test_a_lower_mean_within_its_standard_error_does_not_choose_ard():

@@ -296,14 +296,14 @@ class FITCGPClassifier(GPClassifierMixin):
         length-scales it adds (Akaike's penalty, [Aka74]) a whole ARD fit, kept if its
         own gain is (algorithms.md §5.8): the evidence alone prefers the larger model
         and on a few hundred points over-fits its length-scales. Where the screen
-        gains less and a binary problem has at least 1 000 rows in memory, both
-        kernels fitted on four fifths of at most 5 000 of them and scored on the last
-        fifth decide (``_held_out_ard``): Akaike's penalty misses ARD where most of
-        many features are irrelevant (one-hot DNA sequences). It pays where some
-        features are irrelevant or in other units (IDA splice: 12.2 → 4.6 % error,
-        MAGIC 14.5 → 12.9 %), keeps the isotropic kernel where they count alike, at
-        1.1–1.5× the isotropic fit's time where ARD is not kept and 2–4× where it is
-        (where held-out rows are compared, 2–3.5×: MNIST, scikit-learn's digits).
+        gains less and a binary problem has at least 1 000 rows in memory, 250 of
+        each label, both kernels fitted on four fifths of at most 5 000 of them and
+        scored on the last fifth decide (``_held_out_ard``): Akaike's penalty misses
+        ARD where most of many features are irrelevant (one-hot DNA sequences). It
+        pays where some features are irrelevant or in other units (IDA splice:
+        12.2 → 4.6 % error, MAGIC 14.5 → 12.9 %), keeps the isotropic kernel where
+        they count alike, at 1.1–1.5× the isotropic fit's time where ARD is not kept
+        and 2–4× where it is (where held-out rows are compared, 2–3×: MNIST).
         ``True`` learns ARD length-scales, ``False`` is [NGH07]'s isotropic kernel.
         With a given ``kernel``, ``"auto"`` keeps it.
     n_inducing : int or None, default=None
