@@ -785,20 +785,21 @@ CLAIMS = [
         "ECE: expected calibration error over 15 bins.",
         "On MAGIC every default GP but full EP (on a random 2 000-point subset) beats "
         "libsvm + Platt in error and NLP, FITC-EP the most (12.33 % / 0.302 against 12.97"
-        " % / 0.326, in 1.3× its time); on MNIST libsvm leads every GP in error, NLP and "
-        "time (0.73 % / 0.020 in 1.6 s; the IVM 0.93 % / 0.032, FITC 0.97 % / 0.029). The"
+        " % / 0.326, in 1.4× its time); on MNIST libsvm leads every GP in error, NLP and "
+        "time (0.73 % / 0.020 in 1.5 s; the IVM 0.93 % / 0.032, FITC 0.97 % / 0.029). The"
         " IVM's default, [NGH07] §6's FITC pass over every site (algorithms.md §1.9), has"
         " ECE 0.013 and 0.011 where the paper's eq. 5 has 0.024 and 0.168; the NLP "
         'classifier and the online GP make the same pass (§2.6, §3.7). With `ard="auto"` '
         "FITC, full EP, the NLP classifier, the online GP and the RVM keep a length-scale"
         " per feature on MAGIC, and on MNIST FITC alone, by its held-out comparison of "
         "the two kernels (§5.8). The RVM's NLP on MNIST moves with its random dictionary "
-        "(0.039–0.051 over four seeds at its default 500 centres; 0.063 with the 1 000 "
-        "here, 0.041 until 2026-11-26: the dictionary's equal class shares and the two "
-        "centres offered per E-step past 5 000 points each raised it, the second on "
-        "both seeds tried with 1 000 centres but not over four at the default (mean "
-        "0.044 against 0.046 one at a time), §4.3). Run 2026-11-29 15:27–15:31, alone, "
-        "on a slower host than the day before (libsvm 8.4 s on MAGIC where 5.7 s).",
+        "(0.039–0.051 over four seeds at its default 500 centres; 0.057 with the 1 000 "
+        "here, whose final EM stopped at max_iter before it took one M-step per E-step "
+        "once stalled, §4.4; 0.041 until 2026-11-26: the dictionary's equal class shares"
+        " and the two centres offered per E-step past 5 000 points each raised it, the "
+        "second on both seeds tried with 1 000 centres but not over four at the default "
+        "(mean 0.044 against 0.046 one at a time), §4.3). Run 2026-11-29 23:18–23:22, "
+        "alone (libsvm 8.1 s on MAGIC).",
         ("calibration",),
         _real_size,
     ),
@@ -1092,12 +1093,14 @@ CLAIMS = [
         "[QW03] RVM",
         "MNIST ones against the rest, [QW03] §5",
         "800 basis functions, few relevance vectors, batch EM's error.",
-        "Subspace EM 0.82 % with 34 relevance vectors in 5.2 s (322 E-steps, its sweep "
-        "offering three centres per E-step on 13 484 points, algorithms.md §4.3; one at a"
-        " time 0.85 %, 27 vectors, 11.7 s); batch EM (60 E-steps) 0.70 % in 79 s; "
-        "sklearn-rvm's EM 1.0 % in 720 s on 2 000 points, where Subspace EM with every "
-        "one of them a centre has 1.10 % in 4.3 s. Run alone 2026-11-27 22:40–22:57 (the "
-        "one-at-a-time row 2026-11-28 18:37).",
+        "Subspace EM 0.81 % with 34 relevance vectors in 4.7 s (301 E-steps, its sweep "
+        "offering three centres per E-step on 13 484 points, algorithms.md §4.3); batch "
+        "EM 0.74 % with 38 vectors in 26 s, converged in 9 E-steps since its final EM "
+        "runs its M-steps at each E-step's sites (§4.4; 0.70 % with 98 vectors in 79 s, "
+        "stopped at 60 E-steps, before); sklearn-rvm's EM 1.0 % in 695 s on 2 000 points,"
+        " where Subspace EM with every one of them a centre has 1.10 % in 3.9 s. Run "
+        "2026-11-29 22:44–22:56, a FITC probe on the other core for its first two "
+        "minutes.",
         ("rvm_mnist",),
         _rvm_mnist,
     ),
@@ -1109,9 +1112,10 @@ CLAIMS = [
         "centres) and [QW03] as written (every training input a centre).",
         "The default (Tipping & Faul's newcomers) is far better on image and ringnorm and"
         " within about one sd of [QW03]'s threshold rule elsewhere; both trail full EP in"
-        " NLP (issue 48). 12 of the default's 130 fits stop at max_iter, 10 of them on "
-        "ringnorm and twonorm (algorithms.md §4.4). Run 2026-11-29 20:51, alone, with "
-        "the final EM's M-steps at each E-step's sites.",
+        " NLP (issue 48). 13 of the default's 130 fits stop at max_iter, 11 of them with "
+        "every α still falling (separable classes; algorithms.md §4.4). Run 2026-11-29 "
+        "23:24, alone, with the final EM's M-steps at each E-step's sites and one M-step"
+        " per E-step once they stall (5 of the 260 fits moved: test NLP within 0.003).",
         ("ida_rvm",),
         lambda: _ida(
             ["ida_rvm"], {"rvm": "RVM (default)", "rvm_threshold": "RVM, threshold"}
@@ -1276,11 +1280,13 @@ CLAIMS = [
         "gains less than the 59 nats asked there); where the isotropic kernel is better "
         "the IVM and the NLP classifier never keep ARD, the online GP's prequential "
         "choice on 5 splits (2 of banana's, 2 of flare's, 1 of thyroid's; at most +0.13 "
-        "points of mean error). The RVM gains where FITC's evidence does (image 4.31 → "
-        "2.87 %, splice 15.38 → 6.16 %, MAGIC 16.85 → 14.16 %) and keeps [QW03]'s basis "
-        "elsewhere but on 2 of banana's splits, at 1.1–2.3× the isotropic fit's time on "
-        "the IDA sets and 7.8× on MAGIC. FITC's MNIST row re-run 2026-11-29 14:46 beside "
-        "another run.",
+        "points of mean error). The RVM gains where FITC's evidence does (image 4.32 → "
+        "2.66 %, splice 15.37 → 6.09 %, MAGIC 17.00 → 14.43 %) and keeps [QW03]'s basis "
+        "elsewhere but on 1 of banana's splits, at 1.1–3.3× the isotropic fit's time on "
+        "the IDA sets and 10× on MAGIC (3.3 → 34 s; 5.8 → 45 s before its final EM ran "
+        "its M-steps at each E-step's sites, algorithms.md §4.4). FITC's MNIST row re-run"
+        " 2026-11-29 14:46 beside another run; the RVM's 2026-11-29 23:25–23:29, alone "
+        "but for a minute's probe.",
         (
             "ard_choice",
             "ard_choice_ep",

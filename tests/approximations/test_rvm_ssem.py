@@ -530,6 +530,29 @@ def test_final_em_at_the_sites_ends_at_a_fixed_point_in_few_e_steps(monkeypatch)
     assert error < plain_error + 0.01
 
 
+def test_a_final_em_swinging_at_the_sites_goes_on_one_m_step_per_e_step(monkeypatch):
+    """Where the M-steps at each E-step's sites swing α back and forth (forced here:
+    every other E-step's α ten times what they found), the final EM, after
+    ``_STALLED_E_STEPS`` E-steps in a row whose largest change is no smaller than an
+    earlier one's, makes one M-step per E-step and converges; kept swinging it stops
+    at ``max_iter``."""
+    real = rvm_ssem._Trainer.em_steps_at_sites
+    calls = []
+
+    def swinging(self, basis, alpha, *, tol):
+        calls.append(None)
+        return real(self, basis, alpha, tol=tol) * (10.0 if len(calls) % 2 else 1.0)
+
+    monkeypatch.setattr(rvm_ssem._Trainer, "em_steps_at_sites", swinging)
+    fit, _ = banana_subspace_em(1.0, max_iter=300)
+    assert fit.converged
+    assert rvm_ssem._STALLED_E_STEPS < len(calls) < 100
+    monkeypatch.setattr(rvm_ssem, "_STALLED_E_STEPS", 10**6)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        fit, _ = banana_subspace_em(1.0, max_iter=300)
+    assert not fit.converged
+
+
 def dense_weight_posterior(Psi, alpha, sites):
     """``N(μ, Σ)`` of the weights at fixed sites, from the dense products:
     ``Σ = (A + ΨᵀΩΨ)⁻¹``, ``μ = Σ Ψᵀν̃``."""

@@ -72,6 +72,11 @@ _E_STEP_TOL, _FINAL_E_STEP_TOL = 1e-6, 1e-8
 #: (``ard=False``, 236 relevance vectors): 61 E-steps in all, 39 s, where one M-step
 #: per E-step made 168 in 120 s (2026-11-29, algorithms.md §4.4).
 _FINAL_M_STEPS = 100
+#: E-steps in a row, each with a largest ``log α`` change no smaller than an earlier
+#: E-step's, beyond which a classifier's final EM makes one M-step per E-step instead
+#: of M-steps at the sites (held sites can swing a weight's α back and forth,
+#: algorithms.md §4.4).
+_STALLED_E_STEPS = 10
 #: The most one Aitken extrapolation of the classifier's final EM moves a ``log α``
 #: (:func:`extrapolated_log_alpha`): a factor of 10 either way.
 _MAX_LOG_ALPHA_JUMP = np.log(10.0)
@@ -932,15 +937,19 @@ class _Trainer:
         classifier's ``final`` EM runs its M-steps at each E-step's sites until α
         settles there (:meth:`em_steps_at_sites`: MacKay's update carries some α a
         fraction of a per cent per step, and those steps cost O(|R|³) there against
-        the E-step's O(n·|R|²)). Only the ``final`` EM of a fit warns (and marks the
-        fit unconverged) when it stops at ``max_iter``.
+        the E-step's O(n·|R|²)), until more than :data:`_STALLED_E_STEPS` E-steps in a row
+        change ``log α`` no less than an earlier one did, then one M-step per E-step.
+        Only the ``final`` EM of a fit warns (and marks the fit unconverged) when it
+        stops at ``max_iter``.
         """
         iterations, log_alpha_step = 0, None
+        at_sites = final and self.classification
+        smallest, stalled = np.inf, 0
         for iterations in range(1, max_iter + 1):
             size = len(alpha)
             before = self.history[-1] if self.history else -np.inf
             previous = alpha
-            if final and self.classification:
+            if at_sites:
                 alpha = self.em_steps_at_sites(basis, alpha, tol=tol)
             else:
                 alpha, _ = self.em_step(basis, alpha)
@@ -957,6 +966,10 @@ class _Trainer:
                 change = abs(after - before) / max(abs(after), 1e-300)
             if change < tol:
                 break
+            stalled = stalled + 1 if change >= smallest else 0
+            smallest = min(smallest, change)
+            if at_sites and stalled > _STALLED_E_STEPS:
+                at_sites = False  # one M-step per E-step from here
         else:  # max_iter = 0 asks for no final EM, which is not a failure to converge
             if final and max_iter > 0:
                 self.em_converged = False
