@@ -532,7 +532,7 @@ def test_final_em_at_the_sites_ends_at_a_fixed_point_in_few_e_steps(monkeypatch)
 
 def test_a_final_em_swinging_at_the_sites_goes_on_one_m_step_per_e_step(monkeypatch):
     """Where the M-steps at each E-step's sites swing α back and forth (forced here:
-    every other E-step's α ten times what they found), the final EM, after
+    every other E-step's α ten times what they found), the final EM, after more than
     ``_STALLED_E_STEPS`` E-steps in a row whose largest change is no smaller than an
     earlier one's, makes one M-step per E-step and converges; kept swinging it stops
     at ``max_iter``."""

@@ -81,7 +81,8 @@ def test_a_label_with_fewer_than_250_rows_makes_no_comparison():
     are compared."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((2000, 3))
-    for positives, compared in ((HELD_OUT_MIN_PER_LABEL - 1, False), (250, True)):
+    least = HELD_OUT_MIN_PER_LABEL
+    for positives, compared in ((least - 1, False), (least, True)):
         y = -np.ones(2000, dtype=int)
         y[rng.choice(2000, positives, replace=False)] = 1
         fitted = []
