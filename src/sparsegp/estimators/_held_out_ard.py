@@ -69,13 +69,13 @@ def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems=1) -> bool |
     n = len(y)
     if n < HELD_OUT_MIN_ROWS:
         return None
-    if np.min(np.unique(y, return_counts=True)[1]) < HELD_OUT_MIN_PER_LABEL:
+    if _fewest_of_a_label(y) < HELD_OUT_MIN_PER_LABEL:
         return None
     rows = np.arange(n)
     largest = max(HELD_OUT_MIN_ROWS, round(HELD_OUT_MAX_ROWS / np.sqrt(n_problems)))
     if n > largest:
         rows = np.sort(rng.choice(n, largest, replace=False))
-    if np.min(np.unique(y[rows], return_counts=True)[1]) < _LEAST_PER_LABEL:
+    if _fewest_of_a_label(y[rows]) < _LEAST_PER_LABEL:
         return None
     fit, scored = train_test_split(
         rows,
@@ -89,6 +89,11 @@ def held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, n_problems=1) -> bool |
         mean, var = model.latent_mean_and_variance(X[scored])
         losses.append(-model.likelihood.log_predictive(mean, var, y[scored]))
     return lower_by_a_standard_error(losses[1] - losses[0])
+
+
+def _fewest_of_a_label(labels) -> int:
+    """How many ``labels`` the rarest of them has."""
+    return int(np.min(np.unique(labels, return_counts=True)[1]))
 
 
 def lower_by_a_standard_error(difference) -> bool:
