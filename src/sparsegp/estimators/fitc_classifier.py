@@ -373,9 +373,9 @@ default="kmeans"
         algorithms.md §7): O(C·N·M²) per sweep as one-vs-rest, O(C·N·M) memory,
         O(C·M²) per prediction, probabilities from the classes' joint predictive.
         One-vs-rest stays the default: at the same M the multinomial model measured
-        as accurate on scikit-learn's digits and 0.5-1.4 points less on 50 000- and
-        60 000-point sets, its NLP 1.06-1.22× one-vs-rest's (with its fitted
-        ``variance_scale_``), and 1.5-2× slower (its EP converges in more sweeps).
+        0.4-3.1 points less accurate on scikit-learn's digits, MNIST and a noisy
+        ten-class set, its NLP 1.13-1.24× one-vs-rest's (with its fitted
+        ``variance_scale_``), and 1.8-3.8× slower (its EP converges in more sweeps).
     shared_prior : bool, default=True
         For the multinomial model: one kernel and one set of ``M`` pseudo-inputs
         shared by the classes' latent functions. ``False`` gives each class's its
