@@ -1147,11 +1147,13 @@ CLAIMS = [
         "5.99 % / 0.183 before its held-out comparison kept ARD for the classes it pays for; "
         "the online GP 5.70 % / 0.160, full EP 5.67 % / 0.166). A miss for the multinomial "
         "model: NLP 1.13–1.24× one-vs-rest's on issue 46's three sets (1.02× on the DNA task) "
-        "where ≤ 0.85× is asked, at 1.8–3.8× its time there and behind it in error. Its "
+        "where ≤ 0.85× is asked, at 1.8–3.1× its time there and behind it in error. Its "
         "factorised sites cost at most one of 540 digits against a dense EP that keeps the "
         "classes' coupling, and on one-vs-rest's own priors it still trails on MNIST: the gap "
         "is the multinomial likelihood's (§8 items 7, 9). Rows run alone 2026-11-26 – "
-        "2026-11-29 but the DNA task's of 2026-11-29 14:20–14:50 (the run files' parts).",
+        "2026-11-29 but the DNA task's of 2026-11-29 14:20–14:50 and the multinomial "
+        "model's, re-run 2026-11-30 with the same results, its 50 000 points beside "
+        "probes on the other core (the run files' parts).",
         (
             "multiclass_digits",
             "multiclass_classification",

@@ -375,7 +375,7 @@ default="kmeans"
         One-vs-rest stays the default: at the same M the multinomial model measured
         0.4-3.1 points less accurate on scikit-learn's digits, MNIST and a noisy
         ten-class set, its NLP 1.13-1.24× one-vs-rest's (with its fitted
-        ``variance_scale_``), and 1.8-3.8× slower (its EP converges in more sweeps).
+        ``variance_scale_``), and 1.8-3.1× slower (its EP converges in more sweeps).
     shared_prior : bool, default=True
         For the multinomial model: one kernel and one set of ``M`` pseudo-inputs
         shared by the classes' latent functions. ``False`` gives each class's its
