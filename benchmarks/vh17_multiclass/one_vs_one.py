@@ -14,7 +14,8 @@ per test point — and the pairs' majority vote for the error without coupling. 
 the ``multiclass`` benchmark's digits split, MNIST 13×13 ten classes (7 291 seeded
 training images, 10 000 test) and the ``multiclass`` benchmark's ``make_classification``
 set on a seeded 8 000-point subset of its training set. One BLAS thread; test error,
-NLP and fit seconds, every estimator in the same run.
+NLP and fit seconds, every estimator in the same run (one-vs-one's seconds include its
+pairs' predictions on the test set).
 """
 
 from __future__ import annotations
