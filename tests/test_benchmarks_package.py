@@ -174,3 +174,35 @@ def test_the_svc_length_scale_is_libsvms_gamma_scale():
 
     X = np.random.default_rng(0).normal(3.0, 2.0, size=(50, 4))
     assert 0.5 / svc_length_scale(X) ** 2 == pytest.approx(1.0 / (4 * X.var()))
+
+
+def test_pairwise_coupling_recovers_consistent_pairs_and_minimises_its_objective():
+    """``one_vs_one.coupled_probabilities``: from ``r_ij = p_i/(p_i + p_j)`` it returns
+    ``p``; from inconsistent pairs, the minimiser of Wu, Lin & Weng's objective
+    ``Σ_{i<j} (r_ji p_i − r_ij p_j)²`` on the simplex, found here by a general solver."""
+    from benchmarks.vh17_multiclass.one_vs_one import coupled_probabilities
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(5), size=4)
+    consistent = p[:, :, None] / (p[:, :, None] + p[:, None, :])
+    np.testing.assert_allclose(coupled_probabilities(consistent), p, atol=1e-12)
+
+    r = rng.uniform(0.05, 0.95, size=(3, 4, 4))
+    r = np.triu(r, 1) + np.tril(1.0 - np.swapaxes(np.triu(r, 1), 1, 2), -1)
+    coupled = coupled_probabilities(r)
+    for t in range(len(r)):
+        pairs = [(i, j) for i in range(4) for j in range(i + 1, 4)]
+
+        def objective(q, t=t, pairs=pairs):
+            return sum((r[t, j, i] * q[i] - r[t, i, j] * q[j]) ** 2 for i, j in pairs)
+
+        best = minimize(
+            objective,
+            np.full(4, 0.25),
+            method="SLSQP",
+            bounds=[(0, 1)] * 4,
+            constraints={"type": "eq", "fun": lambda q: q.sum() - 1},
+            options={"ftol": 1e-14},
+        )
+        np.testing.assert_allclose(coupled[t], best.x, atol=1e-6)

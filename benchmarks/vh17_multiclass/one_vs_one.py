@@ -39,12 +39,10 @@ def coupled_probabilities(pairwise):
     point ``t`` to class probabilities, shape ``(n, C)``."""
     n, C, _ = pairwise.shape
     r = np.clip(pairwise, 1e-12, 1.0 - 1e-12)
-    off_diagonal = ~np.eye(C, dtype=bool)
+    r_ji = np.where(np.eye(C, dtype=bool), 0.0, np.swapaxes(r, 1, 2))
     # Q_ii = Σ_{j≠i} r_ji², Q_ij = −r_ji r_ij
-    Q = np.where(off_diagonal, -np.swapaxes(r, 1, 2) * r, 0.0)
-    Q[:, np.arange(C), np.arange(C)] = np.sum(
-        np.where(off_diagonal, np.swapaxes(r, 1, 2) ** 2, 0.0), axis=2
-    )
+    Q = -r_ji * r
+    Q[:, np.arange(C), np.arange(C)] = np.sum(r_ji**2, axis=2)
     system = np.zeros((n, C + 1, C + 1))
     system[:, :C, :C] = Q
     system[:, :C, C] = system[:, C, :C] = 1.0
