@@ -1,10 +1,12 @@
-"""``python -m benchmarks list | run SCRIPT [ARGS...] | table KEY [--dry-run] | markdown
-| compare RUN --against REV``.
+"""``python -m benchmarks list | run SCRIPT [ARGS...] | gate ESTIMATOR [ARGS...] | table
+KEY [--dry-run] | markdown | compare RUN --against REV``.
 
 Run from the repository root. ``run`` executes one script of the paper folders as
 ``__main__`` with ``ARGS`` (its results record the command); ``table`` runs the commands
 of one paper table of BENCHMARKS.md (``benchmarks/_lib/tables.py``), each in a fresh
-interpreter, stopping at the first failure. ``markdown`` writes BENCHMARKS.md from the
+interpreter, stopping at the first failure. ``gate`` runs the defaults gate
+(``across_methods/gate.py``: a candidate default against the current one over every
+public set; CONTRIBUTING.md's rule). ``markdown`` writes BENCHMARKS.md from the
 saved runs (``benchmarks/_lib/claims.py``); ``--check`` only says whether it is current.
 ``compare`` sets a saved run beside its version at a git revision
 (``benchmarks/_lib/compare.py``).
@@ -102,6 +104,10 @@ def main(argv=None):
     runner = commands.add_parser("run", help="run one script")
     runner.add_argument("script")
     runner.add_argument("arguments", nargs=argparse.REMAINDER)
+    gate = commands.add_parser(
+        "gate", help="a candidate default against the current one (gate.py)"
+    )
+    gate.add_argument("arguments", nargs=argparse.REMAINDER)
     tables = commands.add_parser(
         "table", help="re-run one paper table of BENCHMARKS.md"
     )
@@ -127,6 +133,8 @@ def main(argv=None):
         list_scripts()
     elif args.command == "run":
         run(args.script, args.arguments)
+    elif args.command == "gate":
+        run("gate", args.arguments)
     elif args.command == "markdown":
         markdown(args.check)
     elif args.command == "compare":

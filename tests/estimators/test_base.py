@@ -188,67 +188,45 @@ def _model_with_evidence(log_evidence, kernel=None):
     [(1.5, None, False), (2.5, 4.0, True), (2.5, 1.0, False)],
     ids=["screened-out", "kept", "whole-fit-below-the-penalty"],
 )
+@pytest.mark.parametrize("on_rows", [False, True], ids=["every-row", "subsample"])
 def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
-    screen_gain, whole_gain, kept
+    screen_gain, whole_gain, kept, on_rows
 ):
     """``ard="auto"`` on three features of one spread (a penalty of 2 nats): the
-    screen starts at the fitted isotropic model with its kernel made ARD; a whole fit
-    runs only where the screen's gain beats the penalty, from the screen's end, and
-    is kept only where its own gain does."""
+    screen starts at the fitted isotropic model with its kernel made ARD, its gain
+    over the isotropic kernel's evidence on the same rows (on a subsample −40, not
+    the fitted model's −100); the whole fit runs only where the screen's gain beats
+    the penalty, is given the screen, and is kept only where its own gain over the
+    isotropic model does."""
     isotropic = _model_with_evidence(-100.0)
-    calls = []
+    baseline = -40.0 if on_rows else -100.0
+    screened, whole = [], []
 
-    def refit(kernel, start, stage):
-        calls.append((kernel, start, stage))
-        gain = screen_gain if stage == "screen" else whole_gain
-        return _model_with_evidence(-100.0 + gain, kernel)
+    def screen(kernel, start, stage):
+        screened.append((kernel, start, stage))
+        gain = screen_gain if stage == "screen" else 0.0
+        return _model_with_evidence(baseline + gain, kernel)
 
-    chosen, fits = ard_if_it_pays(isotropic, refit, spreads=np.ones(3))
-    (kernel, start, stage), *whole = calls
-    assert stage == "screen" and start is isotropic
+    def whole_ard_fit(best_screen):
+        whole.append(best_screen)
+        return _model_with_evidence(-100.0 + whole_gain)
+
+    chosen, fits = ard_if_it_pays(
+        isotropic, screen, whole_ard_fit, np.ones(3), rows=on_rows
+    )
+    stages = [stage for _, _, stage in screened]
+    assert stages == (["evaluate", "screen"] if on_rows else ["screen"])
+    kernel, start, _ = screened[-1]
+    assert start is isotropic
     np.testing.assert_array_equal(kernel.k2.length_scale, [1.0, 1.0, 1.0])
-    assert len(whole) == len(fits) - 1 == (whole_gain is not None)
+    assert len(whole) == (whole_gain is not None)
     if whole:
-        assert whole[0][1] is fits[0] and whole[0][0] is fits[0].kernel
-        assert whole[0][2] == "fit"
-    assert (chosen.kernel is fits[-1].kernel) == kept == chosen.details["ard"]
+        assert whole[0] is fits[-2]  # the screen
+    assert len(fits) == on_rows + 1 + (whole_gain is not None)
+    assert chosen.details["ard"] == kept
+    assert chosen.log_marginal_likelihood == (-96.0 if kept else -100.0)
     gain = screen_gain if whole_gain is None else whole_gain
     assert chosen.details["ard_evidence_gain"] == pytest.approx(gain)
-
-
-@pytest.mark.parametrize(
-    ("screen_gain", "verdict", "asked", "kept"),
-    [
-        (1.5, True, True, True),
-        (1.5, False, True, False),
-        (-0.5, True, False, False),
-        (2.5, False, False, True),
-    ],
-    ids=["held-out-keeps", "held-out-declines", "no-gain", "above-the-penalty"],
-)
-def test_ard_auto_asks_the_held_out_rows_only_below_the_penalty(
-    screen_gain, verdict, asked, kept
-):
-    """Three features (a penalty of 2 nats): where the screen gains something but
-    less than the penalty, ``held_out()`` decides, and the whole fit it asks for is
-    kept though its gain (1.8 nats) is below the penalty; it is not asked where the
-    screen gains nothing or passes the penalty itself."""
-    isotropic = _model_with_evidence(-100.0)
-    questions = []
-
-    def refit(kernel, start, stage):
-        gain = screen_gain if stage == "screen" else 1.8 + (screen_gain > 2)
-        return _model_with_evidence(-100.0 + gain, kernel)
-
-    def held_out():
-        questions.append(True)
-        return verdict
-
-    chosen, fits = ard_if_it_pays(isotropic, refit, np.ones(3), held_out=held_out)
-    assert bool(questions) == asked
-    assert chosen.details["ard_held_out"] == (verdict if asked else None)
-    assert chosen.details["ard"] == kept
-    assert len(fits) == 1 + kept  # the screen, and a whole fit where ARD is kept
 
 
 @pytest.mark.parametrize("standardised_better", [True, False])
@@ -258,40 +236,42 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
     """Features of spreads 1, 100 and 0 (constant): the start on standardised
     features (length-scales 2·s_d/s̄, the constant feature's kept) is evaluated at
     the isotropic model's other parameters and, where its evidence is above the
-    isotropic optimum's, screened beside the same function; each screen above the
-    penalty goes on to a whole fit, and the whole fit of higher evidence is kept."""
+    isotropic optimum's, screened beside the same function; the whole fit is given
+    the screen of higher evidence."""
     isotropic = _model_with_evidence(-100.0, ConstantKernel(1.0) * RBF(2.0))
-    calls = []
+    calls, given = [], []
     screened = {False: -97.0, True: -96.0} if standardised_better else {}
 
-    def refit(kernel, start, stage):
+    def screen(kernel, start, stage):
         calls.append((kernel.k2.length_scale.copy(), stage))
         by_spread = not np.allclose(kernel.k2.length_scale, 2.0)
         if stage == "evaluate":
             evidence = -99.0 if standardised_better else -101.0
         else:
-            whole = -91.0 if by_spread else -90.0
-            evidence = screened.get(by_spread, -97.0) if stage == "screen" else whole
+            evidence = screened.get(by_spread, -97.0)
         return _model_with_evidence(evidence, kernel)
 
-    chosen, fits = ard_if_it_pays(isotropic, refit, spreads=np.array([1.0, 100, 0]))
+    def whole_ard_fit(best_screen):
+        given.append(best_screen.kernel.k2.length_scale.copy())
+        return _model_with_evidence(-90.0, best_screen.kernel)
+
+    chosen, _ = ard_if_it_pays(
+        isotropic, screen, whole_ard_fit, np.array([1.0, 100, 0]), rows=False
+    )
     common = np.sqrt((1.0 + 100.0**2) / 2)
     standardised = [2 / common, 200 / common, 2.0]
     np.testing.assert_allclose(calls[0][0], standardised)
     stages = [stage for _, stage in calls]
     if standardised_better:
-        assert stages == ["evaluate", "screen", "screen", "fit", "fit"]
+        assert stages == ["evaluate", "screen", "screen"]
         np.testing.assert_allclose(calls[1][0], standardised)
         np.testing.assert_allclose(calls[2][0], [2.0, 2.0, 2.0])
-        np.testing.assert_allclose(calls[3][0], standardised)  # from each screen
-        np.testing.assert_allclose(calls[4][0], [2.0, 2.0, 2.0])
-        # the same function's whole fit ends higher, though its screen did not
-        np.testing.assert_allclose(chosen.kernel.k2.length_scale, [2.0, 2.0, 2.0])
-        assert chosen.log_marginal_likelihood == -90.0
+        np.testing.assert_allclose(given[0], standardised)  # the higher screen
     else:
-        assert stages == ["evaluate", "screen", "fit"]
-        np.testing.assert_allclose(calls[1][0], [2.0, 2.0, 2.0])
+        assert stages == ["evaluate", "screen"]
+        np.testing.assert_allclose(given[0], [2.0, 2.0, 2.0])
     assert chosen.details["ard"]
+    assert chosen.log_marginal_likelihood == -90.0
 
 
 def test_a_standardised_start_the_criterion_cannot_evaluate_is_no_start():

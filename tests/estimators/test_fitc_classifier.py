@@ -317,40 +317,6 @@ def test_ard_auto_keeps_the_isotropic_kernel_where_every_feature_counts_alike():
     assert 0 < screen <= 2 * ARD_SCREEN_ITERATIONS  # the screen, no whole ARD fit
 
 
-def _twenty_informative_of_150(n, seed):
-    """150 standard normal features, the labels the sign of the first 20's sum plus
-    noise of unit spread."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, 150))
-    return X, np.where(X[:, :20].sum(axis=1) + rng.standard_normal(n) > 0, 1, -1)
-
-
-def test_ard_auto_asks_held_out_rows_where_akaikes_penalty_is_too_strict():
-    """20 informative features of 150: ARD's screen gains less than the 149 nats of
-    the penalty, but on 1 000 training points the held-out fifth prefers it, and the
-    ARD model kept predicts better; on 900 points none is held out."""
-    X, y = _twenty_informative_of_150(1000, 0)
-    X_test, y_test = _twenty_informative_of_150(2000, 1)
-    fits = {
-        ard: FITCGPClassifier(ard=ard, n_inducing=20, random_state=0).fit(X, y)
-        for ard in (False, "auto")
-    }
-    details = fits["auto"].estimators_[0].details
-    assert details["ard"] and details["ard_held_out"]
-    assert fits["auto"].kernel_.k2.length_scale.shape == (150,)
-    errors = {ard: 1.0 - fit.score(X_test, y_test) for ard, fit in fits.items()}
-    assert errors["auto"] < errors[False] - 0.02
-    fewer = FITCGPClassifier(n_inducing=20, random_state=0).fit(X[:900], y[:900])
-    assert fewer.estimators_[0].details["ard_held_out"] is None
-
-
-def test_verbose_reports_the_held_out_comparisons_verdict(caplog):
-    X, y = _twenty_informative_of_150(1000, 0)
-    with caplog.at_level(logging.INFO, logger="sparsegp"):
-        FITCGPClassifier(n_inducing=20, random_state=0, verbose=1).fit(X, y)
-    assert any("ARD on held-out rows: ARD" in r.message for r in caplog.records)
-
-
 def test_ard_true_learns_a_length_scale_per_feature_and_needs_the_default_kernel():
     """``ard=True`` refuses a given kernel; the default ``"auto"`` keeps it."""
     X, y = relevant_and_irrelevant_features(100, 0)

@@ -2,6 +2,7 @@
 
 import logging
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -175,22 +176,22 @@ def noisy_imbalanced_problem():
 
 
 @pytest.mark.parametrize(
-    ("relearn_size", "learnt_on"),
+    ("rows_per_point", "learnt_on"),
     [
-        (5e9, [(2000, None)]),
-        (1000 * 100**2, [(1000, 1000 // _fitc_pass.LEARN_BLOCKS + 1), (2000, None)]),
-        (0.0, [(2000, None)]),
+        (2, [(1000, _fitc_pass.LEARN_BLOCK_ROWS), (2000, None)]),
+        (20, [(2000, None)]),
     ],
 )
 def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
-    relearn_size, learnt_on, monkeypatch
+    rows_per_point, learnt_on, monkeypatch
 ):
     """Label noise: eq. 5 on the uniform set uses d = 100 of 2 000 labels; the FITC
-    pass puts a site on every one, on the same active set, its kernel relearnt on every
-    row where n·d² ≤ ``RELEARN_SIZE``, on ``RELEARN_SIZE / d²`` random rows above
-    (here 1 000, in ``LEARN_BLOCKS`` row blocks), and kept where those would be fewer
-    than 2·d."""
-    monkeypatch.setattr(_fitc_pass, "RELEARN_SIZE", relearn_size)
+    pass puts a site on every one, on the same active set, its kernel relearnt on
+    ``LEARN_ROWS_PER_POINT``·d random rows, at least ``LEARN_ROWS_LEAST`` (here
+    1 000; in row blocks of at most ``LEARN_BLOCK_ROWS``), on every row where those
+    would be all of them."""
+    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_PER_POINT", rows_per_point)
+    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", 1000)
     rows_seen = []
     approximation = _fitc_pass.fitc_approximation
 
@@ -215,23 +216,43 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
         )
     assert rows_seen == learnt_on
     np.testing.assert_array_equal(scores["auto"][2], scores["active_set"][2])
-    relearnt = relearn_size > 0
-    assert (scores["auto"][3] != scores["active_set"][3]) == relearnt
+    assert scores["auto"][3] != scores["active_set"][3]  # relearnt
     assert scores["auto"][1] < scores["active_set"][1] - 0.01
     assert scores["auto"][0] <= scores["active_set"][0] + 0.005
 
 
-@pytest.mark.parametrize(
-    ("d", "n_problems", "learns", "rows"),
-    [(1000, 1, True, 5000), (316, 10, True, 5007), (1000, 10, False, 500)],
-)
-def test_relearning_shares_its_rows_between_one_vs_rest_problems(
-    d, n_problems, learns, rows
+def test_auto_posterior_keeps_eq_5_where_the_pass_would_cost_more_than_selection(
+    monkeypatch,
 ):
-    """``RELEARN_SIZE / (C·d²)`` rows, the kernel kept where fewer than 2·d."""
-    optimizer, learn_rows = _fitc_pass.relearning("fmin_l_bfgs_b", d, n_problems)
-    assert (optimizer is not None) == learns
-    assert learn_rows == rows
+    """Beyond ``PASS_SIZE`` (C·n·d²) the pass is left out, without a warning: the
+    model is eq. 5's."""
+    monkeypatch.setattr(_fitc_pass, "PASS_SIZE", 2000 * 100**2 - 1)
+    X, y, X_test, _ = noisy_imbalanced_problem()
+    params = dict(active_set_size=100, random_state=0)
+    eq5 = IVMClassifier(posterior="active_set", **params).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = IVMClassifier(**params).fit(X, y)
+    np.testing.assert_array_equal(auto.predict_proba(X_test), eq5.predict_proba(X_test))
+
+
+@pytest.mark.parametrize(
+    ("d", "n", "n_problems", "result"),
+    [
+        (1000, 50_000, 1, ("fmin_l_bfgs_b", 2000)),
+        (1500, 20_000, 1, ("fmin_l_bfgs_b", 3000)),
+        (100, 5000, 1, ("fmin_l_bfgs_b", 2000)),
+        (100, 1500, 1, ("fmin_l_bfgs_b", None)),
+        (400, 50_000, 10, None),
+        (2400, 60_000, 1, None),
+    ],
+)
+def test_relearning_rows_grow_with_d_and_the_pass_stays_within_its_budget(
+    d, n, n_problems, result
+):
+    """``LEARN_ROWS_PER_POINT``·d rows, at least ``LEARN_ROWS_LEAST`` (every row
+    where fewer), and no pass where C·n·d² exceeds ``PASS_SIZE``."""
+    assert _fitc_pass.relearning("fmin_l_bfgs_b", d, n, n_problems) == result
 
 
 def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
@@ -315,10 +336,14 @@ def test_verbose_fitc_posterior_shows_its_progress(capsys, caplog):
 
 
 @pytest.mark.parametrize("estimator", [IVMClassifier(), IVMRegressor()])
-def test_default_active_set_is_a_fifth_of_the_data_up_to_a_thousand(estimator):
+def test_default_active_set_is_a_fifth_of_the_data_up_to_5_root_n_and_a_thousand(
+    estimator,
+):
     estimator.classes_ = np.array([0, 1])  # a regressor ignores it
-    assert estimator._active_set_size(1_000) == 200
-    assert estimator._active_set_size(5_002) == 1_000
+    assert estimator._active_set_size(1_000) == 200  # N/5, under 300
+    assert estimator._active_set_size(2_000) == 300  # 5·√2 000 = 224 < 300
+    assert estimator._active_set_size(7_291) == 427  # 5·√7 291
+    assert estimator._active_set_size(5_002) == 354
     assert estimator._active_set_size(48_000) == 1_000
     assert estimator.set_params(active_set_size=0.5)._active_set_size(48_000) == 24_000
 
@@ -472,6 +497,7 @@ def test_ard_round_reselects_only_where_l_ivm_gains_more_than_its_penalty(
     monkeypatch.setattr(ivm_module.IVMClassifier, "_select", counted)
     monkeypatch.setattr(ivm_module.IVMClassifier, "_maximize_l_ivm", fake_maximize)
     IVMClassifier(
+        ard="auto",
         active_set_size=30,
         selection="random",
         posterior="active_set",

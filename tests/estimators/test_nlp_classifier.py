@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sparsegp import EPGPClassifier, FITCGPClassifier, NLPSparseGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.estimators import _fitc_pass
+from sparsegp.estimators import nlp_classifier as nlp_module
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
@@ -266,9 +267,8 @@ def _rare_class_problem():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_the_pass_is_fitc_ep_on_the_basis_with_the_slope_folded_in(monkeypatch):
     """``Φ(λ(f + b)) = Φ(λf + λb)``: the pass equals FITC's EP with pseudo-inputs at
-    the basis, kernel ``λ²k`` and bias ``λb``, where nothing is relearnt (fewer than
-    2·d relearning rows)."""
-    monkeypatch.setattr(_fitc_pass, "RELEARN_SIZE", 0.0)
+    the basis, kernel ``λ²k`` and bias ``λb``, where nothing is relearnt."""
+    monkeypatch.setattr(nlp_module, "relearning", lambda *args: (None, None))
     X, y, X_test = _rare_class_problem()
     options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
     paper = NLPSparseGPClassifier(posterior="active_set", **options).fit(X, y)
@@ -352,16 +352,15 @@ def test_ard_auto_keeps_a_length_scale_per_feature_only_where_it_pays():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize(
-    ("relearn_size", "learnt_on"), [(5e9, 1000), (400 * 30**2, 400)]
-)
+@pytest.mark.parametrize(("least", "learnt_on"), [(2000, 1000), (400, 400)])
 def test_the_pass_relearns_kernel_and_bias_by_fitcs_evidence(
-    relearn_size, learnt_on, monkeypatch
+    least, learnt_on, monkeypatch
 ):
     """From the folded start, five L-BFGS-B steps on FITC's evidence with the basis
-    held, on every row while n·d² ≤ ``RELEARN_SIZE`` and on ``RELEARN_SIZE / d²``
-    random rows above (then the EP over every row at the kernel learnt there)."""
-    monkeypatch.setattr(_fitc_pass, "RELEARN_SIZE", relearn_size)
+    held, on ``max(LEARN_ROWS_PER_POINT·d, LEARN_ROWS_LEAST)`` random rows (then the
+    EP over every row at the kernel learnt there), on every row where those are
+    all of them."""
+    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", least)
     rows_seen = []
     approximation = _fitc_pass.fitc_approximation
 
@@ -374,7 +373,7 @@ def test_the_pass_relearns_kernel_and_bias_by_fitcs_evidence(
     options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
     relearnt = NLPSparseGPClassifier(**options).fit(X, y)
     assert rows_seen == ([1000] if learnt_on == 1000 else [learnt_on, 1000])
-    monkeypatch.setattr(_fitc_pass, "RELEARN_SIZE", 0.0)
+    monkeypatch.setattr(nlp_module, "relearning", lambda *args: (None, None))
     kept = NLPSparseGPClassifier(**options).fit(X, y)
     np.testing.assert_array_equal(relearnt.active_set_, kept.active_set_)
     assert relearnt.kernel_.get_params() != kept.kernel_.get_params()

@@ -283,8 +283,8 @@ def _moons_with_a_narrow_feature(n, seed):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: EPGPClassifier(random_state=0),
-        lambda: NLPSparseGPClassifier(max_basis_vectors=30, random_state=0),
+        lambda: EPGPClassifier(ard="auto", random_state=0),
+        lambda: NLPSparseGPClassifier(ard="auto", max_basis_vectors=30, random_state=0),
         lambda: SparseOnlineGPClassifier(max_basis_vectors=40, random_state=0),
         lambda: RVMClassifier(random_state=0),
     ],
@@ -313,8 +313,8 @@ def test_ard_auto_finds_a_feature_far_narrower_than_the_others(make):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: EPGPClassifier(random_state=0),
-        lambda: FITCGPClassifier(random_state=0),
+        lambda: EPGPClassifier(ard="auto", random_state=0),
+        lambda: FITCGPClassifier(ard="auto", random_state=0),
         lambda: RVMClassifier(random_state=0),
     ],
 )

@@ -607,59 +607,64 @@ def ard_starts(kernel, spreads, criterion, value=None):
     return [(by_spread, excess), same] if excess > 0 else [same]
 
 
-def ard_if_it_pays(isotropic, refit, spreads, n_kernels=1, held_out=None):
+#: Most training rows ``ard="auto"``'s screen sees (a random subsample beyond): its
+#: few iterations then cost a bounded share of the isotropic fit however large the
+#: training set, and on a subsample the evidence's gain must be larger still to
+#: pass the same penalty (algorithms.md §5.8).
+ARD_SCREEN_ROWS = 1000
+
+
+def screen_rows(n, rng):
+    """The sorted rows of ``n`` that ``ard="auto"``'s screen sees: all of them up to
+    :data:`ARD_SCREEN_ROWS`, else that many drawn by ``rng``."""
+    if n <= ARD_SCREEN_ROWS:
+        return np.arange(n)
+    return np.sort(rng.choice(n, ARD_SCREEN_ROWS, replace=False))
+
+
+def ard_if_it_pays(isotropic, screen, whole_ard_fit, spreads, n_kernels=1, rows=True):
     """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
     model's by more than the ``D − 1`` length-scales it adds to each of its
-    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), or if
-    ``held_out()`` says ARD predicts held-out rows better where the screen gains
-    less (True; False or None where it does not or made no comparison:
-    :func:`~._held_out_ard.held_out_prefers_ard`), else the isotropic model;
-    ``spreads`` are the ``D`` features' standard deviations.
+    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
+    isotropic model; ``spreads`` are the ``D`` features' standard deviations.
 
-    The ARD kernel starts at the isotropic optimum (the same function, the same
-    evidence), and also on standardised features where the evidence is higher there
-    (:func:`ard_starts`). ``refit(kernel, start, stage)`` fits it from the fitted
-    model ``start``'s other parameters: ``"evaluate"`` none (the evidence at
-    ``kernel``), ``"screen"`` :data:`ARD_SCREEN_ITERATIONS` iterations with the
-    pseudo-inputs held from each start, and from each screen whose gain is above the
-    penalty ``"fit"``, a whole fit from its end, the highest kept (a screen's few
-    iterations can rank the two starts' basins wrongly). Returns the chosen model,
-    its ``details`` holding the gain and the choice, and the list of ARD fits made.
+    A screen decides first: ``screen(kernel, start, stage)`` fits the ARD kernel on
+    the screen's rows (:func:`screen_rows`; ``rows`` False where those are every
+    row) from the fitted model ``start``'s other parameters, ``"evaluate"`` none (the
+    evidence at ``kernel``) and ``"screen"`` :data:`ARD_SCREEN_ITERATIONS`
+    iterations with the pseudo-inputs held, from the isotropic optimum made ARD (the
+    same function, the same evidence) and also on standardised features where the
+    evidence is higher there (:func:`ard_starts`); the isotropic kernel's evidence on
+    the same rows is the baseline. Only where a screen gains more than the penalty
+    does ``whole_ard_fit(screen)`` fit the ARD model on every row from the best
+    screen's kernel (FITC from its own initial pseudo-inputs: from the isotropic
+    optimum's its whole fit took several times as long). Returns the chosen model, its
+    ``details`` holding the gain and the choice, and the list of fits made.
     """
     penalty = n_kernels * (len(spreads) - 1)
+    baseline = screen(isotropic.kernel, isotropic, "evaluate") if rows else isotropic
     starts = ard_starts(
         isotropic.kernel,
         spreads,
-        lambda kernel: refit(kernel, isotropic, "evaluate").log_marginal_likelihood,
-        isotropic.log_marginal_likelihood,
+        lambda kernel: screen(kernel, isotropic, "evaluate").log_marginal_likelihood,
+        baseline.log_marginal_likelihood,
     )
-    screens = [refit(kernel, isotropic, "screen") for kernel, _ in starts]
-    gains = [
-        s.log_marginal_likelihood - isotropic.log_marginal_likelihood for s in screens
-    ]
-    passed = [
-        screen for screen, gain in zip(screens, gains, strict=True) if gain > penalty
-    ]
-    by_held_out = None  # the held-out rows' verdict, where they were compared
-    if not passed and held_out is not None and max(gains) > 0:
-        by_held_out = held_out()
-        passed = [screens[int(np.argmax(gains))]] if by_held_out else []
-    whole = [refit(screen.kernel, screen, "fit") for screen in passed]
-    fits = screens + whole
-    ard = max(whole or screens, key=lambda fit: fit.log_marginal_likelihood)
-    gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-    # a screen ends below the penalty; a whole fit the held-out rows chose is kept
-    chosen = ard if gain > penalty or (by_held_out and gain > 0) else isotropic
+    screens = [screen(kernel, isotropic, "screen") for kernel, _ in starts]
+    best = max(screens, key=lambda fit: fit.log_marginal_likelihood)
+    gain = best.log_marginal_likelihood - baseline.log_marginal_likelihood
+    made = [baseline, *screens] if rows else screens
+    chosen = isotropic
+    if gain > penalty:
+        ard = whole_ard_fit(best)
+        made.append(ard)
+        gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
+        chosen = ard if gain > penalty else isotropic
     chosen = replace(
         chosen,
         details=chosen.details
-        | {
-            "ard_evidence_gain": float(gain),
-            "ard": chosen is ard,
-            "ard_held_out": by_held_out,
-        },
+        | {"ard_evidence_gain": float(gain), "ard": chosen is not isotropic},
     )
-    return chosen, fits
+    return chosen, made
 
 
 class GPRegressorMixin(RegressorMixin, BaseEstimator):

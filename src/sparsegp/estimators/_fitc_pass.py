@@ -37,21 +37,26 @@ __all__ = [
 #: start, and more iterations cost time without improving the test NLP.
 FITC_ITERATIONS = 5
 
-#: A pass relearns the kernel on every row while the fit's one-vs-rest problems
-#: together have C·n·d² up to this (5 evaluations of about 4·n·d² flops: some 10 s at
-#: 10 GFlop/s on one core), beyond on ``RELEARN_SIZE / (C·d²)`` rows drawn at random,
-#: and keeps the sparse model's kernel where those would be fewer than 2·d. The IVM on
-#: MNIST 4-vs-rest at d = 400 (n·d² = 1.2·10⁹) needs the relearning (kept: 1.28 % error
-#: against 0.89 %); so does the clean nonlinear set of
-#: benchmarks/across_methods/defaults_table.py (n = 50 000, d = 1 000: kept 4.33 % /
-#: 0.117 nats in 45 s, relearnt on every row 3.30 % / 0.086 in 162 s).
-RELEARN_SIZE = 5e9
+#: A pass relearns the kernel on this many random training rows per point of the
+#: sparse model, and on at least ``LEARN_ROWS_LEAST`` (every row where there are
+#: fewer): the relearning then costs O(d³) per evaluation, a share of the
+#: selection's O(n·d²) that falls as n grows, where relearning on every row cost
+#: several times the selection; below a few thousand rows every row costs little and
+#: a smaller sample lost NLP (BENCHMARKS.md, "The defaults gate").
+LEARN_ROWS_PER_POINT = 2
+LEARN_ROWS_LEAST = 2000
 
-#: Row blocks of a relearning on a subset of rows (``learn_rows``), so that up to this
-#: many threads share it: its rows are few (5 000 for the IVM at d = 1 000), each
-#: costing O(d²), and at the in-memory fit's block size (``block_rows``) they make one
-#: block, which one thread works on however many the fit has.
-LEARN_BLOCKS = 16
+#: ``posterior="auto"`` runs the pass only while the fit's one-vs-rest problems
+#: together have C·n·d² up to this: each of its EP sweeps costs about two n·d²
+#: products, so beyond it the pass would cost more than the selection it follows
+#: (the paper's MNIST runs, d = 2 400 on 60 000 images), and eq. 5 is kept.
+PASS_SIZE = 5e10
+
+#: Rows of a relearning's row block (``learn_rows``): at the in-memory fit's block
+#: size (``block_rows``) its few thousand rows make one block, which one thread works
+#: on however many the fit has, while blocks of a few dozen rows spend a sweep on
+#: numpy's per-call overhead; blocks of this many rows keep both in check.
+LEARN_BLOCK_ROWS = 512
 
 #: The pass's EP: ``FITCGPClassifier``'s defaults (parallel sweeps, damping 0.8,
 #: ``tol`` 10⁻³, 100 sweeps, ``ε_u`` 10⁻⁶).
@@ -75,13 +80,16 @@ def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
     return True
 
 
-def relearning(optimizer, d, n_problems=1):
-    """The pass's ``(optimizer, learn_rows)`` for a sparse model of ``d`` points in one
-    of ``n_problems`` one-vs-rest problems: ``RELEARN_SIZE / (C·d²)`` rows to relearn
-    the kernel on (every row where there are fewer), and no optimizer (the kernel
-    kept) where those are fewer than 2·d."""
-    learn_rows = int(RELEARN_SIZE // (n_problems * d**2))
-    return (optimizer if learn_rows >= 2 * d else None), learn_rows
+def relearning(optimizer, d, n, n_problems=1):
+    """The pass's ``(optimizer, learn_rows)`` for a sparse model of ``d`` points on
+    ``n`` rows in one of ``n_problems`` one-vs-rest problems, or None where the pass
+    costs more than :data:`PASS_SIZE` allows: ``LEARN_ROWS_PER_POINT·d`` rows, at
+    least ``LEARN_ROWS_LEAST``, to relearn the kernel on (every row where there are
+    fewer)."""
+    if n_problems * n * d**2 > PASS_SIZE:
+        return None
+    learn_rows = max(LEARN_ROWS_PER_POINT * d, LEARN_ROWS_LEAST)
+    return optimizer, (learn_rows if learn_rows < n else None)
 
 
 def every_site_if_it_fits(
@@ -159,7 +167,7 @@ class EverySitePass:
                 model,
                 bias,
                 pool,
-                largest_block=-(-len(rows) // LEARN_BLOCKS),
+                largest_block=LEARN_BLOCK_ROWS,
             )
             kernel, bias, learn = fit.kernel, fit.likelihood.bias, False
         fit = self._maximize(X, y, kernel, model, bias, pool, learn)

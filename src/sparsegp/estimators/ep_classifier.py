@@ -9,6 +9,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._memory import require_memory
@@ -27,6 +28,7 @@ from ._base import (
     feature_spreads,
     fitted_model,
     report_progress,
+    screen_rows,
     starting_kernel,
     warn_ep_not_converged,
 )
@@ -55,12 +57,15 @@ class EPGPClassifier(GPClassifierMixin):
         Prior covariance. ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀)`` with both
         hyperparameters learnt; ``ℓ₀ = √(Σ_d var x_d)`` is ``√D`` for standardised
         inputs and follows inputs in any units.
-    ard : bool or "auto", default="auto"
-        One length-scale per feature in the default kernel, as for
-        :class:`FITCGPClassifier`: ``"auto"`` fits the isotropic kernel, screens the
-        ARD kernel from its optimum and keeps ARD where its log evidence is higher by
-        more than the ``D − 1`` length-scales it adds (algorithms.md §5.8); ``False``
-        is [RW06]'s isotropic kernel. With a given ``kernel``, ``"auto"`` keeps it.
+    ard : bool or "auto", default=False
+        One length-scale per feature in the default kernel. ``False`` is [RW06]'s
+        isotropic kernel. ``"auto"`` fits the isotropic kernel, screens the ARD
+        kernel from its optimum and keeps ARD where its log evidence is higher by
+        more than the ``D − 1`` length-scales it adds (algorithms.md §5.8): it pays
+        where features are irrelevant or in other units, at up to twice the
+        isotropic fit's time, and did not pass the defaults gate (BENCHMARKS.md,
+        "The defaults gate"). ``True`` learns ARD length-scales. With a given
+        ``kernel``, ``"auto"`` keeps it.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.
     n_restarts_optimizer : int, default=0
@@ -170,7 +175,7 @@ class EPGPClassifier(GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         optimizer="fmin_l_bfgs_b",
         n_restarts_optimizer=0,
         max_iter_optimizer=100,
@@ -242,7 +247,7 @@ class EPGPClassifier(GPClassifierMixin):
         model = fitted_model(fit)
         if chooses_ard(self, X):
             model = ard_by_full_ep(
-                self, X, y, model, settings, "raise max_iter_optimizer"
+                self, X, y, model, settings, "raise max_iter_optimizer", random_state
             )
         report_progress(
             self,
@@ -253,13 +258,24 @@ class EPGPClassifier(GPClassifierMixin):
         return model
 
 
-def ard_by_full_ep(estimator, X, y, isotropic, settings, advice):
+def ard_by_full_ep(estimator, X, y, isotropic, settings, advice, random_state=None):
     """``ard="auto"`` on full EP's evidence (algorithms.md §5.8): the model
     :func:`~sparsegp.estimators._base.ard_if_it_pays` chooses between the fitted
-    ``isotropic`` model and the same kernel with a length-scale per feature, fitted
-    from it by :func:`ard_refit`. ``n_iterations`` counts every fit's."""
-    refit = ard_refit(estimator, X, y, settings, advice)
-    model, ard_fits = ard_if_it_pays(isotropic, refit, feature_spreads(X))
+    ``isotropic`` model and the same kernel with a length-scale per feature, screened
+    from the isotropic optimum on :func:`~sparsegp.estimators._base.screen_rows`'
+    rows (drawn from ``random_state``) and fitted on every row from the screen's end
+    by :func:`ard_refit`. ``n_iterations`` counts every fit's."""
+    rows = screen_rows(len(y), check_random_state(random_state))
+    on_rows = len(rows) < len(y)
+    screen = ard_refit(estimator, X[rows], y[rows], settings, advice)
+    whole = ard_refit(estimator, X, y, settings, advice)
+
+    def whole_ard_fit(screen_fit):  # from the screen's end: fewer iterations
+        return whole(screen_fit.kernel, screen_fit)
+
+    model, ard_fits = ard_if_it_pays(
+        isotropic, screen, whole_ard_fit, feature_spreads(X), 1, on_rows
+    )
     n_iterations = sum(m.n_iterations for m in [isotropic, *ard_fits])
     return replace(model, n_iterations=n_iterations)
 

@@ -53,10 +53,10 @@ from ._base import (
     fitted_model,
     per_problem,
     report_progress,
+    screen_rows,
     starting_kernel,
     warn_ep_not_converged,
 )
-from ._held_out_ard import held_out_prefers_ard
 from ._input_units import conditioned_inputs, in_input_units
 
 #: Training points k-means sees per pseudo-input: the initial centres only need to
@@ -182,25 +182,27 @@ def require_fitc_memory(n_inducing, n_samples, n_latent=1, n_sets=1, remedy=None
     )
 
 
-def screened_ard(model, fit_start, settings, spreads, n_kernels=1, held_out=None):
+def screened_ard(
+    model, fit_start, whole_ard_fit, settings, spreads, n_kernels=1, screen_start=None
+):
     """:func:`~._base.ard_if_it_pays` for the FITC-EP ``model`` of inputs whose
     features have standard deviations ``spreads``: the start's evidence at the
-    model's pseudo-inputs, the screen's ``ARD_SCREEN_ITERATIONS`` with them held, a
-    whole ARD fit ``settings`` from its end. ``fit_start(kernel, Z, bias, settings,
-    warn)`` fits one start (``warn``: whether an EP run that did not converge says
-    so; a screen stops on its cap by design); ``held_out()`` is asked where the
-    screen gains less than the penalty. Returns the chosen model and the ARD fits
-    made."""
+    model's pseudo-inputs and the screen's ``ARD_SCREEN_ITERATIONS`` with them held
+    (``settings`` otherwise), by ``screen_start(kernel, Z, bias, settings, warn)``
+    on the screen's rows (None: ``fit_start``, every row), then where the screen
+    pays ``whole_ard_fit(screen)``. Returns the chosen model and the fits made."""
     held = replace(settings, max_iter=ARD_SCREEN_ITERATIONS, learn_inducing=False)
     stages = {"evaluate": replace(held, max_iter=None), "screen": held}
+    on_rows = fit_start if screen_start is None else screen_start
 
-    def refit(ard_kernel, start, stage):
-        chosen = stages.get(stage, settings)
-        return fit_start(
-            ard_kernel, start.points, start.likelihood.bias, chosen, stage == "fit"
+    def screen(ard_kernel, start, stage):
+        return on_rows(
+            ard_kernel, start.points, start.likelihood.bias, stages[stage], False
         )
 
-    return ard_if_it_pays(model, refit, spreads, n_kernels, held_out)
+    return ard_if_it_pays(
+        model, screen, whole_ard_fit, spreads, n_kernels, screen_start is not None
+    )
 
 
 #: ``FITCGPClassifier``'s defaults for :func:`learnt_fitc_model` (a test holds them to
@@ -260,7 +262,13 @@ def learnt_fitc_model(
     model = fit_start(kernel, Z0, 0.0, settings)
     if not auto or n_features == 1:
         return model
-    return screened_ard(model, fit_start, settings, feature_spreads(X))[0]
+    return screened_ard(
+        model,
+        fit_start,
+        lambda screen: fit_start(screen.kernel, Z0, 0.0, settings),
+        settings,
+        feature_spreads(X),
+    )[0]
 
 
 class FITCGPClassifier(GPClassifierMixin):
@@ -288,24 +296,19 @@ class FITCGPClassifier(GPClassifierMixin):
         Learning hyperparameters or pseudo-inputs needs sums and products of
         ``ConstantKernel``, ``RBF`` and ``Matern`` with ``nu`` 1.5 or 2.5 (scalar or
         ARD length-scales); with ``optimizer=None`` any kernel works.
-    ard : bool or "auto", default="auto"
+    ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
-        default kernel. ``"auto"`` fits the isotropic kernel, then the ARD kernel from
-        its optimum: a screen of a few L-BFGS-B iterations with the pseudo-inputs held,
-        and only where the screen's log evidence is higher by more than the ``D − 1``
-        length-scales it adds (Akaike's penalty, [Aka74]) a whole ARD fit, kept if its
-        own gain is (algorithms.md §5.8): the evidence alone prefers the larger model
-        and on a few hundred points over-fits its length-scales. Where the screen
-        gains less and a binary problem has at least 1 000 rows in memory, 250 of
-        each label, both kernels fitted on four fifths of at most 5 000 of them and
-        scored on the last fifth decide (``_held_out_ard``): Akaike's penalty misses
-        ARD where most of many features are irrelevant (one-hot DNA sequences). It
-        pays where some features are irrelevant or in other units (IDA splice:
-        12.2 → 4.6 % error, MAGIC 14.5 → 12.9 %), keeps the isotropic kernel where
-        they count alike, at 1.1–1.5× the isotropic fit's time where ARD is not kept
-        and 2–4× where it is (where held-out rows are compared, 2–3×: MNIST).
-        ``True`` learns ARD length-scales, ``False`` is [NGH07]'s isotropic kernel.
-        With a given ``kernel``, ``"auto"`` keeps it.
+        default kernel. ``False`` is [NGH07]'s isotropic kernel. ``"auto"`` fits the
+        isotropic kernel, then screens the ARD kernel from its optimum on at most
+        ``ARD_SCREEN_ROWS`` (1 000) random rows: a few L-BFGS-B iterations with the
+        pseudo-inputs held, and only where the screen's log evidence rises by more
+        than the ``D − 1`` length-scales it adds (Akaike's penalty, [Aka74]) a
+        whole ARD fit on every row, kept if its own gain is (algorithms.md §5.8).
+        It pays where some features are irrelevant or in other units; the screen
+        costs a bounded share of the isotropic fit, the whole ARD fit about one
+        more. Not the default: it did not pass the defaults gate (BENCHMARKS.md,
+        "The defaults gate"). ``True`` learns ARD length-scales. With a given
+        ``kernel``, ``"auto"`` keeps it.
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).
         ``None`` means N/5 up to ``DEFAULT_MAX_INDUCING`` (200): up to 200 the error
@@ -477,7 +480,7 @@ default="kmeans"
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         n_inducing=None,
         inducing_init="kmeans",
         optimize_inducing=True,
@@ -702,7 +705,7 @@ default="kmeans"
     def _fit_on(self, data, X, y, random_state, pool=None):
         """Fit from ``n_restarts_optimizer + 1`` initialisations on ``data``, an
         :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y`` (row
-        blocks on the thread ``pool``, which the held-out ARD comparison shares)."""
+        blocks on the thread ``pool``, which the ARD screen's rows share)."""
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = starting_kernel(self, X)
@@ -717,14 +720,25 @@ default="kmeans"
         settings = self._evidence_settings(unit, random_state)
         fits = [self._fit_start(data, kernel, Z0, None, settings) for Z0 in starts]
         best = max(fits, key=lambda model: model.log_marginal_likelihood)
-        if chooses_ard(self, X):  # the ARD kernel from the isotropic optimum
+        if chooses_ard(self, X):  # screened from the isotropic optimum
+
+            def whole_ard_fit(screen):  # the screen's kernel, the fit's own starts
+                return max(
+                    (
+                        self._fit_start(data, screen.kernel, Z0, None, settings)
+                        for Z0 in starts
+                    ),
+                    key=lambda model: model.log_marginal_likelihood,
+                )
+
             best, ard_fits = screened_ard(
                 best,
                 functools.partial(self._fit_start, data),
+                whole_ard_fit,
                 settings,
                 feature_spreads(X),
                 self._n_inducing_sets(),
-                self._held_out(data, X, y, kernel, settings, rng, pool),
+                self._screen_start(data, X, y, rng, pool),
             )
             fits += ard_fits
         report_progress(
@@ -741,30 +755,18 @@ default="kmeans"
             | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
         )
 
-    def _held_out(self, data, X, y, kernel, settings, rng, pool):
-        """``ard="auto"``'s held-out comparison from the starting ``kernel``
-        (:func:`~._held_out_ard.held_out_prefers_ard`), for one binary problem in
-        memory with parallel EP on ``data``, its fits' row blocks on ``pool``; None
-        (Akaike's penalty alone) for a multi-class model, a cluster or sequential
-        EP."""
+    def _screen_start(self, data, X, y, rng, pool):
+        """``ard="auto"``'s screen fits on :func:`~._base.screen_rows`' rows of a
+        binary problem in memory with parallel EP, their row blocks on ``pool``;
+        None (the screen on every row) for a multi-class model, a cluster, sequential
+        EP or a training set no larger than the screen's."""
         if not isinstance(data, PartitionedFITC) or is_dask_array(X):
             return None
-        if self._fits_jointly() or self.ep_mode != "parallel":
+        rows = screen_rows(len(y), rng)
+        if len(rows) == len(y) or self._fits_jointly():
             return None
-
-        def fit_on_rows(X_rows, y_rows, start):
-            rows = fitc_approximation(X_rows, y_rows, self.jitter, pool=pool)
-            Z = self._initial_pseudo_inputs(X_rows, y_rows, start, rng)
-            return self._fit_start(rows, start, Z, None, settings, warn=False)
-
-        def compare():
-            problems = self._n_binary_problems()
-            verdict = held_out_prefers_ard(X, y, kernel, fit_on_rows, rng, problems)
-            outcome = {None: "not compared", True: "ARD", False: "isotropic"}[verdict]
-            report_progress(self, message=f"  ARD on held-out rows: {outcome}")
-            return verdict
-
-        return compare
+        screened = fitc_approximation(X[rows], y[rows], self.jitter, pool=pool)
+        return functools.partial(self._fit_start, screened)
 
     def _evidence_settings(self, unit, random_state):
         """How :func:`~sparsegp.approximations.evidence.maximize_evidence` runs,

@@ -71,6 +71,18 @@ _SINGLE_PRECISION_BYTES = 80 * 2**20
 #: together they cost about one binary fit (:meth:`_IVMFitting._active_set_size`).
 DEFAULT_MAX_ACTIVE_SET = 1000
 
+#: Below the cap, ``active_set_size=None`` picks at most this many points per √n,
+#: or ``SMALL_ACTIVE_SET`` where that is more: the selection's O(n·d²) then grows as
+#: n², as an SVM's fit does, where N/5 would make it grow as n³, while sets of up to
+#: 1 500 points keep their N/5 (BENCHMARKS.md, "The defaults gate").
+ACTIVE_SET_PER_ROOT_N = 5.0
+SMALL_ACTIVE_SET = 300
+
+#: ``selection="auto"`` compares its two selections on a random subsample of this
+#: many rows where the training set is larger (:meth:`_IVMFitting._fit_active_set`),
+#: and then selects on every row with the strategy that predicted better there.
+AUTO_SELECTION_ROWS = 2000
+
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
 
@@ -106,13 +118,15 @@ class _IVMFitting:
     _n_row_threads = 1
 
     def _active_set_size(self, n):
-        """``d``: ``active_set_size``, or for ``None`` N/5 up to
+        """``d``: ``active_set_size``, or for ``None`` N/5 up to the larger of
+        ``ACTIVE_SET_PER_ROOT_N``·√n and ``SMALL_ACTIVE_SET``, and up to
         ``DEFAULT_MAX_ACTIVE_SET``/√C for C one-vs-rest problems (their fits cost
         O(C·n·d²) together)."""
         d = self.active_set_size
         if d is None:
             largest = DEFAULT_MAX_ACTIVE_SET / np.sqrt(self._n_binary_problems())
-            d = min(0.2, largest / n)
+            root = max(ACTIVE_SET_PER_ROOT_N * np.sqrt(n), SMALL_ACTIVE_SET)
+            d = min(0.2, largest / n, root / n)
         d = max(1, int(round(d * n))) if isinstance(d, float) else int(d)
         if d > n:
             raise ValueError(
@@ -182,9 +196,17 @@ class _IVMFitting:
         and four times the error.) The two fits draw from streams of their own and
         run at once when the fit has two row threads (``n_jobs``), ``then`` started
         early (:meth:`_fit_both_with_head_start`): the model is the same either way.
+        Beyond ``AUTO_SELECTION_ROWS`` rows the two fits compare on a random
+        subsample of that many, each with the share of ``d`` the subsample's rows
+        are of all, and the strategy that predicts better there selects on every
+        row: the comparison costs a small fraction of the one selection that
+        follows (:meth:`_strategy_by_subsample`).
         """
-        if self.selection != "auto":
-            model, kernel = self._fit_ivm(X, y, kernel, rng, self.selection)
+        if self.selection != "auto" or len(y) > AUTO_SELECTION_ROWS:
+            strategy = self.selection
+            if strategy == "auto":
+                strategy = self._strategy_by_subsample(X, y, kernel, rng)
+            model, kernel = self._fit_ivm(X, y, kernel, rng, strategy)
         else:
             strategies = ("randomized", "random")
             seeds = rng.randint(2**31 - 1, size=2)
@@ -201,6 +223,25 @@ class _IVMFitting:
                 fits = run_together(pool, calls, stop)
             model, kernel = fits[self._better_fit(X, y, fits, rng)]
         return (model if then is None else then(model)), kernel
+
+    def _strategy_by_subsample(self, X, y, kernel, rng):
+        """The selection of the two ``"auto"`` compares that predicts better on a
+        random subsample of ``AUTO_SELECTION_ROWS`` rows, each fitted there with
+        ``d`` scaled to the subsample (:meth:`_better_fit`)."""
+        n, rows_n = len(y), AUTO_SELECTION_ROWS
+        rows = np.sort(rng.choice(n, rows_n, replace=False))
+        X_rows, y_rows = rows_of(X, rows), y[rows]
+        d = max(1, int(round(self._active_set_size(n) * rows_n / n)))
+        strategies = ("randomized", "random")
+        fits = [
+            self._fit_ivm(X_rows, y_rows, kernel, rng, strategy, d=d)
+            for strategy in strategies
+        ]
+        chosen = strategies[self._better_fit(X_rows, y_rows, fits, rng)]
+        report_progress(
+            self, message=f"  IVM selection chosen on {rows_n} rows: {chosen}"
+        )
+        return chosen
 
     def _fit_both_with_head_start(self, X, y, calls, stop, rng, then):
         """:meth:`_fit_active_set`'s two fits at once, and ``then``'s EP started on
@@ -262,7 +303,7 @@ class _IVMFitting:
         nlp = float(-np.mean(model.likelihood.log_predictive(mean, var, y)))
         return float(self._held_out_error(model, mean, var, y)), nlp
 
-    def _fit_ivm(self, X, y, kernel, rng, strategy, stop=None):
+    def _fit_ivm(self, X, y, kernel, rng, strategy, stop=None, d=None):
         """Alternate selection with L-BFGS-B on the active set's evidence (algorithms.md §1.8).
 
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
@@ -270,10 +311,10 @@ class _IVMFitting:
         therefore scored by the predictive NLP of up to ``_N_SCORE`` training points
         outside the active set (the O(n) criterion of [LSH02] §3), and the best round
         kept; with ``ard="auto"`` one more round may try a length-scale per feature
-        (:meth:`_ard_round`).
+        (:meth:`_ard_round`). ``d`` (None: the estimator's) is the active set's size.
         """
         start = time.perf_counter()
-        d = self._active_set_size(len(y))
+        d = self._active_set_size(len(y)) if d is None else d
         space = ParameterSpace([kernel_block(kernel)])
         rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
         state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
@@ -429,23 +470,26 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         it, greedy selection on ringnorm picks mostly points of the broad class and the
         model predicts one class; started at 0.1, the first L_IVM step collapses the
         length-scale there, started at 1.0 it does not.
-    ard : bool or "auto", default="auto"
+    ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
-        default kernel. ``"auto"``: after the rounds one more, on the best round's
+        default kernel; ``False`` is the paper's isotropic kernel. ``"auto"`` (not
+        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
+        gate"): after the rounds one more, on the best round's
         active set and sites, from the isotropic optimum of ``L_IVM``; where its
         ``L_IVM`` rises by more than the ``D − 1`` length-scales it adds (Akaike's
         penalty, as for :class:`FITCGPClassifier`) the set is reselected with it, and
         kept if it predicts the training points outside the active set better
-        (algorithms.md §1.8). ``True`` learns ARD length-scales from the start,
-        ``False`` is the paper's isotropic kernel. With a given ``kernel``,
-        ``"auto"`` keeps it; without an optimizer there is nothing to choose.
+        (algorithms.md §1.8). ``True`` learns ARD length-scales from the start.
+        With a given ``kernel``, ``"auto"`` keeps it; without an optimizer there is
+        nothing to choose.
     active_set_size : int, float in (0, 1] or None, default=None
         ``d``, or a fraction of the training set. ``None``: N/5 (the size of [SSK09]'s
-        IVM columns), at most ``DEFAULT_MAX_ACTIVE_SET`` (1 000) — selection costs
-        O(n·d²) time and O(n·d) memory. With C > 2 classes each one-vs-rest problem
-        takes at most 1 000/√C, so that the C fits cost about one binary fit (ten
-        MNIST 13×13 classes, 7 291 images: d = 316, 4.00 % / 0.131 nats in about a
-        minute; d = 1 000 took over 5 min).
+        IVM columns), at most 5√n (``ACTIVE_SET_PER_ROOT_N``; 300 where that is more:
+        the selection's O(n·d²) then grows as n², as an SVM's fit does) and
+        ``DEFAULT_MAX_ACTIVE_SET`` (1 000): selection costs O(n·d²) time and O(n·d)
+        memory. With C > 2 classes
+        each one-vs-rest problem takes at most 1 000/√C, so that the C fits cost
+        about one binary fit.
     selection : {"auto", "randomized", "greedy", "random"}, default="auto"
         ``"randomized"``: the paper's randomized greedy schedule (``n_random_start``
         random, then ``n_full_greedy`` full greedy, then a selection index of
@@ -456,8 +500,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         (then the lower NLP; greedy on a tie). The entropy score favours points on
         the wrong side of the boundary, so on noisy labels greedy selection fills the
         active set with label noise (on noisy data far worse than uniform selection);
-        on clean digits it is several times more accurate than uniform.
-        Costs the (cheaper) uniform fit on top.
+        on clean digits it is several times more accurate than uniform. Beyond
+        ``AUTO_SELECTION_ROWS`` (2 000) rows the two compare on a random subsample
+        of that many, with ``d`` scaled to it, and the better strategy alone then
+        selects on every row.
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
         The randomized greedy schedule of [LSH02] §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
@@ -470,14 +516,13 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in float64, else float64.
     posterior : {"auto", "active_set", "fitc"}, default="auto"
         ``"auto"``: ``"fitc"``'s pass over every site, its kernel and bias relearnt
-        on every row while C·n·d² ≤ ``_fitc_pass.RELEARN_SIZE`` (5·10⁹: MNIST's 7 291
-        images at d = 400; C one-vs-rest problems), beyond on ``RELEARN_SIZE / (C·d²)``
-        rows drawn at random (5 000 at d = 1 000 for two classes), so that a large fit
-        stays within about twice the selection's time (algorithms.md §1.9); kept from
-        the IVM where those would be under 2·d. Eq. 5's
-        probabilities are under-confident on clean data (ECE 0.17 on MNIST 4-vs-rest)
-        and predict from d labels alone on noisy data; the pass calibrates both.
-        Where it would not fit in memory, eq. 5 is kept, with a warning.
+        on ``_fitc_pass.LEARN_ROWS_PER_POINT``·d rows drawn at random (every row
+        where there are fewer), so that the pass costs a share of the selection's
+        time (algorithms.md §1.9); eq. 5 where C·n·d² exceeds
+        ``_fitc_pass.PASS_SIZE`` (5·10¹⁰: the pass's EP would cost more than the
+        selection) or where the pass would not fit in memory (with a warning).
+        Eq. 5's probabilities are under-confident on clean data and predict from d
+        labels alone on noisy data; the pass calibrates both.
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
         ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
         over all n sites on the FITC prior whose pseudo-inputs are the active set,
@@ -573,7 +618,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         active_set_size=None,
         selection="auto",
         selection_size=500,
@@ -653,20 +698,21 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _posterior_pass(self, X, y, random_state):
         """The pass over every site that ``posterior`` asks for, or None (eq. 5's
-        posterior): ``"auto"``'s relearns the kernel on at most
-        ``_fitc_pass.RELEARN_SIZE / (C·d²)`` rows (keeps it where those are fewer than
-        2·d, :func:`~._fitc_pass.relearning`), and is left out with a warning where it
-        would not fit in memory."""
+        posterior): ``"auto"``'s relearns the kernel on
+        ``_fitc_pass.LEARN_ROWS_PER_POINT``·d rows, is left out where it would cost
+        more than the selection (:func:`~._fitc_pass.relearning`), and with a
+        warning where it would not fit in memory."""
         optimizer, learn_rows = self.optimizer, None
         if self.posterior == "active_set":
             return None
         if self.posterior == "auto":
             d = self._active_set_size(len(y))
+            budget = relearning(self.optimizer, d, len(y), self._n_binary_problems())
+            if budget is None:
+                return None
             if not pass_fits_in_memory(self, X, d, len(y), "eq. 5's posterior"):
                 return None
-            optimizer, learn_rows = relearning(
-                self.optimizer, d, self._n_binary_problems()
-            )
+            optimizer, learn_rows = budget
         return EverySitePass(
             self,
             X,

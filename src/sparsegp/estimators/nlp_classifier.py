@@ -219,19 +219,20 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         distance between training points (algorithms.md §2.4). Hyperparameter learning
         needs sums and products of ``ConstantKernel``, ``RBF`` and ``Matern`` (``nu``
         1.5 or 2.5).
-    ard : bool or "auto", default="auto"
+    ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
-        default kernel. ``"auto"``: after the outer loop, where a screen — the
+        default kernel; ``False`` is the paper's isotropic kernel. ``"auto"`` (not
+        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
+        gate"): after the outer loop, where a screen — the
         L-BFGS-B iterations of four hyperparameter steps at once, of the chosen
         iteration's kernel made ARD on its basis — lowers the loss by more than
         Akaike's penalty, ``(D − 1)/m`` per point for the ``m`` points a step fits,
         more outer iterations from there until the loss stops falling again; their
         losses carry the penalty, and ``model_choice`` picks among all the
         iterations, the isotropic ones first (algorithms.md §2.3). Where ARD is
-        screened out the fit costs the screen more (1.1–1.4× measured), where not
-        about twice the outer loop's time. ``True`` learns ARD length-scales from the start,
-        ``False`` is the paper's isotropic kernel. With a given ``kernel``, ``"auto"``
-        keeps it.
+        screened out the fit costs the screen more, where not about twice the outer
+        loop's time. ``True`` learns ARD length-scales from the start. With a given
+        ``kernel``, ``"auto"`` keeps it.
     max_basis_vectors : int, float in (0, 1) or None, default=None
         ``d_max``; a float is a fraction of the training set, ``None`` means N/5 (the
         paper's setting, N ≤ 1 300 in its tables), at most
@@ -266,12 +267,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         FITC prior whose pseudo-inputs are the basis ([NGH07] §6, as the IVM's
         default), from the learnt kernel, bias and slope (the slope folded into the
         amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``), kernel and bias
-        relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on every
-        row while C·n·d² ≤ 5·10⁹ (C one-vs-rest problems), beyond on 5·10⁹/(C·d²)
-        random rows, kept where those are fewer than 2·d (algorithms.md §2.6). The
-        basis' d labels alone miss a rare class: on 50 000 points with 10 % positives
-        (d = 200) the pass took the test error and NLP from 7.6 % / 0.227 to 4.7 % /
-        0.158 and the fit from 7 to 13 s. Kept, with a warning, where the pass would
+        relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on
+        ``_fitc_pass.LEARN_ROWS_PER_POINT``·d random rows (algorithms.md §2.6). The
+        basis' d labels alone miss a rare class, which the pass mends. The basis'
+        posterior is kept where the pass would cost more than the selection
+        (C·n·d² above ``_fitc_pass.PASS_SIZE``), and, with a warning, where it would
         not fit in memory.
     amplitude_prior : float or None, default=3.0
         As for :class:`FITCGPClassifier`: the standard deviation of a normal prior on
@@ -373,7 +373,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         max_basis_vectors=None,
         working_set_size=59,
         validation_size=2000,
@@ -555,9 +555,12 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             slope * model.likelihood.bias,
         )
         kept = "the basis' posterior ([SSK09], sites on the basis only)"
-        optimizer, learn_rows = relearning(
-            self.optimizer, len(model.points), self._n_binary_problems()
+        budget = relearning(
+            self.optimizer, len(model.points), len(y), self._n_binary_problems()
         )
+        if budget is None:
+            return model
+        optimizer, learn_rows = budget
         return every_site_if_it_fits(
             self,
             X,
