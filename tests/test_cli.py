@@ -423,3 +423,51 @@ def test_a_label_column_first_is_not_taken_for_a_feature_silently(tmp_path, caps
     assert "Pass --target label to classify" in capsys.readouterr().err
     main([*command, str(tmp_path / "m.skops"), "--target", "label"])
     assert "IVMClassifier fitted on 60 samples" in capsys.readouterr().out
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_columns_name(tmp_path, capsys):
+    """Spreadsheets save CSV with a UTF-8 byte-order mark: a model fitted on such a
+    file predicts and evaluates a plain one (and the other way round)."""
+    X, y = make_moons(160, noise=0.2, random_state=0)
+    header = ["alcohol", "b", "label"]
+    rows = [[x0, x1, label] for (x0, x1), label in zip(X, y, strict=True)]
+    _write_csv(tmp_path / "plain.csv", header, rows[100:])
+    _write_csv(tmp_path / "bom.csv", header, rows[:100])
+    marked = tmp_path / "bom.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + marked.read_bytes())
+    assert load_file(marked).feature_names == ["alcohol", "b"]
+    model_file = tmp_path / "bom.skops"
+    main(["fit", str(marked), "--model", "ivm", "--output", str(model_file)])
+    main(["predict", str(model_file), str(tmp_path / "plain.csv")])
+    main(["evaluate", str(model_file), str(tmp_path / "plain.csv")])
+    printed = capsys.readouterr().out
+    assert "lacks" not in printed and "error" in printed
+
+
+def test_fit_refuses_a_whole_number_feature_guessed_as_the_label(tmp_path, capsys):
+    """The label column first and a whole-number feature last (wine's proline): the
+    last column's many distinct values are no class labels, and ``fit`` says so in
+    one line naming both columns and ``--target``, rather than fitting dozens of
+    classes."""
+    rng = np.random.default_rng(0)
+    classes = rng.integers(1, 4, size=120)
+    proline = rng.integers(300, 1700, size=120)
+    rows = [
+        [c, a, p]
+        for c, a, p in zip(classes, rng.normal(size=120), proline, strict=True)
+    ]
+    _write_csv(tmp_path / "first.csv", ["class", "alcohol", "proline"], rows)
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "fit",
+                str(tmp_path / "first.csv"),
+                "--model",
+                "ep",
+                "--output",
+                str(tmp_path / "m.skops"),
+            ]
+        )
+    assert exit_info.value.code == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "'proline'" in line and "--target class" in line

@@ -258,18 +258,29 @@ def prediction_table(model, X):
 
 
 def _refuse_a_guessed_continuous_target(data):
-    """A ``ValueError`` when the default target (the last column) looks continuous
-    but the first column looks like class labels: the label column was likely first."""
-    if not data.feature_names or not type_of_target(data.y).startswith("continuous"):
+    """A ``ValueError`` when the default target (the last column) looks like a
+    feature — continuous, or whole numbers with more distinct values than half the
+    rows — while the first column looks like class labels: the label column was
+    likely written first."""
+    if not data.feature_names or _looks_like_labels(data.y):
         return
-    if not type_of_target(data.X[:, 0]).startswith("continuous"):
+    first = data.X[:, 0]
+    if _looks_like_labels(first) or not type_of_target(first).startswith("continuous"):
         raise ValueError(
             f"--target not given: the last column, {data.target_name!r}, would be the "
-            f"target and looks continuous (regression), while the first, "
-            f"{data.feature_names[0]!r}, looks like class labels. Pass --target "
-            f"{data.feature_names[0]} to classify, or --target {data.target_name} to "
-            "regress on the last column."
+            f"target and looks like a feature ({len(np.unique(data.y))} distinct values"
+            f" in {len(data.y)} rows), while the first, {data.feature_names[0]!r}, "
+            f"looks like class labels. Pass --target {data.feature_names[0]} to "
+            f"classify, or --target {data.target_name} to use the last column."
         )
+
+
+def _looks_like_labels(values):
+    """Class labels: not continuous, and at most one distinct value per two rows."""
+    kind = type_of_target(values)
+    return not kind.startswith("continuous") and 2 * len(np.unique(values)) <= len(
+        values
+    )
 
 
 def load_for_model(model, path, target):

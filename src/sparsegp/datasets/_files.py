@@ -83,7 +83,8 @@ def load_file(path, target=None, *, n_features=None):
 
 
 def _load_csv(path, target, n_features):
-    with open(path, newline="", encoding="utf-8") as handle:
+    # utf-8-sig: a byte-order mark (as spreadsheets write one) is not a column name
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
     rows = [row for row in rows if any(cell.strip() for cell in row)]
     if len(rows) < 2:
