@@ -471,3 +471,33 @@ def test_fit_refuses_a_whole_number_feature_guessed_as_the_label(tmp_path, capsy
     assert exit_info.value.code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "'proline'" in line and "--target class" in line
+
+
+def test_warnings_are_one_line_each_for_a_fit_of_many_problems(tmp_path, capsys):
+    """The RVM on five digit classes with one EM step: each one-vs-rest problem warns
+    that EM did not converge; the command prints one line for all of them, in the
+    form ``sparsegp: warning: …``, not Python's file-and-source form."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(n_class=5, return_X_y=True)
+    header = [f"p{j}" for j in range(X.shape[1])] + ["digit"]
+    _write_csv(
+        tmp_path / "d.csv", header, [[*row, t] for row, t in zip(X, y, strict=True)]
+    )
+    main(
+        [
+            "fit",
+            str(tmp_path / "d.csv"),
+            "--model",
+            "rvm",
+            "--param",
+            "max_iter=1",
+            "--output",
+            str(tmp_path / "m.skops"),
+        ]
+    )
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert len(lines) == 1
+    assert lines[0].startswith("sparsegp: warning: ConvergenceWarning: RVM EM")
+    assert "(5 fits warned so)" in lines[0]

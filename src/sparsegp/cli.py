@@ -13,6 +13,7 @@ import argparse
 import ast
 import csv
 import os
+import re
 import subprocess
 import sys
 import time
@@ -124,6 +125,22 @@ def _warning_notes(name, caught):
     """One line per warning an estimator's fit gave, for after the demo's table
     (printed as they come they would break its progress bar)."""
     return [f"  {name}: {w.category.__name__}: {w.message}" for w in caught]
+
+
+def warning_lines(caught):
+    """One line per kind of warning a command gave: warnings whose texts differ only
+    in their numbers (the same warning of each one-vs-rest problem) are one line,
+    counted, rather than Python's two-line form (file, line, then the source)."""
+    groups: dict = {}
+    for warning in caught:
+        text = " ".join(str(warning.message).split())
+        key = (warning.category.__name__, re.sub(r"\d+(\.\d+)?", "#", text))
+        groups.setdefault(key, []).append(text)
+    lines = []
+    for (category, _), texts in groups.items():
+        more = f" ({len(texts)} fits warned so)" if len(texts) > 1 else ""
+        lines.append(f"{category}: {texts[0]}{more}")
+    return lines
 
 
 def _save_figure(fitted, X_train, y_train, out):
@@ -547,7 +564,13 @@ def main(argv=None):
         "benchmark": run_benchmark,
     }
     try:
-        status = command[args.command](args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                status = command[args.command](args)
+            finally:
+                for line in warning_lines(caught):
+                    print(f"sparsegp: warning: {line}", file=sys.stderr)
     except (ValueError, FileNotFoundError, ImportError) as error:
         parser.exit(2, f"sparsegp {args.command}: error: {error}\n")
     except (
