@@ -43,6 +43,21 @@ def test_docs_build_strictly_with_every_estimator(tmp_path):
         if name.endswith("Classifier"):
             for method in ("predict_proba", "latent_mean_and_variance", "fit"):
                 assert f'id="sparsegp.{name}.{method}"' in api, (name, method)
+    for type_cell in returns_types(api):  # types, not half sentences or raw markup
+        assert "``" not in type_cell and not re.search(r"\b(when|else)\b", type_cell)
+
+
+def returns_types(api):
+    """The type column of every Returns table of the built API page."""
+    tables = re.findall(
+        r'doc-section-title">Returns:</span>.*?</table>', api, flags=re.DOTALL
+    )
+    assert tables, "no Returns tables on the API page"
+    return [
+        cell
+        for table in tables
+        for cell in re.findall(r"</td>\s*<td>\s*<code>(.*?)</code>", table, re.DOTALL)
+    ]
 
 
 def test_every_example_of_the_docs_runs(capsys):

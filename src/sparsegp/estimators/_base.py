@@ -982,10 +982,12 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        mean, var : ndarray of shape (n_samples,), or (n_samples, n_classes) when
-            there are more than two classes (one column per class: its latent
-            function in a multi-class model, its one-vs-rest problem's otherwise).
-            The bias is not included in ``mean``.
+        mean : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The latent mean, the bias not included; more than two classes give one
+            column per class (its latent function in a multi-class model, its
+            one-vs-rest problem's otherwise).
+        var : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The latent variance, in the same columns.
         """
         if is_dask_array(X):
             check_is_fitted(self)
@@ -1009,8 +1011,9 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (positive favours
-        ``classes_[1]``), else (n_samples, n_classes).
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            One score for two classes (positive favours ``classes_[1]``), else one
+            column per class.
         """
         if is_dask_array(X):
             check_is_fitted(self)
