@@ -352,15 +352,17 @@ def test_ard_auto_keeps_a_length_scale_per_feature_only_where_it_pays():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize(("least", "learnt_on"), [(2000, 1000), (400, 400)])
+@pytest.mark.parametrize(
+    ("relearn_size", "learnt_on"), [(5e9, 1000), (400 * 30**2, 400)]
+)
 def test_the_pass_relearns_kernel_and_bias_by_fitcs_evidence(
-    least, learnt_on, monkeypatch
+    relearn_size, learnt_on, monkeypatch
 ):
     """From the folded start, five L-BFGS-B steps on FITC's evidence with the basis
-    held, on ``max(LEARN_ROWS_PER_POINT·d, LEARN_ROWS_LEAST)`` random rows (then the
-    EP over every row at the kernel learnt there), on every row where those are
-    all of them."""
-    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", least)
+    held, on every row while n·d² ≤ ``RELEARN_SIZE`` and on ``RELEARN_SIZE / d²``
+    random rows above (then the EP over every row at the kernel learnt there)."""
+    monkeypatch.setattr(nlp_module, "RELEARN_SIZE", relearn_size)
+    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", 0)
     rows_seen = []
     approximation = _fitc_pass.fitc_approximation
 

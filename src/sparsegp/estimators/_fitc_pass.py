@@ -46,6 +46,13 @@ FITC_ITERATIONS = 5
 LEARN_ROWS_PER_POINT = 2
 LEARN_ROWS_LEAST = 2000
 
+#: The NLP classifier's pass relearns on every row while its one-vs-rest problems
+#: together have C·n·d² up to this, beyond on ``RELEARN_SIZE / (C·d²)`` random rows
+#: (``LEARN_ROWS_LEAST`` at least): its selection scores κ candidates on s validation
+#: points for each basis vector, so that relearning stays a small share of its fit,
+#: where 2 000 rows lost MAGIC's test NLP (BENCHMARKS.md, "The defaults gate").
+RELEARN_SIZE = 5e9
+
 #: ``posterior="auto"`` runs the pass only while the fit's one-vs-rest problems
 #: together have C·n·d² up to this: each of its EP sweeps costs about two n·d²
 #: products, so beyond it the pass would cost more than the selection it follows
@@ -80,15 +87,18 @@ def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
     return True
 
 
-def relearning(optimizer, d, n, n_problems=1):
+def relearning(optimizer, d, n, n_problems=1, budget=0.0):
     """The pass's ``(optimizer, learn_rows)`` for a sparse model of ``d`` points on
     ``n`` rows in one of ``n_problems`` one-vs-rest problems, or None where the pass
     costs more than :data:`PASS_SIZE` allows: ``LEARN_ROWS_PER_POINT·d`` rows, at
-    least ``LEARN_ROWS_LEAST``, to relearn the kernel on (every row where there are
+    least ``LEARN_ROWS_LEAST`` and ``budget / (C·d²)`` (the NLP classifier's
+    :data:`RELEARN_SIZE`), to relearn the kernel on (every row where there are
     fewer)."""
     if n_problems * n * d**2 > PASS_SIZE:
         return None
-    learn_rows = max(LEARN_ROWS_PER_POINT * d, LEARN_ROWS_LEAST)
+    learn_rows = max(
+        LEARN_ROWS_PER_POINT * d, LEARN_ROWS_LEAST, int(budget // (n_problems * d**2))
+    )
     return optimizer, (learn_rows if learn_rows < n else None)
 
 

@@ -51,7 +51,7 @@ from ._base import (
     starting_kernel,
     warn_if_few_features_count,
 )
-from ._fitc_pass import every_site_if_it_fits, relearning
+from ._fitc_pass import RELEARN_SIZE, every_site_if_it_fits, relearning
 
 #: ``ard="auto"``'s screen runs this many hyperparameter steps' L-BFGS-B iterations
 #: at once: one step's five moved the loss of 50 000 points with 10 % positives by
@@ -267,8 +267,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         FITC prior whose pseudo-inputs are the basis ([NGH07] §6, as the IVM's
         default), from the learnt kernel, bias and slope (the slope folded into the
         amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``), kernel and bias
-        relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on
-        ``_fitc_pass.LEARN_ROWS_PER_POINT``·d random rows (algorithms.md §2.6). The
+        relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on every
+        row while C·n·d² ≤ ``_fitc_pass.RELEARN_SIZE`` (5·10⁹, C one-vs-rest
+        problems), beyond on ``RELEARN_SIZE``/(C·d²) random rows (algorithms.md §2.6). The
         basis' d labels alone miss a rare class, which the pass mends. The basis'
         posterior is kept where the pass would cost more than the selection
         (C·n·d² above ``_fitc_pass.PASS_SIZE``), and, with a warning, where it would
@@ -556,7 +557,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         )
         kept = "the basis' posterior ([SSK09], sites on the basis only)"
         budget = relearning(
-            self.optimizer, len(model.points), len(y), self._n_binary_problems()
+            self.optimizer,
+            len(model.points),
+            len(y),
+            self._n_binary_problems(),
+            RELEARN_SIZE,
         )
         if budget is None:
             return model
