@@ -206,3 +206,40 @@ def test_pairwise_coupling_recovers_consistent_pairs_and_minimises_its_objective
             options={"ftol": 1e-14},
         )
         np.testing.assert_allclose(coupled[t], best.x, atol=1e-6)
+
+
+def test_the_gate_counts_wins_and_losses_beyond_a_tie_and_applies_its_rule():
+    """Per set the two sides' means pair up; a set moves the count only where the NLP
+    changes by more than ``TIE``; the rule needs a one-sided sign test at
+    ``SIGN_LEVEL``, no loss above ``WORST_LOSS`` and a mean time ratio in budget."""
+    from benchmarks.across_methods.gate import summarize
+
+    def pair(dataset, nlp, candidate_nlp, seconds=1.0, candidate_seconds=1.0):
+        sides = {
+            "current": (nlp, seconds),
+            "candidate": (candidate_nlp, candidate_seconds),
+        }
+        return [
+            {
+                "dataset": dataset,
+                "side": side,
+                "error": 0.1,
+                "nlp": value,
+                "ece": 0.0,
+                "fit_seconds": time,
+            }
+            for side, (value, time) in sides.items()
+        ]
+
+    wins = [row for k in range(5) for row in pair(f"w{k}", 0.5, 0.4)]
+    tie = pair("t", 0.5, 0.504)
+    summary = summarize([*wins, *tie], budget=1.3)
+    assert (summary["wins"], summary["losses"], summary["ties"]) == (5, 0, 1)
+    assert summary["sign_p"] == pytest.approx(0.5**5)
+    assert summary["passes"]
+    lost = summarize([*wins, *pair("l", 0.5, 0.56)], budget=1.3)
+    assert lost["worst_set"] == "l" and not lost["passes"]  # 12 % > WORST_LOSS
+    slow = summarize(
+        [row for k in range(5) for row in pair(f"s{k}", 0.5, 0.4, 1.0, 2.0)], budget=1.3
+    )
+    assert slow["time_ratio"] == pytest.approx(2.0) and not slow["passes"]

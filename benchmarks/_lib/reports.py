@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
+from sparsegp.metrics import expected_calibration_error
+
 
 def stats(rows, field):
     """Mean and sample standard deviation of ``field`` over ``rows``."""
@@ -36,3 +38,12 @@ def mean_cell(rows, field, scale=1.0, digits=2):
     """``mean ± sd`` of ``field`` over ``rows``, scaled, as a table cell."""
     mean, sd = stats(rows, field)
     return f"{scale * mean:.{digits}f} ± {scale * sd:.{digits}f}"
+
+
+def calibration_error(fitted, X_test, y_test):
+    """ECE of the positive class (two classes) or of the top label (more)."""
+    proba = fitted.predict_proba(X_test)
+    if proba.shape[1] == 2:
+        return expected_calibration_error(y_test == fitted.classes_[1], proba[:, 1])
+    predicted = fitted.classes_[np.argmax(proba, axis=1)]
+    return expected_calibration_error(predicted == y_test, np.max(proba, axis=1))

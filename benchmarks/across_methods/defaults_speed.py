@@ -63,52 +63,56 @@ def timed_scores(make, X, y, X_test, y_test):
 
 def canary_rows(repeat):
     """One run of the canary's three ratios."""
-    rows = []
     X, y, X_test, y_test = mnist_task(N_MNIST)
-    _, svc_seconds, svc_error, svc_nlp = timed_scores(_svc, X, y, X_test, y_test)
-    for name, make, bound in (
-        ("fitc", lambda: FITCGPClassifier(random_state=0), 2.5),
-        ("ivm", lambda: IVMClassifier(random_state=0), 3.0),
-    ):
-        _, seconds, error, nlp = timed_scores(make, X, y, X_test, y_test)
-        rows.append(
-            dict(
-                task="mnist4",
-                estimator=name,
-                peer="libsvm + Platt",
-                bound=bound,
-                ratio=seconds / svc_seconds,
-                fit_seconds=seconds,
-                peer_seconds=svc_seconds,
-                error=error,
-                nlp=nlp,
-                repeat=repeat,
-            )
+    _, svc_seconds, *_ = timed_scores(_svc, X, y, X_test, y_test)
+    fits = [
+        ("mnist4", "fitc", lambda: FITCGPClassifier(random_state=0), 2.5),
+        ("mnist4", "ivm", lambda: IVMClassifier(random_state=0), 3.0),
+    ]
+    rows = [
+        ratio_row(
+            task,
+            name,
+            make,
+            bound,
+            "libsvm + Platt",
+            svc_seconds,
+            (X, y, X_test, y_test),
+            repeat,
         )
-    X, y, X_test, y_test = load_ida("image", 0)[:4]
-    kernel = ConstantKernel(1.0) * RBF(np.sqrt(X.shape[1])) + ConstantKernel(1.0)
+        for task, name, make, bound in fits
+    ]
+    data = load_ida("image", 0)[:4]
+    kernel = ConstantKernel(1.0) * RBF(np.sqrt(data[0].shape[1])) + ConstantKernel(1.0)
 
     def gpc():
         return GaussianProcessClassifier(kernel, random_state=0)
 
-    _, gpc_seconds, *_ = timed_scores(gpc, X, y, X_test, y_test)
+    _, gpc_seconds, *_ = timed_scores(gpc, *data)
     make = lambda: EPGPClassifier(random_state=0)  # noqa: E731
-    _, seconds, error, nlp = timed_scores(make, X, y, X_test, y_test)
     rows.append(
-        dict(
-            task="image",
-            estimator="ep",
-            peer="sklearn Laplace GPC",
-            bound=0.5,
-            ratio=seconds / gpc_seconds,
-            fit_seconds=seconds,
-            peer_seconds=gpc_seconds,
-            error=error,
-            nlp=nlp,
-            repeat=repeat,
+        ratio_row(
+            "image", "ep", make, 0.5, "sklearn Laplace GPC", gpc_seconds, data, repeat
         )
     )
     return rows
+
+
+def ratio_row(task, name, make, bound, peer, peer_seconds, data, repeat):
+    """A canary row: ``make()``'s fit on ``data`` against the peer's seconds."""
+    _, seconds, error, nlp = timed_scores(make, *data)
+    return dict(
+        task=task,
+        estimator=name,
+        peer=peer,
+        bound=bound,
+        ratio=seconds / peer_seconds,
+        fit_seconds=seconds,
+        peer_seconds=peer_seconds,
+        error=error,
+        nlp=nlp,
+        repeat=repeat,
+    )
 
 
 def digits_split():

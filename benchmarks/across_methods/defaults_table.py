@@ -34,11 +34,11 @@ import time
 import traceback
 import warnings
 
-import numpy as np
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
+from benchmarks._lib.reports import calibration_error
 from benchmarks._lib.tasks import (
     clean_nonlinear_task,
     imbalanced_task,
@@ -47,7 +47,6 @@ from benchmarks._lib.tasks import (
 )
 from sparsegp.benchmarking import PlattSVC, evaluate, save_run
 from sparsegp.datasets import load_magic
-from sparsegp.metrics import expected_calibration_error
 
 N_MNIST = 7291
 PEERS = {
@@ -64,15 +63,6 @@ SETS = {
     "imbalanced97": lambda: imbalanced_task(0.97),
     "nonlinear90": lambda: clean_nonlinear_task(0.9),
 }
-
-
-def calibration_error(fitted, X_test, y_test):
-    """ECE of the positive class (two classes) or of the top label (more)."""
-    proba = fitted.predict_proba(X_test)
-    if proba.shape[1] == 2:
-        return expected_calibration_error(y_test == fitted.classes_[1], proba[:, 1])
-    predicted = fitted.classes_[np.argmax(proba, axis=1)]
-    return expected_calibration_error(predicted == y_test, np.max(proba, axis=1))
 
 
 def _fit_in_child(name, dataset, data, results):

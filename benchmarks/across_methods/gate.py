@@ -41,11 +41,11 @@ from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
 from benchmarks._lib.defaults import DEFAULT_CLASSIFIERS
+from benchmarks._lib.reports import calibration_error
 from benchmarks._lib.tasks import mnist_classes, mnist_task
 from sparsegp.benchmarking import evaluate, save_run
 from sparsegp.datasets import load_ida, load_magic
 from sparsegp.datasets._ida import IDA_NAMES
-from sparsegp.metrics import expected_calibration_error
 
 #: Relative NLP difference under which a set is a tie.
 TIE = 0.01
@@ -112,15 +112,6 @@ def parse_settings(pairs):
         except (ValueError, SyntaxError):
             settings[key] = text
     return settings
-
-
-def calibration_error(fitted, X_test, y_test):
-    """ECE of the positive class (two classes) or of the top label (more)."""
-    proba = fitted.predict_proba(X_test)
-    if proba.shape[1] == 2:
-        return expected_calibration_error(y_test == fitted.classes_[1], proba[:, 1])
-    predicted = fitted.classes_[np.argmax(proba, axis=1)]
-    return expected_calibration_error(predicted == y_test, np.max(proba, axis=1))
 
 
 def scored_fit(estimator, data, side, dataset, realization):
