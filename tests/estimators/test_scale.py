@@ -285,7 +285,9 @@ def _moons_with_a_narrow_feature(n, seed):
     [
         lambda: EPGPClassifier(ard="auto", random_state=0),
         lambda: NLPSparseGPClassifier(ard="auto", max_basis_vectors=30, random_state=0),
-        lambda: SparseOnlineGPClassifier(max_basis_vectors=40, random_state=0),
+        lambda: SparseOnlineGPClassifier(
+            ard="auto", max_basis_vectors=40, random_state=0
+        ),
         lambda: RVMClassifier(random_state=0),
     ],
 )

@@ -308,7 +308,9 @@ def test_ard_auto_chooses_on_the_hyperparameter_subsample():
     ):
         for n in (400, 250):  # by the prequential NLP; all in the subsample: evidence
             X, y = data(n, 0)
-            fit = SparseOnlineGPClassifier(max_basis_vectors=30, random_state=0)
+            fit = SparseOnlineGPClassifier(
+                ard="auto", max_basis_vectors=30, random_state=0
+            )
             fit.fit(X, y)
             shape = np.shape(fit.kernel_.k1.k2.length_scale)
             assert fit.estimators_[0].details["ard"] == (shape == (8,))

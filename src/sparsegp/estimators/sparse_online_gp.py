@@ -424,9 +424,11 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     kernel : sklearn kernel, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + ConstantKernel(1.0)``
         (a learnt variance of a random offset, as for the IVM).
-    ard : bool or "auto", default="auto"
+    ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
-        default kernel. ``"auto"``: ``fit`` learns the isotropic kernel on the
+        default kernel; ``False`` keeps [Csa02]'s isotropic kernel. ``"auto"`` (not
+        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
+        gate"): ``fit`` learns the isotropic kernel on the
         hyperparameters' subsample and the ARD kernel from its optimum, runs the pass
         with each (in one order) and keeps ARD where its prequential NLP — each
         example predicted before the pass absorbed it — over the examples outside
@@ -436,8 +438,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         cost, where on 50 000 it predicts much better. ``partial_fit``, which cannot
         replay its stream, and a training set no larger than the subsample choose by
         that evidence test, as :class:`EPGPClassifier` does (algorithms.md §5.8).
-        ``True`` learns ARD length-scales, ``False`` keeps the isotropic kernel.
-        With a given ``kernel``, ``"auto"`` keeps it.
+        ``True`` learns ARD length-scales. With a given ``kernel``, ``"auto"`` keeps
+        it.
     max_basis_vectors : int or None, default=None
         The cap ``d`` on the BV set. A pass costs O(n·d²). ``None``: 600 for two
         classes up to 50 000 examples (a pass about 10 s on one core there), fewer
@@ -540,7 +542,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         max_basis_vectors=None,
         tol=1e-6,
         deletion_score="approximate",
