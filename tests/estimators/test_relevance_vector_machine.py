@@ -283,7 +283,7 @@ def test_ard_auto_gives_the_basis_a_width_per_feature_where_few_features_count()
 
 def test_ard_auto_keeps_the_fixed_basis_where_every_feature_counts_alike():
     X, y = features_that_count_alike(300, 0)
-    auto = RVMClassifier(random_state=0).fit(X, y)
+    auto = RVMClassifier(ard="auto", random_state=0).fit(X, y)
     assert not auto.estimators_[0].details["ard"]
     fixed = RVMClassifier(ard=False, random_state=0).fit(X, y)
     np.testing.assert_array_equal(auto.predict_proba(X), fixed.predict_proba(X))

@@ -288,7 +288,7 @@ def _moons_with_a_narrow_feature(n, seed):
         lambda: SparseOnlineGPClassifier(
             ard="auto", max_basis_vectors=40, random_state=0
         ),
-        lambda: RVMClassifier(random_state=0),
+        lambda: RVMClassifier(ard="auto", random_state=0),
     ],
 )
 def test_ard_auto_finds_a_feature_far_narrower_than_the_others(make):
@@ -317,7 +317,7 @@ def test_ard_auto_finds_a_feature_far_narrower_than_the_others(make):
     [
         lambda: EPGPClassifier(ard="auto", random_state=0),
         lambda: FITCGPClassifier(ard="auto", random_state=0),
-        lambda: RVMClassifier(random_state=0),
+        lambda: RVMClassifier(ard="auto", random_state=0),
     ],
 )
 def test_ard_auto_finds_a_feature_ten_times_narrower_than_the_other(make):

@@ -376,15 +376,17 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     Parameters
     ----------
-    ard : bool or "auto", default="auto"
+    ard : bool or "auto", default=False
         The basis's width per feature, for ``kernel=None``. ``False``: [QW03]'s fixed
-        ``RBF(ℓ₀)``. ``True``: an RBF whose length-scales are those of a FITC-EP model
-        with a length-scale per feature and ``BASIS_INDUCING`` (50) pseudo-inputs,
+        ``RBF(ℓ₀)``, the default (``"auto"`` did not pass the defaults gate on time,
+        BENCHMARKS.md "The defaults gate"). ``True``: an RBF whose length-scales are
+        those of a FITC-EP model with a length-scale per feature and
+        ``BASIS_INDUCING`` (50) pseudo-inputs,
         learnt by its evidence on the same labels, over √2 (Gaussian basis functions
         of width ``ℓ/√2`` make a degenerate GP of length-scale ``ℓ``). ``"auto"``:
         those widths where that GP's evidence keeps its ARD kernel (more than
         ``D − 1`` nats above the isotropic one's, as ``FITCGPClassifier(ard="auto")``
-        does without its held-out comparison), ``RBF(ℓ₀)`` otherwise
+        decides), ``RBF(ℓ₀)`` otherwise
         (algorithms.md §4.5). The RVM's own evidence cannot
         choose widths: it prefers ever narrower ones (algorithms.md §8 item 10).
     kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
@@ -466,7 +468,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         self,
         kernel=None,
         *,
-        ard="auto",
+        ard=False,
         method="ssem",
         update="mackay",
         threshold=1e12,
