@@ -42,7 +42,7 @@ FITC_ITERATIONS = 5
 #: fewer): the relearning then costs O(d³) per evaluation, a share of the
 #: selection's O(n·d²) that falls as n grows, where relearning on every row cost
 #: several times the selection; below a few thousand rows every row costs little and
-#: a smaller sample lost NLP (BENCHMARKS.md, "The defaults gate").
+#: a smaller sample lost NLP (algorithms.md §1.9).
 LEARN_ROWS_PER_POINT = 2
 LEARN_ROWS_LEAST = 2000
 
@@ -50,7 +50,7 @@ LEARN_ROWS_LEAST = 2000
 #: together have C·n·d² up to this, beyond on ``RELEARN_SIZE / (C·d²)`` random rows
 #: (``LEARN_ROWS_LEAST`` at least): its selection scores κ candidates on s validation
 #: points for each basis vector, so that relearning stays a small share of its fit,
-#: where 2 000 rows lost MAGIC's test NLP (BENCHMARKS.md, "The defaults gate").
+#: where 2 000 rows lost MAGIC's test NLP (algorithms.md §2.6).
 RELEARN_SIZE = 5e9
 
 #: ``posterior="auto"`` runs the pass only while the fit's one-vs-rest problems

@@ -63,8 +63,8 @@ class EPGPClassifier(GPClassifierMixin):
         kernel from its optimum and keeps ARD where its log evidence is higher by
         more than the ``D − 1`` length-scales it adds (algorithms.md §5.8): it pays
         where features are irrelevant or in other units, at up to twice the
-        isotropic fit's time, and did not pass the defaults gate (BENCHMARKS.md,
-        "The defaults gate"). ``True`` learns ARD length-scales. With a given
+        isotropic fit's time, and did not pass the defaults gate (algorithms.md
+        §5.8). ``True`` learns ARD length-scales. With a given
         ``kernel``, ``"auto"`` keeps it.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.

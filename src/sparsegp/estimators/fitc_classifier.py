@@ -306,8 +306,8 @@ class FITCGPClassifier(GPClassifierMixin):
         whole ARD fit on every row, kept if its own gain is (algorithms.md §5.8).
         It pays where some features are irrelevant or in other units; the screen
         costs a bounded share of the isotropic fit, the whole ARD fit about one
-        more. Not the default: it did not pass the defaults gate (BENCHMARKS.md,
-        "The defaults gate"). ``True`` learns ARD length-scales. With a given
+        more. Not the default: it did not pass the defaults gate (algorithms.md
+        §5.8). ``True`` learns ARD length-scales. With a given
         ``kernel``, ``"auto"`` keeps it.
     n_inducing : int or None, default=None
         Number of pseudo-inputs ``M`` (at most the number of training samples).

@@ -74,7 +74,7 @@ DEFAULT_MAX_ACTIVE_SET = 1000
 #: Below the cap, ``active_set_size=None`` picks at most this many points per √n,
 #: or ``SMALL_ACTIVE_SET`` where that is more: the selection's O(n·d²) then grows as
 #: n², as an SVM's fit does, where N/5 would make it grow as n³, while sets of up to
-#: 1 500 points keep their N/5 (BENCHMARKS.md, "The defaults gate").
+#: 1 500 points keep their N/5 (algorithms.md §1.9).
 ACTIVE_SET_PER_ROOT_N = 5.0
 SMALL_ACTIVE_SET = 300
 
@@ -473,8 +473,8 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
     ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
         default kernel; ``False`` is the paper's isotropic kernel. ``"auto"`` (not
-        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
-        gate"): after the rounds one more, on the best round's
+        the default: it did not pass the defaults gate, algorithms.md
+        §5.8): after the rounds one more, on the best round's
         active set and sites, from the isotropic optimum of ``L_IVM``; where its
         ``L_IVM`` rises by more than the ``D − 1`` length-scales it adds (Akaike's
         penalty, as for :class:`FITCGPClassifier`) the set is reselected with it, and

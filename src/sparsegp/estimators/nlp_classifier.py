@@ -222,8 +222,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
         default kernel; ``False`` is the paper's isotropic kernel. ``"auto"`` (not
-        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
-        gate"): after the outer loop, where a screen — the
+        the default: it did not pass the defaults gate, algorithms.md
+        §5.8): after the outer loop, where a screen — the
         L-BFGS-B iterations of four hyperparameter steps at once, of the chosen
         iteration's kernel made ARD on its basis — lowers the loss by more than
         Akaike's penalty, ``(D − 1)/m`` per point for the ``m`` points a step fits,

@@ -379,7 +379,7 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
     ard : bool or "auto", default=False
         The basis's width per feature, for ``kernel=None``. ``False``: [QW03]'s fixed
         ``RBF(ℓ₀)``, the default (``"auto"`` did not pass the defaults gate on time,
-        BENCHMARKS.md "The defaults gate"). ``True``: an RBF whose length-scales are
+        algorithms.md §5.8). ``True``: an RBF whose length-scales are
         those of a FITC-EP model with a length-scale per feature and
         ``BASIS_INDUCING`` (50) pseudo-inputs,
         learnt by its evidence on the same labels, over √2 (Gaussian basis functions

@@ -427,8 +427,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
     ard : bool or "auto", default=False
         One length-scale per feature (automatic relevance determination) in the
         default kernel; ``False`` keeps [Csa02]'s isotropic kernel. ``"auto"`` (not
-        the default: it did not pass the defaults gate, BENCHMARKS.md "The defaults
-        gate"): ``fit`` learns the isotropic kernel on the
+        the default: it did not pass the defaults gate, algorithms.md
+        §5.8): ``fit`` learns the isotropic kernel on the
         hyperparameters' subsample and the ARD kernel from its optimum, runs the pass
         with each (in one order) and keeps ARD where its prequential NLP — each
         example predicted before the pass absorbed it — over the examples outside
