@@ -228,7 +228,7 @@ def test_a_non_numeric_feature_column_is_named(tmp_path):
         ["colour", "size", "label"],
         [["red", 1.0, 0], ["blue", 2.0, 1]],
     )
-    with pytest.raises(ValueError, match="Column 'colour' of d.csv is not numeric"):
+    with pytest.raises(ValueError, match="Column 'colour' of d.csv, line 2: 'red' is"):
         load_file(tmp_path / "d.csv")
 
 
@@ -404,7 +404,13 @@ def test_feature_columns_are_checked_by_name_and_order(fitted_on_csv, capsys):
     folder, X, model = fitted_on_csv
     _write_csv(folder / "swapped.csv", ["b", "a"], X[200:, ::-1].tolist())
     _write_csv(folder / "renamed.csv", ["a", "c"], X[200:].tolist())
-    for name, says in (("swapped", "another order"), ("renamed", "lacks ['b']")):
+    ids = [[k, *x] for k, x in enumerate(X[200:].tolist())]
+    _write_csv(folder / "with_id.csv", ["id", "a", "b"], ids)
+    for name, says in (
+        ("swapped", "another order"),
+        ("renamed", "lacks ['b']; has ['c'] besides (drop them)"),
+        ("with_id", "has ['id'] besides (drop them):"),
+    ):
         for command in ("predict", "evaluate"):
             with pytest.raises(SystemExit) as exit_info:
                 main([command, str(model), str(folder / f"{name}.csv")])
@@ -501,3 +507,16 @@ def test_warnings_are_one_line_each_for_a_fit_of_many_problems(tmp_path, capsys)
     assert len(lines) == 1
     assert lines[0].startswith("sparsegp: warning: ConvergenceWarning: RVM EM")
     assert "(5 fits warned so)" in lines[0]
+
+
+def test_evaluate_with_an_unseen_label_prints_the_error_alone(fitted_on_csv, capsys):
+    """A test label the model never saw is an error before any of the table."""
+    folder, X, model = fitted_on_csv
+    labels = ["maybe"] + ["yes"] * 59
+    rows = [[a, label, b] for (a, b), label in zip(X[200:], labels, strict=True)]
+    _write_csv(folder / "unseen.csv", ["a", "outcome", "b"], rows)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(model), str(folder / "unseen.csv")])
+    printed = capsys.readouterr()
+    assert printed.out == "" and "maybe" in printed.err

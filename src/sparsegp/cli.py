@@ -315,9 +315,15 @@ def load_for_model(model, path, target):
         missing = [c for c in saved["features"] if c not in data.feature_names]
         extra = [c for c in data.feature_names if c not in saved["features"]]
         problem = (
-            f"lacks {missing}" + (f" and has {extra} besides" if extra else "")
-            if missing or extra
-            else "has them in another order"
+            "; ".join(
+                part
+                for part in (
+                    missing and f"lacks {missing}",
+                    extra and f"has {extra} besides (drop them)",
+                )
+                if part
+            )
+            or "has them in another order"
         )
         raise ValueError(
             f"{Path(path).name} {problem}: the model was fitted on the columns "
@@ -327,7 +333,7 @@ def load_for_model(model, path, target):
 
 
 def _csv_header(path):
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         return [name.strip() for name in next(csv.reader(handle), [])]
 
 
@@ -397,9 +403,10 @@ def run_evaluate(args):
             f"{data.target_name!r}; the model was fitted on {model.n_features_in_}."
         )
     final = model[-1] if isinstance(model, Pipeline) else model
+    rows = list(scores(model, data.X, data.y))  # an unseen label fails before output
     print(f"{type(final).__name__} on {data.X.shape[0]} samples of {args.data}")
     print("| metric | value |\n|---|---:|")
-    for name, value in scores(model, data.X, data.y):
+    for name, value in rows:
         print(f"| {name} | {value:.4f} |")
 
 

@@ -111,11 +111,16 @@ def _load_csv(path, target, n_features):
         _refuse_missing(path, header[j], columns[j], "value")
         try:
             X[:, k] = [float(cell) for cell in columns[j]]
-        except ValueError as error:
+        except ValueError:
+            line, cell = next(
+                (number, cell)
+                for number, cell in enumerate(columns[j], start=2)
+                if not _is_number(cell)
+            )
             raise ValueError(
-                f"Column {header[j]!r} of {path.name} is not numeric ({error}); "
-                "features must be numbers (encode categories first), and --target "
-                "must name the label column."
+                f"Column {header[j]!r} of {path.name}, line {line}: {cell.strip()!r} "
+                "is not a number; features must be numbers (encode categories "
+                "first), and --target must name the label column."
             ) from None
     y = None
     if target_index is not None:
@@ -147,6 +152,14 @@ def _refuse_missing(path, name, cells, what):
             f"({len(lines)} in all). Fill or drop those rows first; sparsegp does not "
             "impute."
         )
+
+
+def _is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
 
 
 def _as_numbers_or_strings(values):
