@@ -587,19 +587,21 @@ def _amplitude_prior():
 
 
 DEFAULTS_SPEED_FINDING = (
-    "FITC 2.1× libsvm + Platt at 1.04 % / 0.032 and full EP 0.32× scikit-learn's GPC "
-    "(both within their bounds); misses: the IVM 3.8× (30× before, bound 3×), every "
-    "digits fit over its bound (FITC 11 s, the IVM 16 s, the RVM 27 s with log-loss "
-    "0.19, the online GP 62 s, the NLP classifier 73 s, full EP 64 s) and FITC's ten "
-    "MNIST classes at the 40 s bound (40.5 s). The IVM's time is its selection at "
-    "d = 5√n (about 3.5 s) and the pass relearning its kernel on 2 000 rows (about "
-    "3 s), which keeps its NLP at FITC's (0.032; eq. 5's is 0.18). On digits every GP "
-    "but the RVM has a log-loss of 0.050–0.054, 0.6× libsvm's; their time is ten "
-    "one-vs-rest problems of many evaluations each (FITC about 25 evaluations of 6 "
-    "EP sweeps a class). The odds weight (w = 1.00 on both sets) halves the NLP of the "
-    "normalised Φ's on digits (0.053 against 0.107) and lowers it by a quarter on "
-    "MNIST (0.128 against 0.173) at no measurable cost. Run 2026-12-07 03:38–03:45, "
-    "alone."
+    "FITC 2.25× libsvm + Platt at 1.04 % / 0.032 and full EP 0.34× scikit-learn's GPC, "
+    "within their bounds, and FITC's ten MNIST classes in 39.1 s (40.5 s in a run an "
+    "hour earlier: at the bound); misses: the IVM 3.79× (30× before, bound 3×) and the "
+    "digits fits (FITC 10.3 s and 9.9 s in two fits of this run, the IVM 15 s, the RVM "
+    "22 s with log-loss 0.19, the online GP 34 s, full EP 61 s, the NLP classifier "
+    "70 s). The IVM's time is its selection at d = 5√n (about 3.5 s) and the pass "
+    "relearning its kernel on 2 000 rows (about 3 s), which keeps its NLP at FITC's "
+    "(0.032; eq. 5's is 0.18). On digits every GP but the RVM has a log-loss of "
+    "0.050–0.053, 0.6× libsvm's; their time is ten one-vs-rest problems of many "
+    "evaluations each (FITC about 25 evaluations of 6 EP sweeps a class). The odds "
+    "weight (w = 1.00 on both sets) halves the NLP of the normalised Φ's on digits "
+    "(0.053 against 0.107) and lowers it by a quarter on MNIST (0.128 against 0.173) "
+    "at no measurable cost. Run 2026-12-07 04:21–04:28, alone but for a 40-s test "
+    "run during the canary's second repeat (its IVM ratio 4.23, the others 3.76 and "
+    "3.79)."
 )
 
 PAPER_SPEED_FINDING = (
