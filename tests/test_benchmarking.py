@@ -34,8 +34,11 @@ def test_evaluate_and_table():
     p = fitted.predict_proba(X_test)[np.arange(200), (y_test == 1).astype(int)]
     np.testing.assert_allclose(ep.nlp, -np.mean(np.log(p)))
     assert ep.error == np.mean(fitted.predict(X_test) != y_test)
-    table = format_table([ep, svc])
-    assert "| xor | ep | 1 |" in table and "| xor | svc | 1 |" in table
+    table = format_table([ep, svc])  # one run each: no runs column, no ± 0
+    assert "| xor | ep | " in table and "| xor | svc | " in table
+    assert "runs" not in table and "±" not in table
+    twice = format_table([ep, ep, svc])
+    assert "| xor | ep | 2 |" in twice and "±" in twice
 
 
 def test_model_size_counts_relevance_vectors():

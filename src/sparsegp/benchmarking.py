@@ -245,23 +245,29 @@ def summarize(results):
 
 
 def format_table(results) -> str:
-    """Markdown table: error %, NLP (nats), fit seconds and size as mean ± sd."""
+    """Markdown table: error %, NLP (nats), fit seconds and size, as mean ± sd with
+    the number of runs where some row has more than one run, else as single values."""
+    rows = summarize(results)
+    repeated = any(row["n"] > 1 for row in rows)
+    runs = "| runs " if repeated else ""
     lines = [
-        "| data set | estimator | runs | test error % | test NLP (nats) | fit s | size |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        f"| data set | estimator {runs}| test error % | test NLP (nats) | fit s | size |",
+        "|---|---" + "|---:" * (5 if repeated else 4) + "|",
     ]
-    for row in summarize(results):
+    for row in rows:
         (e, es), (p, ps), (t, ts), (m, _) = (
             row["error"],
             row["nlp"],
             row["fit_seconds"],
             row["model_size"],
         )
-        lines.append(
-            f"| {row['dataset']} | {row['estimator']} | {row['n']} | "
-            f"{100 * e:.2f} ± {100 * es:.2f} | {p:.3f} ± {ps:.3f} | "
-            f"{t:.2f} ± {ts:.2f} | {m:.0f} |"
-        )
+        if repeated:
+            cells = [str(row["n"]), f"{100 * e:.2f} ± {100 * es:.2f}"]
+            cells += [f"{p:.3f} ± {ps:.3f}", f"{t:.2f} ± {ts:.2f}"]
+        else:
+            cells = [f"{100 * e:.2f}", f"{p:.3f}", f"{t:.2f}"]
+        line = [row["dataset"], row["estimator"], *cells, f"{m:.0f}"]
+        lines.append("| " + " | ".join(line) + " |")
     return "\n".join(lines)
 
 

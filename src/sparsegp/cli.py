@@ -119,6 +119,11 @@ def run_demo(out: Path | None, n_train: int | None = None):
         print("\nWarnings:\n" + "\n".join(notes))
     if out is not None:
         _save_figure(fitted, X_train, y_train, out)
+    print(
+        "\nNext: fit your own data, e.g. `sparsegp fit train.csv --model fitc "
+        "--output model.skops`, then `sparsegp evaluate model.skops test.csv` "
+        "(docs/cli.md; which model for which job: docs/guide.md)."
+    )
 
 
 def _warning_notes(name, caught):
