@@ -3,6 +3,7 @@ pages and unresolvable API references fail) and documents every public estimator
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,29 @@ def test_docs_build_strictly_with_every_estimator(tmp_path):
                 assert f'id="sparsegp.{name}.{method}"' in api, (name, method)
     for type_cell in returns_types(api):  # types, not half sentences or raw markup
         assert "``" not in type_cell and not re.search(r"\b(when|else)\b", type_cell)
+    # maths typeset with no network: MathJax and its fonts served with the site
+    assert not re.search(r'<script[^>]+src="https?:', api)
+    mathjax = site / "javascripts" / "mathjax"
+    assert (mathjax / "tex-mml-chtml.js").stat().st_size > 100_000
+    assert list((mathjax / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser:  # where a browser is installed: the API page's maths, typeset offline
+        dom = subprocess.run(
+            [
+                browser,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--virtual-time-budget=8000",
+                "--dump-dom",
+                (site / "api" / "index.html").as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        ).stdout
+        assert "<mjx-container" in dom
 
 
 def returns_types(api):
