@@ -429,6 +429,9 @@ _DATA_HELP = (
     ".txt) or a .npz file with arrays X and y"
 )
 _TARGET_HELP = "CSV only: the label column (default: the last column)"
+_SAVED_TARGET_HELP = (
+    "CSV only: the label column (default: the one named as at fit, else the last)"
+)
 
 
 def _add_fit_parser(commands):
@@ -474,14 +477,14 @@ def _add_predict_and_evaluate_parsers(commands):
     )
     predict.add_argument("model", type=Path, help=_MODEL_FILE_HELP)
     predict.add_argument("data", type=Path, help=_DATA_HELP + " (targets optional)")
-    predict.add_argument("--target", help=_TARGET_HELP)
+    predict.add_argument("--target", help=_SAVED_TARGET_HELP)
     predict.add_argument("--output", type=Path, help="CSV file (default: stdout)")
     evaluate = commands.add_parser(
         "evaluate", help="error, NLP, Brier score and AUC on a labelled file"
     )
     evaluate.add_argument("model", type=Path, help=_MODEL_FILE_HELP)
     evaluate.add_argument("data", type=Path, help=_DATA_HELP)
-    evaluate.add_argument("--target", help=_TARGET_HELP)
+    evaluate.add_argument("--target", help=_SAVED_TARGET_HELP)
 
 
 def _add_demo_parser(commands):
