@@ -72,16 +72,17 @@ def test_docs_build_strictly_with_every_estimator(tmp_path):
 
 
 def returns_types(api):
-    """The type column of every Returns table of the built API page."""
+    """The Type cell of every row of every Returns table of the built API page."""
     tables = re.findall(
         r'doc-section-title">Returns:</span>.*?</table>', api, flags=re.DOTALL
     )
     assert tables, "no Returns tables on the API page"
-    return [
-        cell
-        for table in tables
-        for cell in re.findall(r"</td>\s*<td>\s*<code>(.*?)</code>", table, re.DOTALL)
-    ]
+    cells = []
+    for table in tables:
+        column = re.findall(r"<th>(.*?)</th>", table).index("Type")
+        for row in re.findall(r'<tr class="doc-section-item">(.*?)</tr>', table, re.S):
+            cells.append(re.findall(r"<td>(.*?)</td>", row, re.DOTALL)[column])
+    return cells
 
 
 def test_every_example_of_the_docs_runs(capsys):
