@@ -212,7 +212,7 @@ def test_ard_auto_screens_from_the_isotropic_optimum_before_a_whole_fit(
         return _model_with_evidence(-100.0 + whole_gain)
 
     chosen, fits = ard_if_it_pays(
-        isotropic, screen, whole_ard_fit, np.ones(3), rows=on_rows
+        isotropic, screen, whole_ard_fit, np.ones(3), subsample=on_rows
     )
     stages = [stage for _, _, stage in screened]
     assert stages == (["evaluate", "screen"] if on_rows else ["screen"])
@@ -256,7 +256,7 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
         return _model_with_evidence(-90.0, best_screen.kernel)
 
     chosen, _ = ard_if_it_pays(
-        isotropic, screen, whole_ard_fit, np.array([1.0, 100, 0]), rows=False
+        isotropic, screen, whole_ard_fit, np.array([1.0, 100, 0]), subsample=False
     )
     common = np.sqrt((1.0 + 100.0**2) / 2)
     standardised = [2 / common, 200 / common, 2.0]

@@ -622,27 +622,32 @@ def screen_rows(n, rng):
     return np.sort(rng.choice(n, ARD_SCREEN_ROWS, replace=False))
 
 
-def ard_if_it_pays(isotropic, screen, whole_ard_fit, spreads, n_kernels=1, rows=True):
+def ard_if_it_pays(
+    isotropic, screen, whole_ard_fit, spreads, n_kernels=1, subsample=True
+):
     """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
     model's by more than the ``D − 1`` length-scales it adds to each of its
     ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
     isotropic model; ``spreads`` are the ``D`` features' standard deviations.
 
     A screen decides first: ``screen(kernel, start, stage)`` fits the ARD kernel on
-    the screen's rows (:func:`screen_rows`; ``rows`` False where those are every
-    row) from the fitted model ``start``'s other parameters, ``"evaluate"`` none (the
-    evidence at ``kernel``) and ``"screen"`` :data:`ARD_SCREEN_ITERATIONS`
-    iterations with the pseudo-inputs held, from the isotropic optimum made ARD (the
-    same function, the same evidence) and also on standardised features where the
-    evidence is higher there (:func:`ard_starts`); the isotropic kernel's evidence on
-    the same rows is the baseline. Only where a screen gains more than the penalty
-    does ``whole_ard_fit(screen)`` fit the ARD model on every row from the best
-    screen's kernel (FITC from its own initial pseudo-inputs: from the isotropic
-    optimum's its whole fit took several times as long). Returns the chosen model, its
+    the screen's rows (:func:`screen_rows`; ``subsample`` False where those are
+    every row, the fitted model's evidence then the baseline) from the fitted model
+    ``start``'s other parameters, ``"evaluate"`` none (the evidence at ``kernel``)
+    and ``"screen"`` :data:`ARD_SCREEN_ITERATIONS` iterations with the
+    pseudo-inputs held, from the isotropic optimum made ARD (the same function, the
+    same evidence) and also on standardised features where the evidence is higher
+    there (:func:`ard_starts`); the isotropic kernel's evidence on the same rows is
+    the baseline. Only where a screen gains more than the penalty does
+    ``whole_ard_fit(screen)`` fit the ARD model on every row from the best screen's
+    kernel (FITC from its own initial pseudo-inputs: from the isotropic optimum's
+    its whole fit took several times as long). Returns the chosen model, its
     ``details`` holding the gain and the choice, and the list of fits made.
     """
     penalty = n_kernels * (len(spreads) - 1)
-    baseline = screen(isotropic.kernel, isotropic, "evaluate") if rows else isotropic
+    baseline = isotropic
+    if subsample:
+        baseline = screen(isotropic.kernel, isotropic, "evaluate")
     starts = ard_starts(
         isotropic.kernel,
         spreads,
@@ -652,7 +657,7 @@ def ard_if_it_pays(isotropic, screen, whole_ard_fit, spreads, n_kernels=1, rows=
     screens = [screen(kernel, isotropic, "screen") for kernel, _ in starts]
     best = max(screens, key=lambda fit: fit.log_marginal_likelihood)
     gain = best.log_marginal_likelihood - baseline.log_marginal_likelihood
-    made = [baseline, *screens] if rows else screens
+    made = [baseline, *screens] if subsample else screens
     chosen = isotropic
     if gain > penalty:
         ard = whole_ard_fit(best)

@@ -61,11 +61,11 @@ class EPGPClassifier(GPClassifierMixin):
         One length-scale per feature in the default kernel. ``False`` is [RW06]'s
         isotropic kernel. ``"auto"`` fits the isotropic kernel, screens the ARD
         kernel from its optimum and keeps ARD where its log evidence is higher by
-        more than the ``D − 1`` length-scales it adds (algorithms.md §5.8): it pays
-        where features are irrelevant or in other units, at up to twice the
-        isotropic fit's time, and did not pass the defaults gate (algorithms.md
-        §5.8). ``True`` learns ARD length-scales. With a given
-        ``kernel``, ``"auto"`` keeps it.
+        more than the ``D − 1`` length-scales it adds: it pays where features are
+        irrelevant or in other units, at two to three times the isotropic fit's
+        time there, and did not pass the defaults gate (algorithms.md §5.8).
+        ``True`` learns ARD length-scales. With a given ``kernel``, ``"auto"``
+        keeps it.
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel and ``bias`` fixed.
     n_restarts_optimizer : int, default=0

@@ -516,9 +516,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in float64, else float64.
     posterior : {"auto", "active_set", "fitc"}, default="auto"
         ``"auto"``: ``"fitc"``'s pass over every site, its kernel and bias relearnt
-        on ``_fitc_pass.LEARN_ROWS_PER_POINT``·d rows drawn at random (every row
-        where there are fewer), so that the pass costs a share of the selection's
-        time (algorithms.md §1.9); eq. 5 where C·n·d² exceeds
+        on max(``_fitc_pass.LEARN_ROWS_PER_POINT``·d, ``LEARN_ROWS_LEAST``) rows
+        drawn at random (every row where there are fewer), so that the pass costs
+        about the selection's time (algorithms.md §1.9); eq. 5 where C·n·d² exceeds
         ``_fitc_pass.PASS_SIZE`` (5·10¹⁰: the pass's EP would cost more than the
         selection) or where the pass would not fit in memory (with a warning).
         Eq. 5's probabilities are under-confident on clean data and predict from d
@@ -698,10 +698,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
 
     def _posterior_pass(self, X, y, random_state):
         """The pass over every site that ``posterior`` asks for, or None (eq. 5's
-        posterior): ``"auto"``'s relearns the kernel on
-        ``_fitc_pass.LEARN_ROWS_PER_POINT``·d rows, is left out where it would cost
-        more than the selection (:func:`~._fitc_pass.relearning`), and with a
-        warning where it would not fit in memory."""
+        posterior): ``"auto"``'s relearns the kernel on max(2·d, 2 000) rows and is
+        left out where it would cost more than the selection
+        (:func:`~._fitc_pass.relearning`), and with a warning where it would not fit
+        in memory."""
         optimizer, learn_rows = self.optimizer, None
         if self.posterior == "active_set":
             return None
