@@ -206,10 +206,15 @@ def print_summary(summary):
     )
 
 
+def warm_up(estimator):
+    """One small fit, so that compiled kernels are built before anything is timed."""
+    data = make_classification(n_samples=300, random_state=0)
+    scored_fit(estimator, (*data, *data), "warm-up", "", 0)
+
+
 def fit_side(estimator, side, sets, realizations):
     """The rows of one side's fits over every split (:func:`splits`)."""
-    warm_up = make_classification(n_samples=300, random_state=0)
-    scored_fit(estimator, (*warm_up, *warm_up), "warm-up", "", 0)  # compiled kernels
+    warm_up(estimator)
     rows = []
     for dataset, realization, load in splits(sets, realizations):
         rows.append(scored_fit(estimator, load(), side, dataset, realization))
@@ -306,9 +311,8 @@ def main(argv=None):
 
 def paired_fits(current, candidate, sets, realizations):
     """Both sides' rows, each split's two fits back to back (in turn first)."""
-    warm_up = make_classification(n_samples=300, random_state=0)
-    for estimator in (current, candidate):  # compiled kernels built before timing
-        scored_fit(estimator, (*warm_up, *warm_up), "warm-up", "", 0)
+    warm_up(current)
+    warm_up(candidate)
     rows = []
     for dataset, realization, load in splits(sets, realizations):
         data = load()

@@ -110,7 +110,9 @@ def run_demo(out: Path | None, n_train: int | None = None):
                 estimator, X_train, y_train, X_test, y_test, name=name, dataset="banana"
             )
         results.append(result)
-        notes.update(dict.fromkeys(_warning_notes(name, caught)))
+        notes.update(
+            dict.fromkeys(f"  {name}: {line}" for line in warning_lines(caught))
+        )
     print(
         f"\nIDA banana, realization 1: {len(y_train)} training, {len(y_test)} test points"
     )
@@ -124,12 +126,6 @@ def run_demo(out: Path | None, n_train: int | None = None):
         "--output model.skops`, then `sparsegp evaluate model.skops test.csv` "
         "(docs/cli.md; which model for which job: docs/guide.md)."
     )
-
-
-def _warning_notes(name, caught):
-    """One line per warning an estimator's fit gave, for after the demo's table
-    (printed as they come they would break its progress bar)."""
-    return [f"  {name}: {w.category.__name__}: {w.message}" for w in caught]
 
 
 def warning_lines(caught):
