@@ -943,7 +943,10 @@ CLAIMS = [
         "threads gain nothing on the loaded machine (`thread_load`: 0.99–1.03×): every "
         "fit runs one BLAS thread. Rows re-run alone 2026-11-28 23:44 – 2026-11-29 06:09, "
         "the RVM's 2026-11-30 02:21–02:24 after its final EM's M-steps at the sites (1.52× "
-        "before, its one-thread fit 22.3 → 15.7 s) (the run files' parts).",
+        "before, its one-thread fit 22.3 → 15.7 s) (the run files' parts). The IVM rows "
+        'predate issue 86: beyond 2 000 rows `selection="auto"` now chooses on a '
+        "subsample and selects once, on one thread, so its second core serves the pass "
+        "alone (re-run pending).",
         (*_CORES_RUNS, "thread_load_final_review"),
         _cores,
     ),
