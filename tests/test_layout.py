@@ -36,10 +36,21 @@ def imported_modules(path):
 
 
 @pytest.mark.parametrize(
+    "path",
+    sorted((SOURCE / "approximations").glob("*.py"))
+    + sorted((SOURCE / "methods").glob("*.py")),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_engines_and_methods_never_import_estimators(path):
+    """The layers of CONTRIBUTING.md: estimators call methods, methods call engines."""
+    assert not [m for m in imported_modules(path) if "estimators" in m]
+
+
+@pytest.mark.parametrize(
     "path", sorted((SOURCE / "approximations").glob("*.py")), ids=lambda p: p.name
 )
-def test_engines_never_import_estimators(path):
-    assert not [m for m in imported_modules(path) if "estimators" in m]
+def test_engines_never_import_methods(path):
+    assert not [m for m in imported_modules(path) if "methods" in m]
 
 
 def test_estimator_modules_do_not_share_an_engines_name():
@@ -85,7 +96,8 @@ def test_no_estimator_module_builds_another_estimator(path):
 def test_one_fitted_model_class():
     classes = {
         node.name
-        for path in (SOURCE / "estimators").glob("*.py")
+        for folder in ("estimators", "methods")
+        for path in (SOURCE / folder).glob("*.py")
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.ClassDef) and node.name.endswith("Model")
     }

@@ -37,6 +37,7 @@ from benchmarks.vh17_multiclass.multiclass import digits
 from sparsegp import FITCGPClassifier
 from sparsegp.benchmarking import evaluate
 from sparsegp.datasets import load_magic
+from sparsegp.methods.pseudo_inputs import kmeans_centres
 
 
 class WholeDataKMeans(FITCGPClassifier):
@@ -44,7 +45,7 @@ class WholeDataKMeans(FITCGPClassifier):
     of all the training inputs (the same draws and fallbacks)."""
 
     def _kmeans_inducing(self, X, y, M, rng):
-        centres = self._kmeans_centres(X, np.arange(len(X)), M, rng)
+        centres = kmeans_centres(X, np.arange(len(X)), M, rng)
         return centres if len(centres) == M else self._all_distinct_inputs(centres, M)
 
 

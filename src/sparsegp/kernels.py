@@ -43,6 +43,19 @@ def split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
     return latent, noise
 
 
+def white_noise_bounds(kernel: Kernel) -> tuple[float, float] | str:
+    """The bounds of ``kernel``'s ``WhiteKernel`` level (``"fixed"`` where it is held);
+    ``ValueError`` as :func:`split_white_noise` where it has none."""
+    _split_white_noise(kernel)
+    white = _white_summand(expression.parse(kernel))
+    assert white is not None
+    bounds = white.kernel.noise_level_bounds
+    if isinstance(bounds, str):
+        return bounds
+    low, high = map(float, bounds)
+    return low, high
+
+
 def _split_white_noise(kernel: Kernel) -> tuple[Kernel, float]:
     white = _white_summand(expression.parse(kernel))
     if white is None:

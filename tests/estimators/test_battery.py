@@ -222,6 +222,7 @@ OVERSIZED = {
     sparsegp.IVMClassifier: ("active_set_size", "exceeds the 30 training points"),
     sparsegp.IVMRegressor: ("active_set_size", "exceeds the 30 training points"),
     sparsegp.FITCGPClassifier: ("n_inducing", "exceeds the 30 training points"),
+    sparsegp.SparseGPRegressor: ("n_inducing", "exceeds the 30 training points"),
     sparsegp.NLPSparseGPClassifier: (
         "max_basis_vectors",
         "leaves no training point outside the basis",

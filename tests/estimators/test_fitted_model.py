@@ -14,7 +14,7 @@ from sparsegp import (
     SparseOnlineGPClassifier,
 )
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators._base import FittedModel
+from sparsegp.methods.fitted import FittedModel
 
 from ..conftest import regression_data
 

@@ -13,10 +13,11 @@ from sklearn.exceptions import NotFittedError
 
 import sparsegp
 import sparsegp.approximations.rvm_ssem as rvm_ssem
-from sparsegp import RVMRegressor
+from sparsegp import RVMRegressor, SparseGPRegressor
 from sparsegp.approximations import sweep_kernels
 from sparsegp.datasets import make_xor_clusters
 from sparsegp.likelihoods import Gaussian, Probit
+from sparsegp.methods import sparse_regression
 
 ESTIMATORS = [getattr(sparsegp, name) for name in sparsegp.__all__]
 
@@ -46,6 +47,8 @@ def interrupted_on_third_call(*targets):
 def interruption(estimator):
     if isinstance(estimator, RVMRegressor):
         return interrupted_on_third_call((rvm_ssem, "regression_e_step"))
+    if isinstance(estimator, SparseGPRegressor):
+        return interrupted_on_third_call((sparse_regression, "bound_and_gradient"))
     if "Regressor" in type(estimator).__name__:
         return interrupted_on_third_call((Gaussian, "moments"))
     # parallel EP on the probit runs compiled (sweep_kernels), without Probit.moments

@@ -8,11 +8,13 @@ from ._magic import load_magic
 from ._mnist import downsample_13, load_mnist
 from ._ripley import load_crabs, load_synth
 from ._shipped import load_banana
+from ._uci import UCI_NAMES, load_uci
 
 __all__ = [
     "DATA_ENV_VAR",
     "DataFile",
     "IDA_NAMES",
+    "UCI_NAMES",
     "IDAInfo",
     "downsample_13",
     "ida_info",
@@ -23,6 +25,7 @@ __all__ = [
     "load_magic",
     "load_mnist",
     "load_synth",
+    "load_uci",
     "mackey_glass_regression",
     "make_mackey_glass",
     "make_xor_clusters",

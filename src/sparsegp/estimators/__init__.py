@@ -11,6 +11,7 @@ from .fitc_classifier import FITCGPClassifier
 from .informative_vector_machine import IVMClassifier, IVMRegressor
 from .nlp_classifier import NLPSparseGPClassifier
 from .relevance_vector_machine import RVMClassifier, RVMRegressor
+from .sparse_gp_regressor import SparseGPRegressor
 from .sparse_online_gp import SparseOnlineGPClassifier, SparseOnlineGPRegressor
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "NLPSparseGPClassifier",
     "RVMClassifier",
     "RVMRegressor",
+    "SparseGPRegressor",
     "SparseOnlineGPClassifier",
     "SparseOnlineGPRegressor",
 ]

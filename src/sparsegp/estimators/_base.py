@@ -17,9 +17,8 @@ import logging
 import os
 import warnings
 from abc import abstractmethod
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from numbers import Integral, Real
-from typing import Any, Protocol
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -31,24 +30,24 @@ from sklearn.gaussian_process.kernels import (
     RBF,
     CompoundKernel,
     ConstantKernel,
-    Kernel,
 )
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import kernel_expression as expression
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
 from ..exceptions import FeatureScaleWarning, NotPSDError, warn_at_caller
 from ..kernels import (
-    KernelBlocks,
     offset_names,
     with_length_scale_per_feature,
     with_length_scales_by_spread,
+)
+from ..methods.fitted import (
+    FittedModel,
 )
 from ._input_units import (
     conditioned_dask_inputs,
@@ -72,9 +71,6 @@ CLASSIFIER_RUNTIME_CONSTRAINTS: dict = {
 
 #: Distance in log-space below which a learnt hyperparameter counts as on its bound.
 _BOUND_TOLERANCE = 1e-6
-
-#: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
-_BATCH_ENTRIES = 2**25
 
 
 def fifth_up_to(n, cap):
@@ -128,56 +124,6 @@ def one_vs_rest(classes, y):
         yield np.where(y == positive, 1.0, -1.0)
 
 
-class Predictor(Protocol):
-    """What every engine's predictor offers: the latent predictive moments of test
-    points it sees through ``k(points, x)`` and ``k(x, x)``."""
-
-    def latent_mean_and_variance(
-        self, K_cross: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and variance (without the bias) from ``K_cross`` of shape (m, n*)."""
-
-
-@dataclass(frozen=True)
-class FittedModel:
-    """A fitted model, whatever the method: the one type every estimator returns.
-
-    Attributes
-    ----------
-    kernel : Kernel
-        The latent kernel (a regressor's noise is in ``likelihood``).
-    likelihood : Probit, MultinomialProbit or Gaussian
-    points : ndarray of shape (m, n_features)
-        The inputs the predictor sees a test point through: the training inputs (full
-        EP), the pseudo-inputs (FITC), the active set (IVM, NLP classifier), the basis
-        vectors (online GP), the relevance vectors (RVM).
-    predictor : Predictor
-    log_marginal_likelihood : float
-        The method's evidence (NaN where it has none).
-    n_iterations : int
-        The method's outer iterations (optimizer evaluations, EM steps, examples
-        absorbed, …).
-    converged : bool
-        Whether every iterative part stopped on its tolerance, not on its cap.
-    details : dict
-        What one method alone reports (the active set's training indices, the
-        selection's seconds, EP sweeps, the RVM's ``α``, …).
-    """
-
-    kernel: Kernel
-    likelihood: Any
-    points: np.ndarray
-    predictor: Predictor
-    log_marginal_likelihood: float = np.nan
-    n_iterations: int = 0
-    converged: bool = True
-    details: dict = field(default_factory=dict)
-
-    def latent_mean_and_variance(self, X):
-        """Latent predictive mean and variance at ``X``, in row blocks."""
-        return latent_from_kernel(self.kernel, self.points, self.predictor, X)
-
-
 def _without_leave_one_out(details):
     """``details`` less the training latents' cavities (O(n), needed in fit only)."""
     return {key: value for key, value in details.items() if key != "leave_one_out"}
@@ -227,44 +173,6 @@ def report_progress(estimator, message, level=1):
         LOGGER.log(logging.INFO if level <= 1 else logging.DEBUG, message)
     else:
         print(message)
-
-
-def batched_latent(predict, X, n_train):
-    """Apply ``predict(X_batch) -> (mean, var)`` over row blocks of ``X``.
-
-    The block size keeps each train-by-test kernel block near 256 MB.
-    """
-    size = max(1, _BATCH_ENTRIES // max(n_train, 1))
-    parts = [predict(X[start : start + size]) for start in range(0, len(X), size)]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def latent_from_kernel(kernel, points, predictor, X):
-    """Latent mean and variance at ``X`` of a posterior that sees a test point only
-    through ``k(points, x)`` and ``k(x, x)``.
-
-    ``predictor.latent_mean_and_variance(K_cross, k_diag)`` is the posterior's
-    prediction (full EP, FITC, the IVM's active set, the online GP's BV set); it is
-    applied over row blocks of ``X`` (:func:`batched_latent`), each block of
-    ``k(points, x)`` by :meth:`~sparsegp.kernels.KernelBlocks.cross`. A
-    ``CompoundKernel`` (a multi-class model's kernel per class) sees its own equal
-    share of ``points``, in order: ``K_cross`` stacks its kernels' blocks and
-    ``k_diag`` has a column per kernel.
-    """
-    kernels = expression.compound_parts(kernel) or [kernel]
-    blocks = [
-        KernelBlocks(k, share)
-        for k, share in zip(kernels, np.split(points, len(kernels)), strict=True)
-    ]
-
-    def predict(X_batch):
-        crosses = [block.cross(X_batch) for block in blocks]
-        return predictor.latent_mean_and_variance(
-            crosses[0] if len(crosses) == 1 else np.vstack(crosses),
-            kernel.diag(X_batch),
-        )
-
-    return batched_latent(predict, X, max(len(points), 1))
 
 
 def validate_dense(estimator, X, y="no_validation", **options):
@@ -519,8 +427,9 @@ def warn_if_few_features_count(spreads):
         )
 
 
-def default_rbf(X):
-    """``RBF(ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`, bounds ``ℓ₀·(10⁻⁵, 10⁵)``.
+def default_rbf(X, factor=1.0):
+    """``RBF(factor·ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`, bounds
+    ``ℓ₀·(10⁻⁵, 10⁵)``.
 
     scikit-learn's default range, moved to the data's scale: inputs in any units get
     the same search range. Warns if the kernel would see few of ``X``'s features
@@ -529,17 +438,18 @@ def default_rbf(X):
     warn_if_few_features_count(feature_spreads(X))
     length_scale = _length_scale_of(_feature_variances(X))
     return RBF(
-        length_scale, length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale)
+        factor * length_scale,
+        length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale),
     )
 
 
-def default_kernel(X, constant=None):
-    """``ConstantKernel(1) * RBF(ℓ₀)`` with the RBF of :func:`default_rbf`.
+def default_kernel(X, constant=None, factor=1.0):
+    """``ConstantKernel(1) * RBF(factor·ℓ₀)`` with the RBF of :func:`default_rbf`.
 
     With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
     prior variance of a random offset of the latent function.
     """
-    kernel = ConstantKernel(1.0) * default_rbf(X)
+    kernel = ConstantKernel(1.0) * default_rbf(X, factor)
     return kernel if constant is None else kernel + ConstantKernel(constant)
 
 

@@ -23,7 +23,11 @@ from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_ev
 from ..approximations.fitc_ep import InMemoryFITC
 from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable
-from ._base import FittedModel, report_progress, warn_ep_not_converged
+from ..methods.fitted import FittedModel
+from ._base import (
+    report_progress,
+    warn_ep_not_converged,
+)
 from .fitc_classifier import fitc_approximation, require_fitc_memory
 
 __all__ = [
@@ -159,13 +163,17 @@ class EverySitePass:
             fit = self.evidence(model, pool)
         return self.apply(model, fit)
 
+    def relearns(self, kernel) -> bool:
+        """Whether the pass relearns ``kernel`` (FITC can differentiate it)."""
+        return self.optimizer is not None and is_input_differentiable(kernel)
+
     def evidence(self, model: FittedModel, pool=None) -> EvidenceFit:
         """The pass's EP and evidence, its row blocks on the thread ``pool`` (in this
         thread without)."""
         kernel, bias = model.kernel, model.likelihood.bias
         if self.start is not None:
             kernel, bias = self.start
-        learn = self.optimizer is not None and is_input_differentiable(kernel)
+        learn = self.relearns(kernel)
         X, y = self.X, self.y
         if learn and self.learn_rows is not None and self.learn_rows < len(y):
             rng = check_random_state(self.random_state)

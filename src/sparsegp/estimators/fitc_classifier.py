@@ -9,7 +9,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.cluster import KMeans
 from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -38,6 +37,7 @@ from ..kernels import (
     with_length_scale_per_feature,
 )
 from ..likelihoods import Probit
+from ..methods.pseudo_inputs import kmeans_centres
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
@@ -58,11 +58,6 @@ from ._base import (
     warn_ep_not_converged,
 )
 from ._input_units import conditioned_inputs, in_input_units
-
-#: Training points k-means sees per pseudo-input: the initial centres only need to
-#: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per
-#: Lloyd iteration.
-_KMEANS_POINTS_PER_CENTRE = 20
 
 #: M × N float64 arrays alive at once in a fit with learnt hyperparameters: the cross
 #: covariance, V and L_B⁻¹V of the posterior, and the gradient's weights and products.
@@ -130,34 +125,11 @@ def kmeans_pseudo_inputs(X, y, M, rng):
     positive side with about a tenth of the pseudo-inputs (algorithms.md §5.8).
     k-means on all of ``X`` where a class has fewer distinct inputs than its share;
     fewer than ``M`` centres (every distinct input) where ``X`` has fewer."""
-    parts = [
-        _kmeans_centres(X, rows, k, rng) for rows, k in class_shares(y, M) if k > 0
-    ]
+    parts = [kmeans_centres(X, rows, k, rng) for rows, k in class_shares(y, M) if k > 0]
     centres = np.concatenate(parts)
     if len(np.unique(centres, axis=0)) == M:  # no class short of distinct inputs
         return centres
-    return _kmeans_centres(X, np.arange(len(X)), M, rng)
-
-
-def _kmeans_centres(X, rows, M, rng):
-    """``M`` k-means centres of ``X[rows]``, fitted on at most
-    ``_KMEANS_POINTS_PER_CENTRE·M`` of them; their distinct inputs instead where
-    there are at most ``M`` (repeated inputs: k-means would find fewer centres)."""
-    sample_rows = rows
-    if len(rows) > _KMEANS_POINTS_PER_CENTRE * M:
-        sample_rows = rows[
-            rng.choice(len(rows), _KMEANS_POINTS_PER_CENTRE * M, replace=False)
-        ]
-    sample, weights = rows_of(X, sample_rows), None
-    distinct, counts = np.unique(sample, axis=0, return_counts=True)
-    if len(distinct) < M:
-        if not is_dask_array(X):
-            distinct, counts = np.unique(X[rows], axis=0, return_counts=True)
-        if len(distinct) <= M:
-            return distinct
-        sample, weights = distinct, counts  # k-means on the rows, each input once
-    kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
-    return kmeans.fit(sample, sample_weight=weights).cluster_centers_
+    return kmeans_centres(X, np.arange(len(X)), M, rng)
 
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs

@@ -40,10 +40,10 @@ from ..kernels import (
     split_white_noise,
 )
 from ..likelihoods import Gaussian, Probit
+from ..methods.fitted import FittedModel
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
-    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
     ard_starts,
@@ -199,14 +199,18 @@ class _IVMFitting:
         Beyond ``AUTO_SELECTION_ROWS`` rows the two fits compare on a random
         subsample of that many, each with the share of ``d`` the subsample's rows
         are of all, and the strategy that predicts better there selects on every
-        row: the comparison costs a small fraction of the one selection that
-        follows (:meth:`_strategy_by_subsample`).
+        row from the kernel its subsample fit learnt (:meth:`_strategy_by_subsample`):
+        where ``then`` relearns the kernel on rows, once at that kernel (its rounds
+        would only move the pseudo-inputs the relearning starts from), else with
+        its ``n_outer_iterations`` rounds.
         """
         if self.selection != "auto" or len(y) > AUTO_SELECTION_ROWS:
-            strategy = self.selection
+            strategy, rounds = self.selection, None
             if strategy == "auto":
-                strategy = self._strategy_by_subsample(X, y, kernel, rng)
-            model, kernel = self._fit_ivm(X, y, kernel, rng, strategy)
+                strategy, kernel = self._strategy_by_subsample(X, y, kernel, rng)
+                if then is not None and then.relearns(kernel):
+                    rounds = 0
+            model, kernel = self._fit_ivm(X, y, kernel, rng, strategy, rounds=rounds)
         else:
             strategies = ("randomized", "random")
             seeds = rng.randint(2**31 - 1, size=2)
@@ -225,9 +229,10 @@ class _IVMFitting:
         return (model if then is None else then(model)), kernel
 
     def _strategy_by_subsample(self, X, y, kernel, rng):
-        """The selection of the two ``"auto"`` compares that predicts better on a
-        random subsample of ``AUTO_SELECTION_ROWS`` rows, each fitted there with
-        ``d`` scaled to the subsample (:meth:`_better_fit`)."""
+        """``(strategy, kernel)``: the selection of the two ``"auto"`` compares that
+        predicts better on a random subsample of ``AUTO_SELECTION_ROWS`` rows, each
+        fitted there from ``kernel`` with ``d`` scaled to the subsample
+        (:meth:`_better_fit`), and the kernel its fit learnt."""
         n, rows_n = len(y), AUTO_SELECTION_ROWS
         rows = np.sort(rng.choice(n, rows_n, replace=False))
         X_rows, y_rows = rows_of(X, rows), y[rows]
@@ -237,11 +242,13 @@ class _IVMFitting:
             self._fit_ivm(X_rows, y_rows, kernel, rng, strategy, d=d)
             for strategy in strategies
         ]
-        chosen = strategies[self._better_fit(X_rows, y_rows, fits, rng)]
+        index = self._better_fit(X_rows, y_rows, fits, rng)
         report_progress(
-            self, message=f"  IVM selection chosen on {rows_n} rows: {chosen}"
+            self,
+            message=f"  IVM selection chosen on {rows_n} rows: {strategies[index]}, "
+            f"kernel={fits[index][1]}",
         )
-        return chosen
+        return strategies[index], fits[index][1]
 
     def _fit_both_with_head_start(self, X, y, calls, stop, rng, then):
         """:meth:`_fit_active_set`'s two fits at once, and ``then``'s EP started on
@@ -303,7 +310,7 @@ class _IVMFitting:
         nlp = float(-np.mean(model.likelihood.log_predictive(mean, var, y)))
         return float(self._held_out_error(model, mean, var, y)), nlp
 
-    def _fit_ivm(self, X, y, kernel, rng, strategy, stop=None, d=None):
+    def _fit_ivm(self, X, y, kernel, rng, strategy, stop=None, d=None, rounds=None):
         """Alternate selection with L-BFGS-B on the active set's evidence (algorithms.md §1.8).
 
         ``L_IVM`` holds the sites fixed, so a round can move to a degenerate kernel
@@ -311,12 +318,14 @@ class _IVMFitting:
         therefore scored by the predictive NLP of up to ``_N_SCORE`` training points
         outside the active set (the O(n) criterion of [LSH02] §3), and the best round
         kept; with ``ard="auto"`` one more round may try a length-scale per feature
-        (:meth:`_ard_round`). ``d`` (None: the estimator's) is the active set's size.
+        (:meth:`_ard_round`). ``d`` (None: the estimator's) is the active set's size,
+        ``rounds`` (None: ``n_outer_iterations``) the rounds' count.
         """
         start = time.perf_counter()
         d = self._active_set_size(len(y)) if d is None else d
         space = ParameterSpace([kernel_block(kernel)])
-        rounds = self.n_outer_iterations if self.optimizer and len(space) else 0
+        rounds = self.n_outer_iterations if rounds is None else rounds
+        rounds = rounds if self.optimizer and len(space) else 0
         state, seconds = self._select(X, y, kernel, d, rng, strategy, stop)
         best = self._freeze(X, y, kernel, state, seconds, strategy)
         best_nlp = self._held_out_nlp(state, len(y), rng) if rounds else 0.0
@@ -567,9 +576,10 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         ``Φ_k`` normalised) for two classes or without the FITC pass
         (``posterior="active_set"``).
     n_iter_ : int or ndarray
-        Alternations of hyperparameter steps and reselection run
+        Alternations of hyperparameter steps and reselection run on every row
         (``n_outer_iterations``, and one more for ``ard="auto"``'s round; 0 without
-        an optimizer).
+        an optimizer, and 0 where ``selection="auto"`` learnt the kernel on a
+        subsample and the pass over every site relearns it).
     converged_ : bool
         Always True: the schedule is fixed.
     active_set_ : ndarray of shape (d,), or list of them (one per class beyond two)

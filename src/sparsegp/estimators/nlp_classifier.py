@@ -36,11 +36,11 @@ from ..approximations.nlp_selection import (
 from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
+from ..methods.fitted import FittedModel
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
-    FittedModel,
     GPClassifierMixin,
     ard_starts,
     chooses_ard,

@@ -25,10 +25,10 @@ from ..approximations.rvm_ssem import (
 from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
+from ..methods.fitted import FittedModel
 from ._base import (
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
-    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
     class_shares,

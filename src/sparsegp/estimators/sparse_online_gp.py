@@ -26,10 +26,10 @@ from ..approximations.ivm import maximize_regression_evidence
 from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
+from ..methods.fitted import FittedModel
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
-    FittedModel,
     GPClassifierMixin,
     GPRegressorMixin,
     ard_starts,

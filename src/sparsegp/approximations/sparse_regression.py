@@ -1,0 +1,267 @@
+"""Sparse GP regression with inducing inputs: the collapsed bound of VFE and FITC's evidence.
+
+With ``Q = K_fu K_uu⁻¹ K_uf``, noise ``σ²`` and ``D = σ²I`` (VFE, [Tit09]) or
+``D = σ²I + diag(K_ff − Q)`` (FITC, [SG06]), the objective is
+
+    log N(y | 0, Q + D) − [VFE] tr(K_ff − Q) / (2σ²)
+
+(algorithms.md §6b). In the whitened form ``V = L_u⁻¹ K_uf``,
+``B = I + V D⁻¹ Vᵀ = L_B L_Bᵀ`` and ``c = L_B⁻¹ V D⁻¹ y``, it costs O(n·M²) through
+sums over row blocks, and so does its gradient: with ``C = Q + D``, ``α = C⁻¹ y``
+and ``W = ½(ααᵀ − C⁻¹)``, ``d log p = tr(W̃ dQ) + Σ wᵢ dkᵢᵢ + g dσ²`` where
+``W̃ = W + I/(2σ²)``, ``w = −1/(2σ²)``, ``g = tr W + tr(K_ff − Q)/(2σ⁴)`` for VFE and
+``W̃ = W − diag W``, ``w = diag W``, ``g = tr W`` for FITC; ``tr(W̃ dQ)`` reaches
+``K_uf`` and ``K_uu`` through ``R = K_uu⁻¹ K_uf``: ``2⟨R W̃, dK_uf⟩ − ⟨R W̃ Rᵀ, dK_uu⟩``,
+and ``R W = L_u⁻ᵀ(½ (Vα) αᵀ − ½ L_B⁻ᵀ L_B⁻¹ V D⁻¹)`` by Woodbury, one block of
+columns at a time. Every training row is seen twice per evaluation (once for ``B``
+and ``c``, once for the gradient), by :class:`~.blocks.Blocks` on whichever executor
+holds them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from sklearn.gaussian_process.kernels import Kernel
+
+from .._linalg import (
+    cholesky_jitter,
+    inverse_lower,
+    log_det_from_cholesky,
+    solve_lower,
+    solve_lower_transpose,
+    solve_lower_wide,
+)
+from ..kernels import CrossCovariance, is_input_differentiable
+from .blocks import Blocks
+from .fitc_ep import FITCPredictor
+
+__all__ = [
+    "Bound",
+    "RegressionBlock",
+    "bound_and_gradient",
+    "evaluate_bound",
+    "new_regression_block",
+]
+
+Approximation = Literal["vfe", "fitc"]
+
+#: Jitter on ``K_uu``'s diagonal, relative to the kernel's variance (GPflow's default
+#: is 10⁻⁶ absolute, on standardised targets the same).
+JITTER = 1e-6
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@dataclass(frozen=True)
+class RegressionBlock:
+    """A block of training rows and their targets."""
+
+    X: np.ndarray
+    y: np.ndarray
+
+
+def new_regression_block(
+    X: np.ndarray, y: np.ndarray, first: int = 0
+) -> RegressionBlock:
+    """The block of rows ``X`` (starting at row ``first`` of the training set)."""
+    return RegressionBlock(np.ascontiguousarray(X, dtype=float), np.asarray(y, float))
+
+
+@dataclass(frozen=True)
+class _Inducing:
+    """What every block's work shares: the kernel, the pseudo-inputs, ``L_u`` and
+    its inverse (the blocks' wide solves are products with it:
+    :func:`~sparsegp._linalg.solve_lower_wide`), the noise and the approximation."""
+
+    kernel: Kernel
+    Z: np.ndarray
+    chol_uu: np.ndarray
+    inverse_uu: np.ndarray
+    noise: float
+    approximation: Approximation
+
+    def whitened(
+        self, block: RegressionBlock, cross: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``V = L_u⁻¹ K_uf``, the diagonal ``d`` of ``D`` and ``kᵢᵢ − Qᵢᵢ`` of a block
+        whose ``K_uf`` is ``cross``."""
+        V = solve_lower_wide(self.chol_uu, cross, inverse=self.inverse_uu)
+        residual = np.maximum(
+            self.kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0
+        )
+        d = (
+            self.noise + residual
+            if self.approximation == "fitc"
+            else np.full(len(block.y), self.noise)
+        )
+        return V, d, residual
+
+
+def _cross(kernel: Kernel, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``K(Z, X)``: by :class:`~sparsegp.kernels.CrossCovariance` (one product, no
+    distance matrix) where it can evaluate the kernel."""
+    if is_input_differentiable(kernel):
+        return CrossCovariance(kernel, Z, X).value
+    return kernel(Z, X)
+
+
+def _statistics(
+    block: RegressionBlock, shared: _Inducing
+) -> tuple[np.ndarray, np.ndarray, float, float, float, int]:
+    """A block's ``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d, Σ (kᵢᵢ − Qᵢᵢ), rows)``:
+    O(b·M²)."""
+    V, d, residual = shared.whitened(block, _cross(shared.kernel, shared.Z, block.X))
+    scaled = V / np.sqrt(d)
+    return (
+        scaled @ scaled.T,
+        V @ (block.y / d),
+        float(np.sum(np.log(d))),
+        float(np.sum(block.y**2 / d)),
+        float(np.sum(residual)),
+        len(block.y),
+    )
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The objective at one point, and what its gradient and the predictor need.
+
+    Attributes
+    ----------
+    value : float
+        ``log N(y | 0, Q + D)`` (minus VFE's trace term).
+    shared : _Inducing
+    chol_B : ndarray of shape (M, M)
+        ``L_B``.
+    c : ndarray of shape (M,)
+        ``L_B⁻¹ V D⁻¹ y``.
+    inverse_B : ndarray of shape (M, M)
+        ``L_B⁻¹``.
+    u : ndarray of shape (M,)
+        ``L_B⁻ᵀ c``.
+    V_alpha : ndarray of shape (M,)
+        ``V α`` with ``α = (Q + D)⁻¹ y``.
+    trace : float
+        ``tr(K_ff − Q)``.
+    n : int
+    """
+
+    value: float
+    shared: _Inducing
+    chol_B: np.ndarray
+    c: np.ndarray
+    inverse_B: np.ndarray
+    u: np.ndarray
+    V_alpha: np.ndarray
+    trace: float
+    n: int
+
+    def predictor(self) -> FITCPredictor:
+        """Mean ``k_uᵀ L_u⁻ᵀ L_B⁻ᵀ c`` and latent variance ``k** − ‖a‖² + ‖L_B⁻¹a‖²``
+        with ``a = L_u⁻¹ k_u`` (algorithms.md §6b)."""
+        weights = solve_lower_transpose(
+            self.shared.chol_uu, solve_lower_transpose(self.chol_B, self.c)
+        )
+        return FITCPredictor(
+            chol_uu=self.shared.chol_uu, chol_B=self.chol_B, weights=weights
+        )
+
+
+def evaluate_bound(
+    blocks: Blocks,
+    kernel: Kernel,
+    Z: np.ndarray,
+    noise: float,
+    approximation: Approximation,
+) -> Bound:
+    """The objective of ``approximation`` at ``kernel``, pseudo-inputs ``Z`` and noise
+    variance ``noise``, one pass over the row ``blocks``."""
+    K_uu = kernel(Z)
+    K_uu.flat[:: len(Z) + 1] += JITTER * max(float(np.mean(np.diag(K_uu))), 1e-300)
+    chol_uu = cholesky_jitter(K_uu, what="K_uu of the pseudo-inputs")
+    shared = _Inducing(
+        kernel,
+        np.asarray(Z, float),
+        chol_uu,
+        inverse_lower(chol_uu),
+        float(noise),
+        approximation,
+    )
+    gram, projected, log_d, y_d_y, trace, n = blocks.map_sum(_statistics, shared)
+    B = gram
+    B.flat[:: len(Z) + 1] += 1.0
+    chol_B = cholesky_jitter(B, what="B = I + V D⁻¹ Vᵀ")
+    c = solve_lower(chol_B, projected)
+    value = -0.5 * (n * _LOG_2PI + log_d + log_det_from_cholesky(chol_B))
+    value -= 0.5 * (y_d_y - float(c @ c))
+    if approximation == "vfe":
+        value -= 0.5 * trace / noise
+    # V α = V D⁻¹ y − V D⁻¹ Vᵀ L_B⁻ᵀ c, and V D⁻¹ Vᵀ = B − I
+    u = solve_lower_transpose(chol_B, c)
+    V_alpha = projected - (gram @ u - u)
+    inverse_B = inverse_lower(chol_B)
+    return Bound(
+        float(value), shared, chol_B, c, inverse_B, u, V_alpha, float(trace), n
+    )
+
+
+def _sensitivities(
+    block: RegressionBlock, bound: Bound
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A block's share of the gradient: ``(θ part of ⟨S_uf, dK_uf⟩, its Z part,
+    P Vᵀ, Σ diag W)`` with ``S_uf = 2 R W̃`` (this block's columns) and
+    ``R W̃ = L_u⁻ᵀ P``."""
+    shared = bound.shared
+    covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
+    V, d, _ = shared.whitened(block, covariance.value)
+    alpha = (block.y - V.T @ bound.u) / d
+    E = solve_lower_wide(bound.chol_B, V, inverse=bound.inverse_B)
+    diag_inverse = (1.0 - np.einsum("ij,ij->j", E, E) / d) / d  # diag (Q + D)⁻¹
+    diag_W = 0.5 * (alpha**2 - diag_inverse)
+    E = solve_lower_wide(bound.chol_B, E, trans=True, out=E, inverse=bound.inverse_B)
+    P = 0.5 * np.outer(bound.V_alpha, alpha)
+    P -= 0.5 * E / d
+    if shared.approximation == "fitc":
+        P -= V * diag_W
+    else:
+        P += V / (2.0 * shared.noise)
+    weights = solve_lower_wide(shared.chol_uu, P, trans=True, inverse=shared.inverse_uu)
+    weights *= 2.0
+    grad_theta, grad_Z = covariance.gradients(weights)
+    return grad_theta, grad_Z, P @ V.T, float(np.sum(diag_W))
+
+
+def bound_and_gradient(
+    blocks: Blocks,
+    kernel: Kernel,
+    Z: np.ndarray,
+    noise: float,
+    approximation: Approximation,
+) -> tuple[Bound, np.ndarray, float, np.ndarray]:
+    """The objective (:func:`evaluate_bound`) and its gradient in the kernel's ``θ``
+    (log-space, the order of ``kernel.theta``), the noise variance and ``Z``: two
+    passes over the row ``blocks``, O(n·M²) (module docstring).
+
+    The kernel must be one :class:`~sparsegp.kernels.CrossCovariance` differentiates.
+    """
+    bound = evaluate_bound(blocks, kernel, Z, noise, approximation)
+    shared = bound.shared
+    grad_theta, grad_Z, P_Vt, trace_W = blocks.map_sum(_sensitivities, bound)
+    # −⟨R W̃ Rᵀ, dK_uu⟩ with R W̃ Rᵀ = L_u⁻ᵀ P Vᵀ L_u⁻¹
+    inner = solve_lower_transpose(shared.chol_uu, P_Vt)
+    S_uu = -solve_lower_transpose(shared.chol_uu, inner.T)
+    S_uu = 0.5 * (S_uu + S_uu.T)
+    theta_uu, Z_uu = CrossCovariance(kernel, shared.Z).gradients(S_uu)
+    if approximation == "fitc":
+        diagonal_weight, grad_noise = trace_W, trace_W
+    else:
+        diagonal_weight = -0.5 * bound.n / noise
+        grad_noise = trace_W + 0.5 * bound.trace / noise**2
+    theta_diag, _ = CrossCovariance(kernel, shared.Z[:1]).gradients(
+        np.array([[diagonal_weight]])
+    )
+    return bound, grad_theta + theta_uu + theta_diag, grad_noise, grad_Z + 2.0 * Z_uu

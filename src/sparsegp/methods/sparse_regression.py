@@ -1,0 +1,241 @@
+"""Sparse GP regression with learnt pseudo-inputs: VFE ([Tit09]) or FITC ([SG06]).
+
+The method over :mod:`~sparsegp.approximations.sparse_regression`'s closed-form
+objective: pseudo-inputs started at k-means centres, then kernel, noise and
+pseudo-inputs learnt together by L-BFGS-B on the objective and its analytic gradient
+(algorithms.md §6b), the training rows in blocks on threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sklearn.gaussian_process.kernels import Kernel
+
+from .._optimize import (
+    LogBlock,
+    OptimizationResult,
+    ParameterSpace,
+    inputs_block,
+    kernel_block,
+    maximize,
+)
+from ..approximations.blocks import (
+    Blocks,
+    LocalBlocks,
+    ThreadBlocks,
+    balanced_row_ranges,
+    thread_pool,
+)
+from ..approximations.sparse_regression import (
+    Approximation,
+    Bound,
+    bound_and_gradient,
+    evaluate_bound,
+    new_regression_block,
+)
+from ..likelihoods import Gaussian
+from .fitted import FittedModel
+from .pseudo_inputs import kmeans_centres
+
+__all__ = ["SparseRegression", "row_blocks"]
+
+#: Rows and L-BFGS-B iterations of the fits that choose among starts
+#: (:meth:`SparseRegression._best_start`).
+START_ROWS = 3000
+START_ITERATIONS = 30
+
+#: Rows of a block: its M × rows arrays stay in cache-sized pieces, and two threads
+#: get equal shares (:func:`~sparsegp.approximations.blocks.balanced_row_ranges`).
+BLOCK_ROWS = 2048
+
+
+def row_blocks(
+    X: np.ndarray,
+    y: np.ndarray,
+    pool: Executor | None = None,
+    largest: int = BLOCK_ROWS,
+) -> LocalBlocks:
+    """The training rows in blocks of at most ``largest`` rows, worked on by the
+    thread ``pool`` (in this thread without)."""
+    blocks = [
+        new_regression_block(X[start:stop], y[start:stop], start)
+        for start, stop in balanced_row_ranges(len(y), largest)
+    ]
+    return LocalBlocks(blocks) if pool is None else ThreadBlocks(blocks, pool)
+
+
+@dataclass(frozen=True)
+class _Learnt:
+    """A fit's end: kernel, noise, pseudo-inputs, the objective there and the
+    optimizer's result (None where nothing was learnt)."""
+
+    kernel: Kernel
+    noise: float
+    Z: np.ndarray
+    bound: Bound
+    result: OptimizationResult | None
+
+
+@dataclass(frozen=True)
+class SparseRegression:
+    """Settings of a sparse GP regression fit, and the fit (:meth:`fit`).
+
+    Attributes
+    ----------
+    approximation : {"vfe", "fitc"}
+        Titsias's collapsed bound, or FITC's evidence.
+    n_inducing : int
+        Pseudo-inputs ``M``.
+    max_iter : int or None
+        L-BFGS-B iterations over kernel, noise and pseudo-inputs; None keeps the
+        kernel, the noise and the k-means pseudo-inputs.
+    learn_inducing : bool
+        Whether the pseudo-inputs move with the hyperparameters.
+    noise_bounds : tuple of float or None
+        Bounds on the noise variance (the targets' units squared); None holds it.
+    n_threads : int
+        Threads the row blocks run on.
+    progress : str or None
+        A label for the optimizer's progress bar (None: no bar).
+    """
+
+    approximation: Approximation = "vfe"
+    n_inducing: int = 200
+    max_iter: int | None = 200
+    learn_inducing: bool = True
+    noise_bounds: tuple[float, float] | None = (1e-5, 1e5)
+    n_threads: int = 1
+    progress: str | None = None
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        starts: Sequence[tuple[Kernel, float]],
+        rng: np.random.RandomState,
+        report: Callable[[str], None] | None = None,
+    ) -> FittedModel:
+        """The fitted model of targets ``y`` at inputs ``X`` from the best of
+        ``starts``, ``(kernel without noise, noise variance)`` pairs
+        (:meth:`_best_start`); ``report`` receives a line at the end."""
+        kernel, noise = self._best_start(X, y, starts, rng)
+        fit = self._fit_from(X, y, kernel, noise, rng)
+        if report is not None:
+            report(
+                f"{self.approximation.upper()}: M={len(fit.Z)}, objective "
+                f"{fit.bound.value:.4f}, noise {fit.noise:.4g}, kernel={fit.kernel}"
+            )
+        result = fit.result
+        return FittedModel(
+            kernel=fit.kernel,
+            likelihood=Gaussian(fit.noise),
+            points=np.asarray(fit.Z),
+            predictor=fit.bound.predictor(),
+            log_marginal_likelihood=fit.bound.value,
+            n_iterations=0 if result is None else result.n_evaluations,
+            converged=True if result is None else result.converged,
+            details={"approximation": self.approximation},
+        )
+
+    def _fit_from(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        kernel: Kernel,
+        noise: float,
+        rng: np.random.RandomState,
+    ) -> _Learnt:
+        """k-means pseudo-inputs, then :meth:`_learn` from ``kernel`` and ``noise``
+        over every row."""
+        Z = kmeans_centres(X, np.arange(len(X)), min(self.n_inducing, len(X)), rng)
+        with thread_pool(self.n_threads) as pool:
+            blocks = row_blocks(X, y, pool)
+            try:
+                kernel, noise, Z, result = self._learn(blocks, kernel, noise, Z, rng)
+                bound = evaluate_bound(blocks, kernel, Z, noise, self.approximation)
+            finally:
+                blocks.close()
+        return _Learnt(kernel, noise, Z, bound, result)
+
+    def _best_start(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        starts: Sequence[tuple[Kernel, float]],
+        rng: np.random.RandomState,
+    ) -> tuple[Kernel, float]:
+        """The start whose fit of ``START_ITERATIONS`` steps on ``START_ROWS`` random
+        rows (``M`` a fifth of them at most) ends highest: from a length-scale too
+        long for the few features that matter (pumadyn32nm's 2 of 32 at the default
+        ``√D``), the objective climbs to the model that explains every target as
+        noise and stays there. Without learning, or with one start, the first."""
+        if self.max_iter is None or len(starts) == 1:
+            return starts[0]
+        rows = rng.choice(len(X), min(START_ROWS, len(X)), replace=False)
+        screen = replace(
+            self,
+            n_inducing=min(self.n_inducing, len(rows) // 5 or 1),
+            max_iter=START_ITERATIONS,
+        )
+        ends = [
+            screen._fit_from(X[rows], y[rows], kernel, noise, rng)
+            for kernel, noise in starts
+        ]
+        best = max(ends, key=lambda end: end.bound.value)
+        return starts[ends.index(best)]
+
+    def _learn(
+        self,
+        blocks: Blocks,
+        kernel: Kernel,
+        noise: float,
+        Z: np.ndarray,
+        rng: np.random.RandomState,
+    ) -> tuple[Kernel, float, np.ndarray, OptimizationResult | None]:
+        """``(kernel, noise, Z, result)`` after L-BFGS-B on the objective (the start
+        and None without ``max_iter``)."""
+        space = self._space(kernel, Z)
+        if self.max_iter is None or len(space) == 0:
+            return kernel, noise, Z, None
+        start = {"kernel": kernel, "noise": noise, "inducing": Z}
+
+        def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+            values = start | space.unpack(x)
+            bound, grad_theta, grad_noise, grad_Z = bound_and_gradient(
+                blocks,
+                values["kernel"],
+                values["inducing"],
+                values["noise"],
+                self.approximation,
+            )
+            gradient = {"kernel": grad_theta, "noise": grad_noise, "inducing": grad_Z}
+            return bound.value, space.pack_gradient(values, gradient)
+
+        result = maximize(
+            objective,
+            space.pack(start),
+            space.bounds(),
+            random_state=rng,
+            max_iter=self.max_iter,
+            progress=self.progress,
+        )
+        end = start | space.unpack(result.x)
+        return end["kernel"], end["noise"], end["inducing"], result
+
+    def _space(self, kernel: Kernel, Z: np.ndarray) -> ParameterSpace:
+        """Kernel ``θ``, the noise's log and, where they are learnt, the pseudo-inputs
+        in units of the inputs' spread."""
+        unit = float(np.mean(np.std(Z, axis=0))) or 1.0
+        return ParameterSpace(
+            [
+                kernel_block(kernel),
+                None
+                if self.noise_bounds is None
+                else LogBlock("noise", (), np.log([self.noise_bounds])),
+                inputs_block(Z, unit) if self.learn_inducing else None,
+            ]
+        )
