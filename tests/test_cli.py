@@ -522,3 +522,35 @@ def test_evaluate_with_an_unseen_label_prints_the_error_alone(fitted_on_csv, cap
         main(["evaluate", str(model), str(folder / "unseen.csv")])
     printed = capsys.readouterr()
     assert printed.out == "" and "maybe" in printed.err
+
+
+def test_sgpr_regresses_and_refuses_class_labels(tmp_path, capsys):
+    X, y = make_friedman1(200, noise=1.0, random_state=0)
+    np.savez(tmp_path / "train.npz", X=X, y=y)
+    model_file = tmp_path / "model.joblib"
+    main(
+        [
+            "fit",
+            str(tmp_path / "train.npz"),
+            "--model",
+            "sgpr",
+            "--param",
+            "n_inducing=20",
+            "--output",
+            str(model_file),
+        ]
+    )
+    assert "SparseGPRegressor fitted" in capsys.readouterr().out
+    np.savez(tmp_path / "labels.npz", X=X, y=(y > y.mean()).astype(int))
+    with pytest.raises(SystemExit):
+        main(
+            [
+                "fit",
+                str(tmp_path / "labels.npz"),
+                "--model",
+                "sgpr",
+                "--output",
+                str(model_file),
+            ]
+        )
+    assert "does regression only" in capsys.readouterr().err

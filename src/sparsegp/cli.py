@@ -44,6 +44,7 @@ from . import (
     RVMClassifier,
     RVMRegressor,
     SparseOnlineGPClassifier,
+    SparseGPRegressor,
     SparseOnlineGPRegressor,
     __version__,
 )
@@ -62,6 +63,7 @@ MODELS = {
         "regression": SparseOnlineGPRegressor,
     },
     "rvm": {"classification": RVMClassifier, "regression": RVMRegressor},
+    "sgpr": {"regression": SparseGPRegressor},
 }
 
 

@@ -516,3 +516,19 @@ def test_ivm_ard_true_starts_with_a_length_scale_per_feature():
     assert "ard" not in fit.estimators_[0].details
     with pytest.raises(ValueError, match="default kernel"):
         IVMClassifier(RBF(1.0), ard=True, active_set_size=30).fit(X, y)
+
+
+def test_regressor_keeps_its_store_in_float64_whatever_its_size():
+    """A float32 store rounds the selection's variances to about 10⁻⁷ of the prior's:
+    on nearly noise-free targets they went negative (issue 89)."""
+    assert IVMRegressor()._store_dtype(10**6, 1000) == np.float64
+    assert IVMClassifier()._store_dtype(10**6, 1000) == np.float32
+
+
+def test_rounds_without_a_finite_held_out_nlp_warn(monkeypatch):
+    X = np.random.default_rng(0).normal(size=(80, 2))
+    monkeypatch.setattr(
+        IVMRegressor, "_held_out_nlp", lambda self, state, n, rng: np.nan
+    )
+    with pytest.warns(UserWarning, match="was not finite"):
+        IVMRegressor(active_set_size=20, random_state=0).fit(X, X[:, 0])

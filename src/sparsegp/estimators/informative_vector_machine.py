@@ -34,6 +34,7 @@ from ..approximations.ivm import (
     subset_log_marginal_likelihood,
 )
 from ..approximations.partitioned_ivm import PartitionedActiveSet, new_adf_block
+from ..exceptions import NumericalWarning, warn_at_caller
 from ..kernels import (
     KernelBlocks,
     gram_and_weighted_gradient,
@@ -344,6 +345,14 @@ class _IVMFitting:
                 f"kernel={kernel}",
             )
         state.close()
+        if rounds and not np.isfinite(best_nlp):
+            warn_at_caller(
+                f"{type(self).__name__}: the held-out NLP of every hyperparameter "
+                "round was not finite, so the starting kernel was kept; the selection "
+                "lost its precision (try store_dtype='float64', or a larger noise "
+                "or jitter term in the kernel).",
+                NumericalWarning,
+            )
         if rounds and self._chooses_ard(X):
             best = self._ard_round(X, y, best, best_nlp, d, rng, strategy, stop)
             rounds += 1
@@ -759,8 +768,15 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     ----------
     kernel : sklearn kernel with a WhiteKernel summand, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
-    active_set_size, selection_size, retain, n_random_start, n_full_greedy, store_dtype
+    active_set_size, selection_size, retain, n_random_start, n_full_greedy
         As for :class:`IVMClassifier`.
+    store_dtype : {"auto", "float32", "float64"}, default="auto"
+        As for :class:`IVMClassifier`, but ``"auto"`` is float64 whatever the store's
+        size: a point's posterior variance ``k(x, x) − ‖v‖²`` is the difference of
+        the store's entries, which float32 rounds to about 10⁻⁷ of the prior
+        variance, and on nearly noise-free targets the noise variance is no larger
+        (the selection's variances then go negative, every round's evidence is NaN
+        and the start kernel is kept: worse than a linear model).
     selection : {"randomized", "auto", "greedy", "random"}, default="randomized"
         As for :class:`IVMClassifier` (``"auto"`` compares held-out squared errors).
         With a Gaussian likelihood the greedy score is the posterior variance, which
@@ -838,6 +854,9 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self.normalize_y = normalize_y
         self.random_state = random_state
         self.verbose = verbose
+
+    def _store_dtype(self, n, d):
+        return np.dtype(np.float64 if self.store_dtype == "auto" else self.store_dtype)
 
     @staticmethod
     def _held_out_error(model, mean, var, y):

@@ -186,7 +186,7 @@ class SparseRegression:
             for kernel, noise in starts
         ]
         best = max(ends, key=lambda end: end.bound.value)
-        return starts[ends.index(best)]
+        return best.kernel, best.noise
 
     def _learn(
         self,
