@@ -43,8 +43,8 @@ from . import (
     NLPSparseGPClassifier,
     RVMClassifier,
     RVMRegressor,
-    SparseOnlineGPClassifier,
     SparseGPRegressor,
+    SparseOnlineGPClassifier,
     SparseOnlineGPRegressor,
     __version__,
 )
