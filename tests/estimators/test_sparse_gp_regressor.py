@@ -69,12 +69,13 @@ def test_vfe_bound_rises_towards_the_exact_evidence_with_m():
 
 
 def test_learns_the_noise_and_ard_reaches_the_noise_floor():
-    """Friedman #1 with unit noise: with a length-scale per feature the test RMSE is
-    near 1 and the learnt noise variance near 1; the isotropic kernel does worse."""
+    """Friedman #1 with unit noise: with a length-scale per feature (the default) the
+    test RMSE is near 1 and the learnt noise variance near 1; the isotropic kernel
+    does worse."""
     X, y = _friedman(1500)
     X_test, y_test = _friedman(1000, seed=1)
-    ard = SparseGPRegressor(n_inducing=60, ard=True, random_state=0).fit(X, y)
-    iso = SparseGPRegressor(n_inducing=60, random_state=0).fit(X, y)
+    ard = SparseGPRegressor(n_inducing=60, random_state=0).fit(X, y)  # the default
+    iso = SparseGPRegressor(n_inducing=60, ard=False, random_state=0).fit(X, y)
     rmse = [np.sqrt(np.mean((m.predict(X_test) - y_test) ** 2)) for m in (ard, iso)]
     assert rmse[0] < 1.15 < rmse[1]
     assert 0.7 < ard.noise_variance_ < 1.4
@@ -110,3 +111,11 @@ def test_pickles_to_identical_predictions():
     np.testing.assert_array_equal(
         reg.predict(X, return_std=True), again.predict(X, return_std=True)
     )
+
+
+def test_a_given_kernel_is_used_as_it_is():
+    X, y = _friedman(200)
+    kernel = ConstantKernel(1.0) * RBF(2.0) + WhiteKernel(0.5)
+    reg = SparseGPRegressor(kernel, n_inducing=10, optimizer=None).fit(X, y)
+    assert np.ndim(reg.kernel_.k1.k2.length_scale) == 0
+    assert reg.kernel_.k2.noise_level == pytest.approx(0.5)
