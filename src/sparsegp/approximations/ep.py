@@ -1017,3 +1017,9 @@ class DensePredictor:
         v = solve_lower(self.chol_B, self.sqrt_tau[:, None] * K_cross)
         var = k_diag - np.einsum("ij,ij->j", v, v)
         return K_cross.T @ self.omega, np.maximum(var, 0.0)
+
+    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
+        """The latent posterior covariance of test points, ``K** − VᵀV`` with
+        ``V = L⁻¹ S̃½ K_cross`` ([RW06] Alg. 3.6, every pair of test points)."""
+        v = solve_lower(self.chol_B, self.sqrt_tau[:, None] * K_cross)
+        return K_star - v.T @ v

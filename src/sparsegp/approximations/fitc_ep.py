@@ -696,6 +696,13 @@ class FITCPredictor:
         var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
         return K_u_star.T @ self.weights, np.maximum(var, 0.0)
 
+    def latent_covariance(self, K_u_star: np.ndarray, K_star: np.ndarray) -> np.ndarray:
+        """The latent posterior covariance of test points, ``K** − AᵀA + BᵀB`` with
+        ``A = L_u⁻¹ K_u*``, ``B = L_B⁻¹ A`` (its diagonal the variance above)."""
+        a = solve_lower(self.chol_uu, K_u_star)
+        b = solve_lower(self.chol_B, a)
+        return K_star - a.T @ a + b.T @ b
+
 
 class InMemoryFITC:
     """FITC-EP's posterior, evidence gradient and predictor on data held in memory.

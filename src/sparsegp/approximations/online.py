@@ -429,6 +429,11 @@ class SparseOnlineGP:
         )
         return mean, np.maximum(var, 0.0)
 
+    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
+        """The latent posterior covariance of test points, ``K** − UᵀU + UᵀWU``."""
+        U = solve_lower(self.L, K_cross) if self.size else np.zeros_like(K_cross)
+        return K_star - U.T @ U + U.T @ (self.W @ U)
+
 
 @numba.njit(cache=True)
 def _rotate_out_and_condition(

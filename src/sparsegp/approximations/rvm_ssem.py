@@ -171,11 +171,21 @@ class WeightPredictor:
         self, K_cross: np.ndarray, k_diag: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """At test points seen through ``K_cross = k(relevance vectors, X*)``."""
-        Psi_t = K_cross
-        if self.has_bias:
-            Psi_t = np.vstack([np.ones((1, K_cross.shape[1])), K_cross])
+        Psi_t = self._design(K_cross)
         W = solve_lower(self.chol, Psi_t)
         return Psi_t.T @ self.mean, np.einsum("ij,ij->j", W, W)
+
+    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
+        """``ΨᵀΣΨ`` of test points: the RVM is a finite linear model, so ``K_star``,
+        the prior's, does not enter."""
+        W = solve_lower(self.chol, self._design(K_cross))
+        return W.T @ W
+
+    def _design(self, K_cross: np.ndarray) -> np.ndarray:
+        """``Ψᵀ``: the kernel columns, a row of ones first where the bias is kept."""
+        if self.has_bias:
+            return np.vstack([np.ones((1, K_cross.shape[1])), K_cross])
+        return K_cross
 
 
 def _posterior_from_precision(

@@ -611,16 +611,33 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
         _check_target_scale(self, largest, self.y_std_)
         return (shrunk - mean) / (spread or 1.0 / scale)
 
-    def predict(self, X, return_std=False):
-        """Predictive mean, and with ``return_std`` the standard deviation of ``y``.
+    def predict(self, X, return_std=False, return_cov=False):
+        """Predictive mean, and the standard deviation or covariance of ``y``.
 
         Parameters
         ----------
         X : array-like or dask array of shape (n_samples, n_features)
         return_std : bool, default=False
             Also return the predictive standard deviation (noise included).
+        return_cov : bool, default=False
+            Also return the predictive covariance of the targets at ``X`` (noise on
+            its diagonal; in memory, n_samples × n_samples). Not with ``return_std``.
+
+        Returns
+        -------
+        y_mean : ndarray of shape (n_samples,)
+        y_std : ndarray of shape (n_samples,)
+            With ``return_std``.
+        y_cov : ndarray of shape (n_samples, n_samples)
+            With ``return_cov``.
         """
         check_is_fitted(self)
+        if return_std and return_cov:
+            raise RuntimeError(
+                "At most one of return_std or return_cov can be requested."
+            )
+        if return_cov:
+            return self._mean_and_covariance(X)
         if is_dask_array(X):
             if not return_std:
                 return map_row_blocks(self.predict, X, None, float, self.n_features_in_)
@@ -636,6 +653,53 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
         if return_std:
             return mean, self.y_std_ * np.sqrt(var + noise)
         return mean
+
+    def latent_mean_and_variance(self, X):
+        """Mean and variance of the latent function (no noise) at ``X``, in the
+        targets' units.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        mean, var : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_dense(self, X, reset=False)
+        mean, var, _ = self._latent_and_noise(X)
+        return self.y_mean_ + self.y_std_ * mean, self.y_std_**2 * var
+
+    def sample_y(self, X, n_samples=1, random_state=0):
+        """Draw targets at ``X`` from the joint predictive distribution, as
+        ``GaussianProcessRegressor.sample_y`` does.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=0
+
+        Returns
+        -------
+        y_samples : ndarray of shape (n_samples_X, n_samples)
+        """
+        rng = check_random_state(random_state)
+        mean, cov = self.predict(X, return_cov=True)
+        return rng.multivariate_normal(mean, cov, n_samples).T
+
+    def _mean_and_covariance(self, X):
+        """The predictive mean and the covariance of ``y`` (noise on the diagonal)."""
+        X = validate_dense(self, X, reset=False)
+        mean, _, noise = self._latent_and_noise(X)
+        cov = self._fitted_model().latent_covariance(X)
+        cov.flat[:: len(cov) + 1] += noise
+        return self.y_mean_ + self.y_std_ * mean, self.y_std_**2 * cov
+
+    def _fitted_model(self):
+        """The fitted model that predicts (``model_``)."""
+        return self.model_
 
 
 def _check_target_scale(estimator, largest, spread):

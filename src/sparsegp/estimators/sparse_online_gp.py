@@ -408,8 +408,11 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         return in_input_units(self, self.state_.basis_vectors)
 
     def _latent_and_noise(self, X):
-        mean, var = online_model(self.state_).latent_mean_and_variance(X)
+        mean, var = self._fitted_model().latent_mean_and_variance(X)
         return mean, var, self.state_.likelihood.noise
+
+    def _fitted_model(self):
+        return online_model(self.state_)
 
 
 class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
@@ -17,7 +17,13 @@ from sklearn.gaussian_process.kernels import Kernel
 from .. import kernel_expression as expression
 from ..kernels import KernelBlocks
 
-__all__ = ["FittedModel", "Predictor", "batched_latent", "latent_from_kernel"]
+__all__ = [
+    "FittedModel",
+    "JointPredictor",
+    "Predictor",
+    "batched_latent",
+    "latent_from_kernel",
+]
 
 #: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
 _BATCH_ENTRIES = 2**25
@@ -31,6 +37,15 @@ class Predictor(Protocol):
         self, K_cross: np.ndarray, k_diag: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance (without the bias) from ``K_cross`` of shape (m, n*)."""
+
+
+@runtime_checkable
+class JointPredictor(Protocol):
+    """A predictor that also gives the latent posterior covariance of test points."""
+
+    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
+        """The covariance (m × m) from ``K_cross`` (points × m) and the prior's
+        ``K_star`` (m × m)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,16 @@ class FittedModel:
     def latent_mean_and_variance(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Latent predictive mean and variance at ``X``, in row blocks."""
         return latent_from_kernel(self.kernel, self.points, self.predictor, X)
+
+    def latent_covariance(self, X: np.ndarray) -> np.ndarray:
+        """The latent posterior covariance of the points ``X`` (m × m, so for
+        moderate m), where the predictor has one (:class:`JointPredictor`)."""
+        if not isinstance(self.predictor, JointPredictor):
+            raise TypeError(
+                f"{type(self.predictor).__name__} predicts marginal variances only."
+            )
+        K_cross = KernelBlocks(self.kernel, self.points).cross(X)
+        return self.predictor.latent_covariance(K_cross, self.kernel(X))
 
 
 def batched_latent(

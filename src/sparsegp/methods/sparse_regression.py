@@ -168,11 +168,13 @@ class SparseRegression:
         starts: Sequence[tuple[Kernel, float]],
         rng: np.random.RandomState,
     ) -> tuple[Kernel, float]:
-        """The start whose fit of ``START_ITERATIONS`` steps on ``START_ROWS`` random
-        rows (``M`` a fifth of them at most) ends highest: from a length-scale too
-        long for the few features that matter (pumadyn32nm's 2 of 32 at the default
-        ``√D``), the objective climbs to the model that explains every target as
-        noise and stays there. Without learning, or with one start, the first."""
+        """The end ``(kernel, noise)`` of the start whose fit of
+        ``START_ITERATIONS`` steps on ``START_ROWS`` random rows (``M`` a fifth of
+        them at most) ends highest (algorithms.md §6.3): from a length-scale too long
+        for the few features that matter, the objective climbs to the model that
+        calls every target noise and stays there, and from a start far from the
+        optimum the first step over every row can land there too. Without learning,
+        or with one start, the first start."""
         if self.max_iter is None or len(starts) == 1:
             return starts[0]
         rows = rng.choice(len(X), min(START_ROWS, len(X)), replace=False)

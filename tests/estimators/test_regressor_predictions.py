@@ -1,0 +1,67 @@
+"""Every regressor's joint predictions: ``return_cov``, ``sample_y`` and the latent
+moments, as ``GaussianProcessRegressor`` offers them."""
+
+import numpy as np
+import pytest
+from sklearn.base import is_classifier
+from sklearn.datasets import make_friedman1
+
+import sparsegp
+
+REGRESSORS = {
+    "IVMRegressor": dict(active_set_size=30),
+    "RVMRegressor": dict(),
+    "SparseGPRegressor": dict(n_inducing=20, max_iter=20),
+    "SparseOnlineGPRegressor": dict(max_basis_vectors=30),
+}
+
+
+def test_every_regressor_is_here():
+    regressors = {
+        name
+        for name in sparsegp.__all__
+        if not is_classifier(getattr(sparsegp, name)())
+    }
+    assert regressors == set(REGRESSORS)
+
+
+@pytest.fixture(params=sorted(REGRESSORS))
+def fitted(request):
+    X, y = make_friedman1(n_samples=200, noise=1.0, random_state=0)
+    estimator = getattr(sparsegp, request.param)(**REGRESSORS[request.param])
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=0)
+    return estimator.fit(X, y), X[:7]
+
+
+def test_covariance_diagonal_is_the_variance(fitted):
+    model, X = fitted
+    mean, std = model.predict(X, return_std=True)
+    mean_cov, cov = model.predict(X, return_cov=True)
+    np.testing.assert_allclose(mean_cov, mean)
+    np.testing.assert_allclose(np.diag(cov), std**2, rtol=1e-6)
+    np.testing.assert_allclose(cov, cov.T, atol=1e-10 * np.max(np.abs(cov)))
+    assert np.all(np.linalg.eigvalsh(cov) > 0)
+    with pytest.raises(RuntimeError, match="At most one"):
+        model.predict(X, return_std=True, return_cov=True)
+
+
+def test_latent_variance_is_the_predictive_one_less_the_noise(fitted):
+    model, X = fitted
+    _, std = model.predict(X, return_std=True)
+    latent_mean, latent_var = model.latent_mean_and_variance(X)
+    np.testing.assert_allclose(latent_mean, model.predict(X))
+    noise = std**2 - latent_var
+    assert np.all(latent_var >= 0) and np.all(noise > 0)
+    np.testing.assert_allclose(noise, noise[0], rtol=1e-6)  # one noise variance
+
+
+def test_samples_follow_the_predictive_distribution(fitted):
+    model, X = fitted
+    samples = model.sample_y(X, n_samples=4000, random_state=0)
+    mean, cov = model.predict(X, return_cov=True)
+    assert samples.shape == (len(X), 4000)
+    scale = np.sqrt(np.diag(cov))
+    np.testing.assert_allclose(samples.mean(axis=1), mean, atol=0.1 * scale.max())
+    np.testing.assert_allclose(samples.std(axis=1), scale, rtol=0.1)
+    np.testing.assert_array_equal(samples, model.sample_y(X, 4000, random_state=0))
