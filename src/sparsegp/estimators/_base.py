@@ -593,6 +593,18 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         return accept_sparse_tags(super().__sklearn_tags__())
 
+    def _training_data(self, X, y):
+        """``X`` and ``y`` validated, ``y`` normalised (:meth:`_normalize_targets`) and
+        ``X`` in the units the fit sees
+        (:func:`~._feature_units.standardised_if_better`)."""
+        self._validate_params()
+        X, y = validate_dense(self, X, y, y_numeric=True)
+        y = self._normalize_targets(y)
+        # imported here: the choice fits full EP, whose module imports this one
+        from ._feature_units import standardised_if_better
+
+        return standardised_if_better(self, X, y), y
+
     def _normalize_targets(self, y):
         """Record the targets' mean and scale (identity without ``normalize_y``)."""
         self.y_mean_, self.y_std_ = 0.0, 1.0

@@ -55,10 +55,8 @@ from ._base import (
     report_progress,
     restore_on_failure,
     starting_kernel,
-    validate_dense,
     warn_at_bounds,
 )
-from ._feature_units import standardised_if_better
 from ._fitc_pass import EverySitePass, pass_fits_in_memory, relearning
 from ._input_units import kernel_in_input_units
 from .fitc_classifier import require_fitc_memory
@@ -874,10 +872,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     @one_blas_thread
     def fit(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
-        self._validate_params()
-        X, y = validate_dense(self, X, y, y_numeric=True)
-        y = self._normalize_targets(y)
-        X = standardised_if_better(self, X, y)
+        X, y = self._training_data(X, y)
         if self.kernel is None:
             kernel = default_kernel(X) + WhiteKernel(0.1)
         else:

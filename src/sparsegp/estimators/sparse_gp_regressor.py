@@ -23,10 +23,8 @@ from ._base import (
     fifth_up_to,
     report_progress,
     restore_on_failure,
-    validate_dense,
     warn_at_bounds,
 )
-from ._feature_units import standardised_if_better
 from ._input_units import in_input_units, kernel_in_input_units
 
 #: The default kernel's starting length-scales, in units of ``default_length_scale``.
@@ -172,10 +170,7 @@ class SparseGPRegressor(GPRegressorMixin):
         -------
         self : object
         """
-        self._validate_params()
-        X, y = validate_dense(self, X, y, y_numeric=True)
-        y = self._normalize_targets(y)
-        X = standardised_if_better(self, X, y)
+        X, y = self._training_data(X, y)
         starts = self._starts(X)
         kernel = starts[0]
         self.model_ = self._method(X, kernel).fit(

@@ -45,7 +45,6 @@ from ._base import (
     validate_dense,
     warn_at_bounds,
 )
-from ._feature_units import standardised_if_better
 from ._fitc_pass import every_site_if_it_fits
 from ._input_units import in_input_units, kernel_in_input_units
 from .ep_classifier import (
@@ -341,11 +340,8 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self : object
         """
         start = time.perf_counter()
-        self._validate_params()
-        X, y = validate_dense(self, X, y, y_numeric=True)
+        X, y = self._training_data(X, y)
         rng = check_random_state(self.random_state)
-        y = self._normalize_targets(y)
-        X = standardised_if_better(self, X, y)
         kernel = self._hyperparameters(X, y, rng)
         self.kernel_ = kernel_in_input_units(self, kernel)
         latent, likelihood = _split_noise(kernel)
