@@ -532,3 +532,28 @@ def test_rounds_without_a_finite_held_out_nlp_warn(monkeypatch):
     )
     with pytest.warns(UserWarning, match="was not finite"):
         IVMRegressor(active_set_size=20, random_state=0).fit(X, X[:, 0])
+
+
+def test_auto_selection_beyond_the_subsample_starts_from_its_kernel(monkeypatch):
+    """Beyond AUTO_SELECTION_ROWS the subsample's fits learn the kernel; the one
+    selection on every row starts from it, with no rounds of its own where the pass
+    relearns the kernel, and with its rounds where there is no pass."""
+    X, y = make_classification(n_samples=400, n_features=4, random_state=0)
+    monkeypatch.setattr(ivm_module, "AUTO_SELECTION_ROWS", 150)
+    calls = []
+    fit_ivm = IVMClassifier._fit_ivm
+
+    def recorded(self, X, y, kernel, rng, strategy, stop=None, d=None, rounds=None):
+        model, learnt = fit_ivm(self, X, y, kernel, rng, strategy, stop, d, rounds)
+        calls.append((len(y), kernel, rounds, learnt))
+        return model, learnt
+
+    monkeypatch.setattr(IVMClassifier, "_fit_ivm", recorded)
+    IVMClassifier(active_set_size=40, random_state=0).fit(X, y)
+    *subsample, full = calls
+    assert [n for n, *_ in subsample] == [150, 150] and full[0] == 400
+    assert full[2] == 0
+    assert any(full[1] == learnt for *_, learnt in subsample)
+    calls.clear()
+    IVMClassifier(active_set_size=40, posterior="active_set", random_state=0).fit(X, y)
+    assert calls[-1][2] is None  # n_outer_iterations rounds

@@ -59,11 +59,9 @@ class SparseGPRegressor(GPRegressorMixin):
         over-fit and under-estimate the noise [BvdWR16].
     ard : bool, default=True
         A length-scale per feature in the default kernel (``False``: one); a given
-        ``kernel`` is used as it is. Unlike the
-        classifiers' default (their papers' isotropic kernel), regression keeps ARD:
-        on each of the six UCI sets of the benchmarks it lowered the test NLPD, on
-        pumadyn32nm (2 relevant inputs of 32) from a model of noise alone to RMSE
-        0.28 (algorithms.md §6.3).
+        ``kernel`` is used as it is. Unlike the classifiers' default (their papers'
+        isotropic kernel), regression keeps ARD: where few inputs matter, an
+        isotropic kernel explains the targets as noise (algorithms.md §6.3).
     optimizer : "fmin_l_bfgs_b" or None, default="fmin_l_bfgs_b"
         ``None`` keeps the kernel, the noise and the k-means pseudo-inputs.
     max_iter : int, default=200
