@@ -3,6 +3,7 @@
 
 import csv
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,6 +168,9 @@ def test_regression_from_libsvm_to_joblib_and_npz(tmp_path, capsys):
     main(["evaluate", str(model_file), str(tmp_path / "test.npz")])
     printed = capsys.readouterr().out
     assert "| R² |" in printed and "| RMSE |" in printed
+    z = np.abs(y[200:] - mean) / std
+    coverage = re.search(r"\| 95 % interval coverage \| ([0-9.]+)", printed)
+    assert float(coverage.group(1)) == pytest.approx(np.mean(z <= 1.96), abs=1e-3)
 
 
 # iris' setosa is separable: the amplitude may end on its bound (a warning)

@@ -360,15 +360,25 @@ def _format(value):
     return f"{value:.10g}" if isinstance(value, float | np.floating) else value
 
 
+#: Half-widths, in predictive standard deviations, of the central 50 % and 95 %
+#: intervals of a normal distribution.
+_Z_50, _Z_95 = 0.6744897501960817, 1.959963984540054
+
+
 def scores(model, X, y):
-    """``[(name, value)]``: error, NLP, Brier and (binary) AUC, or RMSE, R² and NLP."""
+    """``[(name, value)]``: error, NLP, Brier and (binary) AUC, or RMSE, R², NLP and
+    the coverage of the central 50 % and 95 % predictive intervals (the share of
+    targets inside them: 0.50 and 0.95 where the error bars are calibrated)."""
     if not is_classifier(model):
         mean, std = model.predict(X, return_std=True)
-        nlp = np.mean(0.5 * np.log(2 * np.pi * std**2) + 0.5 * ((y - mean) / std) ** 2)
+        z = np.abs(y - mean) / std
+        nlp = np.mean(0.5 * np.log(2 * np.pi * std**2) + 0.5 * z**2)
         return [
             ("RMSE", float(np.sqrt(mean_squared_error(y, mean)))),
             ("R²", float(r2_score(y, mean))),
             ("NLP (nats)", float(nlp)),
+            ("50 % interval coverage", float(np.mean(z <= _Z_50))),
+            ("95 % interval coverage", float(np.mean(z <= _Z_95))),
         ]
     unknown = set(np.unique(y)) - set(model.classes_)
     if unknown:
