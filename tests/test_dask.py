@@ -17,6 +17,7 @@ from sparsegp import (  # noqa: E402
     IVMClassifier,
     NLPSparseGPClassifier,
     RVMRegressor,
+    SparseGPRegressor,
     SparseOnlineGPRegressor,
 )
 from sparsegp._dask import is_dask_array  # noqa: E402
@@ -126,6 +127,23 @@ def test_regressor_predictions_on_a_dask_array_equal_in_memory(client, regressor
     want_mean, want_std = regressor.predict(X, return_std=True)
     np.testing.assert_allclose(got_mean, want_mean, rtol=1e-10)
     np.testing.assert_allclose(got_std, want_std, rtol=1e-10)
+
+
+def test_sparse_regressor_fits_a_dask_array_as_in_memory(client):
+    """The rows stay on the workers in the in-memory fit's blocks: the same fit to
+    rounding (the workers' sums add in another order)."""
+    X, y = make_friedman1(5000, noise=1.0, random_state=0)
+    settings = dict(n_inducing=20, max_iter=15, random_state=0)
+    in_memory = SparseGPRegressor(**settings).fit(X, y)
+    on_cluster = SparseGPRegressor(**settings).fit(blocks_of(X, 1000), y)
+    np.testing.assert_allclose(
+        on_cluster.predict(X[:200]), in_memory.predict(X[:200]), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        on_cluster.log_marginal_likelihood_value_,
+        in_memory.log_marginal_likelihood_value_,
+        rtol=1e-8,
+    )
 
 
 def test_a_half_imported_dask_array_module_holds_no_array(monkeypatch):

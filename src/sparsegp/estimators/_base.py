@@ -175,6 +175,28 @@ def report_progress(estimator, message, level=1):
         print(message)
 
 
+def validate_dask(estimator, X, y):
+    """The checks of ``validate_data`` on a dask array ``X``, computed on the cluster.
+
+    Returns ``X`` (float64, rows chunked, shifted and scaled as in-memory inputs
+    are: :func:`~._input_units.conditioned_dask_inputs`) and ``y`` in memory.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D dask array X; got {X.ndim} dimensions.")
+    if np.isnan(X.shape[0]):  # rows of unknown count, e.g. from a dataframe
+        X = X.compute_chunk_sizes()
+    y = np.asarray(y.compute() if is_dask_array(y) else y)
+    if len(y) != X.shape[0]:
+        raise ValueError(
+            f"X has {X.shape[0]} rows and y {len(y)} labels; they must match."
+        )
+    X = X.astype(np.float64)
+    if not bool(np.isfinite(X).all().compute()):
+        raise ValueError("Input X contains NaN or infinity.")
+    estimator.n_features_in_ = X.shape[1]
+    return conditioned_dask_inputs(estimator, X), y
+
+
 def validate_dense(estimator, X, y="no_validation", **options):
     """scikit-learn's ``validate_data`` in float64, ``scipy.sparse`` input made dense.
 
@@ -598,6 +620,9 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
         ``X`` in the units the fit sees
         (:func:`~._feature_units.standardised_if_better`)."""
         self._validate_params()
+        if is_dask_array(X):  # the rows stay on the cluster, in their units
+            X, y = validate_dask(self, X, y)
+            return X, self._normalize_targets(y)
         X, y = validate_dense(self, X, y, y_numeric=True)
         y = self._normalize_targets(y)
         # imported here: the choice fits full EP, whose module imports this one
@@ -809,7 +834,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         """``X`` and ``y`` validated, ``classes_`` set, and ``X`` in the units the
         fit sees (:func:`~._feature_units.standardised_if_better` in memory)."""
         if distributed:
-            X, y = self._validate_dask(X, y)
+            X, y = validate_dask(self, X, y)
         else:
             X, y = validate_dense(self, X, y, y_numeric=False)
         check_classification_targets(y)
@@ -916,27 +941,6 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _fit_binary_distributed(self, X, y, random_state) -> FittedModel:
         """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
         raise in_memory_only(self)
-
-    def _validate_dask(self, X, y):
-        """The checks of ``validate_data`` on a dask array ``X``, computed on the cluster.
-
-        Returns ``X`` (float64, rows chunked, shifted and scaled as in-memory inputs
-        are: :func:`~._input_units.conditioned_dask_inputs`) and ``y`` in memory.
-        """
-        if X.ndim != 2:
-            raise ValueError(f"Expected a 2-D dask array X; got {X.ndim} dimensions.")
-        if np.isnan(X.shape[0]):  # rows of unknown count, e.g. from a dataframe
-            X = X.compute_chunk_sizes()
-        y = np.asarray(y.compute() if is_dask_array(y) else y)
-        if len(y) != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows and y {len(y)} labels; they must match."
-            )
-        X = X.astype(np.float64)
-        if not bool(np.isfinite(X).all().compute()):
-            raise ValueError("Input X contains NaN or infinity.")
-        self.n_features_in_ = X.shape[1]
-        return conditioned_dask_inputs(self, X), y
 
     def _check_training_size(self, X):
         """Hook for estimators that need a minimum number of samples."""

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
+from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import (
     LogBlock,
     OptimizationResult,
@@ -54,17 +56,21 @@ BLOCK_ROWS = 2048
 
 
 def row_blocks(
-    X: np.ndarray,
+    X: Any,
     y: np.ndarray,
     pool: Executor | None = None,
     largest: int = BLOCK_ROWS,
-) -> LocalBlocks:
-    """The training rows in blocks of at most ``largest`` rows, worked on by the
-    thread ``pool`` (in this thread without)."""
-    blocks = [
-        new_regression_block(X[start:stop], y[start:stop], start)
-        for start, stop in balanced_row_ranges(len(y), largest)
-    ]
+) -> Blocks:
+    """The training rows in blocks of at most ``largest`` rows: of ``X`` in memory,
+    worked on by the thread ``pool`` (in this thread without), or of a dask array
+    ``X``, rechunked to the same blocks and kept on the cluster's workers (the same
+    blocks make the same arithmetic: the fit is the in-memory one to rounding)."""
+    ranges = balanced_row_ranges(len(y), largest)
+    if is_dask_array(X):
+        X = X.rechunk({0: tuple(stop - start for start, stop in ranges), 1: -1})
+        client = current_client("SparseGPRegressor")
+        return DaskBlocks.from_rows(client, X, y, new_regression_block)
+    blocks = [new_regression_block(X[a:b], y[a:b], a) for a, b in ranges]
     return LocalBlocks(blocks) if pool is None else ThreadBlocks(blocks, pool)
 
 
@@ -113,7 +119,7 @@ class SparseRegression:
 
     def fit(
         self,
-        X: np.ndarray,
+        X: Any,
         y: np.ndarray,
         starts: Sequence[tuple[Kernel, float]],
         rng: np.random.RandomState,
@@ -143,7 +149,7 @@ class SparseRegression:
 
     def _fit_from(
         self,
-        X: np.ndarray,
+        X: Any,
         y: np.ndarray,
         kernel: Kernel,
         noise: float,
@@ -151,7 +157,8 @@ class SparseRegression:
     ) -> _Learnt:
         """k-means pseudo-inputs, then :meth:`_learn` from ``kernel`` and ``noise``
         over every row."""
-        Z = kmeans_centres(X, np.arange(len(X)), min(self.n_inducing, len(X)), rng)
+        n = len(y)
+        Z = kmeans_centres(X, np.arange(n), min(self.n_inducing, n), rng)
         with thread_pool(self.n_threads) as pool:
             blocks = row_blocks(X, y, pool)
             try:
@@ -163,7 +170,7 @@ class SparseRegression:
 
     def _best_start(
         self,
-        X: np.ndarray,
+        X: Any,
         y: np.ndarray,
         starts: Sequence[tuple[Kernel, float]],
         rng: np.random.RandomState,
@@ -177,14 +184,14 @@ class SparseRegression:
         or with one start, the first start."""
         if self.max_iter is None or len(starts) == 1:
             return starts[0]
-        rows = rng.choice(len(X), min(START_ROWS, len(X)), replace=False)
+        rows = rng.choice(len(y), min(START_ROWS, len(y)), replace=False)
         screen = replace(
             self,
             n_inducing=min(self.n_inducing, len(rows) // 5 or 1),
             max_iter=START_ITERATIONS,
         )
         ends = [
-            screen._fit_from(X[rows], y[rows], kernel, noise, rng)
+            screen._fit_from(rows_of(X, rows), y[rows], kernel, noise, rng)
             for kernel, noise in starts
         ]
         best = max(ends, key=lambda end: end.bound.value)
