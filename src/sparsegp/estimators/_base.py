@@ -615,12 +615,15 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         return accept_sparse_tags(super().__sklearn_tags__())
 
+    #: Whether ``fit`` keeps a dask array's rows on its cluster (else it refuses one).
+    _fits_dask_arrays = False
+
     def _training_data(self, X, y):
         """``X`` and ``y`` validated, ``y`` normalised (:meth:`_normalize_targets`) and
         ``X`` in the units the fit sees
         (:func:`~._feature_units.standardised_if_better`)."""
         self._validate_params()
-        if is_dask_array(X):  # the rows stay on the cluster, in their units
+        if is_dask_array(X) and self._fits_dask_arrays:  # rows stay on the cluster
             X, y = validate_dask(self, X, y)
             return X, self._normalize_targets(y)
         X, y = validate_dense(self, X, y, y_numeric=True)

@@ -113,6 +113,8 @@ class SparseGPRegressor(GPRegressorMixin):
     (30, 10)
     """
 
+    _fits_dask_arrays = True
+
     _parameter_constraints: dict = {
         "kernel": [None, Kernel],
         "n_inducing": [None, Interval(Integral, 1, None, closed="left")],
@@ -161,7 +163,9 @@ class SparseGPRegressor(GPRegressorMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
+            A dask array's rows stay on the workers of the active
+            ``distributed.Client``, in the in-memory fit's row blocks.
         y : array-like of shape (n_samples,)
 
         Returns
