@@ -30,6 +30,8 @@ def test_demo_prints_table_and_writes_png(tmp_path, capsys):
     ):
         assert f"| banana | {name} | " in printed
     assert "runs" not in printed and "±" not in printed
+    for name in ("SparseGPRegressor", "IVMRegressor", "RVMRegressor"):
+        assert f"| {name} | " in printed
     assert "Next: fit your own data" in printed
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
