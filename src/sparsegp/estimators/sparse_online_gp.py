@@ -176,7 +176,9 @@ class _OnlineFitting:
 
     def _basis_size(self, n):
         """The cap ``d`` on the BV set of a pass over ``n`` examples (None: a
-        stream)."""
+        stream): ``max_basis_vectors``, or :func:`default_basis_size`."""
+        if self.max_basis_vectors is None:
+            return default_basis_size(n, self._n_binary_problems())
         return self.max_basis_vectors
 
     def _new_state(self, kernel, likelihood, d):
@@ -232,8 +234,11 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         ``GaussianProcessRegressor`` (a fitted ``GaussianProcessRegressor().kernel_``
         can be passed as is). ``None`` means
         ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
-    max_basis_vectors : int, default=100
-        The cap ``d`` on the BV set.
+    max_basis_vectors : int or None, default=None
+        The cap ``d`` on the BV set. ``None``: the classifier's budget for two
+        classes, :func:`default_basis_size` (600 up to 50 000 examples, fewer
+        beyond, at least 300): a pass costs O(n·d²), and a BV set of 100 kept the
+        error of larger training sets above that of smaller ones.
     tol : float, default=1e-6
         ``ε_tol``: an example whose feature-space residual ``γ`` is below
         ``tol·k(x, x)`` is projected onto the current basis (eq. 88) and does not join
@@ -299,13 +304,21 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     (50, 10)
     """
 
-    _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}
+    _parameter_constraints: dict = {
+        **_SHARED_CONSTRAINTS,
+        "max_basis_vectors": [Interval(Integral, 1, None, closed="left"), None],
+        "normalize_y": ["boolean"],
+    }
+
+    def _n_binary_problems(self):
+        """One fit has the default size's budget (:func:`default_basis_size`)."""
+        return 1
 
     def __init__(
         self,
         kernel=None,
         *,
-        max_basis_vectors=100,
+        max_basis_vectors=None,
         tol=1e-6,
         deletion_score="approximate",
         n_passes=1,
@@ -573,11 +586,6 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    def _basis_size(self, n):
-        if self.max_basis_vectors is None:
-            return default_basis_size(n, self._n_binary_problems())
-        return self.max_basis_vectors
 
     def _hyperparameter_samples(self):
         if self.n_hyperparameter_samples is None:
