@@ -5,6 +5,7 @@ import pickle
 import numpy as np
 import pytest
 from sklearn.datasets import make_friedman1
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -95,6 +96,8 @@ def test_threads_give_the_same_model():
     )
 
 
+# a few iterations, for speed: the cap warns
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_fixed_noise_is_held_and_a_kernel_without_noise_is_refused():
     X, y = _friedman(200)
     kernel = ConstantKernel(1.0) * RBF(1.0) + WhiteKernel(0.3, "fixed")
@@ -104,6 +107,8 @@ def test_fixed_noise_is_held_and_a_kernel_without_noise_is_refused():
         SparseGPRegressor(ConstantKernel() * RBF()).fit(X, y)
 
 
+# a few iterations, for speed: the cap warns
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_pickles_to_identical_predictions():
     X, y = _friedman(300)
     reg = SparseGPRegressor(n_inducing=20, max_iter=10, random_state=0).fit(X, y)
@@ -119,3 +124,9 @@ def test_a_given_kernel_is_used_as_it_is():
     reg = SparseGPRegressor(kernel, n_inducing=10, optimizer=None).fit(X, y)
     assert np.ndim(reg.kernel_.k1.k2.length_scale) == 0
     assert reg.kernel_.k2.noise_level == pytest.approx(0.5)
+
+
+def test_an_optimizer_stopped_by_its_cap_warns():
+    X, y = _friedman(300)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        SparseGPRegressor(n_inducing=20, max_iter=3, random_state=0).fit(X, y)

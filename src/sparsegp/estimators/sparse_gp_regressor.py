@@ -5,11 +5,13 @@ from __future__ import annotations
 from numbers import Integral
 
 from joblib import effective_n_jobs
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._threads import one_blas_thread
+from ..exceptions import warn_at_caller
 from ..kernels import (
     check_input_differentiable,
     split_white_noise,
@@ -187,6 +189,13 @@ class SparseGPRegressor(GPRegressorMixin):
         )
         if self.optimizer is not None:
             warn_at_bounds(fitted, self)
+            if not self.model_.converged:
+                warn_at_caller(
+                    f"SparseGPRegressor: L-BFGS-B stopped at max_iter={self.max_iter} "
+                    "iterations before its tolerance; raise max_iter for a higher "
+                    "bound.",
+                    ConvergenceWarning,
+                )
         self.kernel_ = kernel_in_input_units(self, fitted)
         self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
