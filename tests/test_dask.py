@@ -129,6 +129,8 @@ def test_regressor_predictions_on_a_dask_array_equal_in_memory(client, regressor
     np.testing.assert_allclose(got_std, want_std, rtol=1e-10)
 
 
+# a few iterations, for speed: the cap warns
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_sparse_regressor_fits_a_dask_array_as_in_memory(client):
     """The rows stay on the workers in the in-memory fit's blocks: the same fit to
     rounding (the workers' sums add in another order)."""
