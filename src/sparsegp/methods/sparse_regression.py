@@ -177,11 +177,12 @@ class SparseRegression:
     ) -> tuple[Kernel, float]:
         """The end ``(kernel, noise)`` of the start whose fit of
         ``START_ITERATIONS`` steps on ``START_ROWS`` random rows (``M`` a fifth of
-        them at most) ends highest (algorithms.md §6.3): from a length-scale too long
-        for the few features that matter, the objective climbs to the model that
-        calls every target noise and stays there, and from a start far from the
-        optimum the first step over every row can land there too. Without learning,
-        or with one start, the first start."""
+        them at most), the noise held at its start, ends highest (algorithms.md
+        §6.3): with the noise free, the objective can climb to the model that calls
+        every target noise (the amplitude on its lower bound, where the length-scales'
+        gradient vanishes) and stay there, and from a start far from the optimum the
+        first step over every row can land there too. Without learning, or with one
+        start, the first start."""
         if self.max_iter is None or len(starts) == 1:
             return starts[0]
         rows = rng.choice(len(y), min(START_ROWS, len(y)), replace=False)
@@ -189,6 +190,7 @@ class SparseRegression:
             self,
             n_inducing=min(self.n_inducing, len(rows) // 5 or 1),
             max_iter=START_ITERATIONS,
+            noise_bounds=None,
         )
         ends = [
             screen._fit_from(rows_of(X, rows), y[rows], kernel, noise, rng)
