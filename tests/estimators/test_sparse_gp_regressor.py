@@ -83,6 +83,8 @@ def test_learns_the_noise_and_ard_reaches_the_noise_floor():
     assert ard.kernel_.k1.k2.length_scale.shape == (10,)
 
 
+# a few iterations, for speed: the cap warns
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_threads_give_the_same_model():
     X, y = _friedman(3000)
     models = [
