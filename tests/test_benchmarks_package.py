@@ -75,7 +75,8 @@ def test_run_of_an_unknown_script_names_the_list_command():
 
 def test_benchmarks_md_is_made_from_the_saved_runs_and_stays_short():
     main(["markdown", "--check"])  # raises SystemExit when the file is not current
-    assert len((ROOT / "BENCHMARKS.md").read_text().splitlines()) <= 520
+    # one short section per claim: 530 lines held twenty-two of them
+    assert len((ROOT / "BENCHMARKS.md").read_text().splitlines()) <= 530
 
 
 def test_compare_tells_identical_from_spread_from_moved():
