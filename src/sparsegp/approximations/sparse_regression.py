@@ -5,7 +5,7 @@ With ``Q = K_fu K_uu⁻¹ K_uf``, noise ``σ²`` and ``D = σ²I`` (VFE, [Tit09]
 
     log N(y | 0, Q + D) − [VFE] tr(K_ff − Q) / (2σ²)
 
-(algorithms.md §6b). In the whitened form ``V = L_u⁻¹ K_uf``,
+(algorithms.md §6.3). In the whitened form ``V = L_u⁻¹ K_uf``,
 ``B = I + V D⁻¹ Vᵀ = L_B L_Bᵀ`` and ``c = L_B⁻¹ V D⁻¹ y``, it costs O(n·M²) through
 sums over row blocks, and so does its gradient: with ``C = Q + D``, ``α = C⁻¹ y``
 and ``W = ½(ααᵀ − C⁻¹)``, ``d log p = tr(W̃ dQ) + Σ wᵢ dkᵢᵢ + g dσ²`` where
@@ -162,7 +162,7 @@ class Bound:
 
     def predictor(self) -> FITCPredictor:
         """Mean ``k_uᵀ L_u⁻ᵀ L_B⁻ᵀ c`` and latent variance ``k** − ‖a‖² + ‖L_B⁻¹a‖²``
-        with ``a = L_u⁻¹ k_u`` (algorithms.md §6b)."""
+        with ``a = L_u⁻¹ k_u`` (algorithms.md §6.3)."""
         weights = solve_lower_transpose(
             self.shared.chol_uu, solve_lower_transpose(self.chol_B, self.c)
         )

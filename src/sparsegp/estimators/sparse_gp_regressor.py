@@ -45,7 +45,7 @@ class SparseGPRegressor(GPRegressorMixin):
     closed-form objective and its analytic gradient: Titsias's collapsed variational
     bound (``"vfe"``) or FITC's evidence (``"fitc"``), each O(n·M²) time and O(n·M)
     memory per evaluation, the rows in blocks on ``n_jobs`` threads (algorithms.md
-    §6b). Prediction costs O(M) for the mean and O(M²) for the variance.
+    §6.3). Prediction costs O(M) for the mean and O(M²) for the variance.
 
     Parameters
     ----------

@@ -3,7 +3,7 @@
 The method over :mod:`~sparsegp.approximations.sparse_regression`'s closed-form
 objective: pseudo-inputs started at k-means centres, then kernel, noise and
 pseudo-inputs learnt together by L-BFGS-B on the objective and its analytic gradient
-(algorithms.md §6b), the training rows in blocks on threads.
+(algorithms.md §6.3), the training rows in blocks on threads.
 """
 
 from __future__ import annotations
