@@ -4,9 +4,14 @@ numbers written as strings."""
 import numpy as np
 import pytest
 
-from sparsegp import IVMRegressor, RVMRegressor, SparseOnlineGPRegressor
+from sparsegp import (
+    IVMRegressor,
+    RVMRegressor,
+    SparseGPRegressor,
+    SparseOnlineGPRegressor,
+)
 
-REGRESSORS = [IVMRegressor, RVMRegressor, SparseOnlineGPRegressor]
+REGRESSORS = [IVMRegressor, RVMRegressor, SparseOnlineGPRegressor, SparseGPRegressor]
 
 
 @pytest.mark.parametrize("regressor", REGRESSORS)

@@ -13,6 +13,7 @@ from sparsegp import (
     NLPSparseGPClassifier,
     RVMClassifier,
     RVMRegressor,
+    SparseGPRegressor,
     SparseOnlineGPClassifier,
     SparseOnlineGPRegressor,
 )
@@ -29,6 +30,7 @@ REGRESSORS = [
     IVMRegressor(active_set_size=20, random_state=0),
     RVMRegressor(random_state=0),
     SparseOnlineGPRegressor(max_basis_vectors=20, random_state=0),
+    SparseGPRegressor(n_inducing=20, random_state=0),
 ]
 
 
