@@ -633,8 +633,8 @@ UCI_FINDING = (
     "kernels, and the exact GP from its one ARD start, miss pumadyn32nm's two "
     "relevant inputs. Runs 2026-12-07 06:32–07:10, two at a time on the two cores. "
     "On two threads one evaluation of the bound and its gradient at n = 40 000, "
-    "M = 500 takes 1.00 s against 1.87 s on one (1.87×; the floor, 8·n·M² flops at "
-    "the measured one-thread GEMM rate, is 0.63 s; `sgpr_threads`, run alone)."
+    "M = 500 takes 0.88 s against 1.67 s on one (1.89×); one thread's floor, 8·n·M² "
+    "flops at its measured GEMM rate, is 1.06 s (`sgpr_threads`, run alone)."
 )
 
 #: Column order and names of the UCI regression table.

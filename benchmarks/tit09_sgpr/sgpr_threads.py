@@ -17,18 +17,8 @@ from threadpoolctl import threadpool_limits
 
 from sparsegp.approximations.blocks import thread_pool
 from sparsegp.approximations.sparse_regression import bound_and_gradient
-from sparsegp.benchmarking import save_run
+from sparsegp.benchmarking import dgemm_rate, save_run
 from sparsegp.methods.sparse_regression import row_blocks
-
-
-def gemm_rate():
-    """Flops per second of a 500 × 2048 by 2048 × 500 product on one thread."""
-    A = np.random.default_rng(0).normal(size=(500, 2048))
-    A @ A.T
-    start = time.perf_counter()
-    for _ in range(10):
-        A @ A.T
-    return 10 * 2 * 500 * 500 * 2048 / (time.perf_counter() - start)
 
 
 def main():
@@ -46,7 +36,7 @@ def main():
     kernel = ConstantKernel(1.0) * RBF(np.full(args.features, 2.0))
     rows = []
     with threadpool_limits(1):
-        rate = gemm_rate()
+        rate = dgemm_rate(args.inducing, 2048, args.inducing)
         floor = 8 * args.n * args.inducing**2 / rate
         for n_jobs in (1, 2):
             with thread_pool(n_jobs) as pool:
