@@ -244,3 +244,23 @@ def test_the_gate_counts_wins_and_losses_beyond_a_tie_and_applies_its_rule():
         [row for k in range(5) for row in pair(f"s{k}", 0.5, 0.4, 1.0, 2.0)], budget=1.3
     )
     assert slow["time_ratio"] == pytest.approx(2.0) and not slow["passes"]
+
+
+def test_every_result_file_is_referenced():
+    """A saved run no table, page or script names is an orphan: git keeps its
+    history, the tree keeps current results only."""
+    texts = (
+        "".join(
+            path.read_text()
+            for folder in ("benchmarks", "docs")
+            for pattern in ("**/*.py", "**/*.md")
+            for path in (ROOT / folder).glob(pattern)
+        )
+        + (ROOT / "BENCHMARKS.md").read_text()
+    )
+    orphans = [
+        path.name
+        for path in sorted((ROOT / "benchmarks" / "results").iterdir())
+        if path.stem not in texts
+    ]
+    assert not orphans

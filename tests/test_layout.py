@@ -1,6 +1,9 @@
 """The architecture CONTRIBUTING.md describes, checked: layers, names, function size."""
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -130,6 +133,62 @@ def test_docstrings_state_facts_not_runs(path):
     if path.name == "cli.py":  # the ``benchmark`` command re-runs its tables
         return
     assert "BENCHMARKS.md" not in path.read_text()
+
+
+#: What a measurement looks like in prose: a date, a time in seconds, an error rate.
+MEASUREMENTS = {
+    "a date": re.compile(r"\b20\d\d-\d\d-\d\d\b"),
+    "seconds": re.compile(r"\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\d+)?)? ?m?s\b(?![\w(])"),
+    "an error rate": re.compile(
+        r"\b\d+(?:\.\d+)? ?%.{0,40}\berror|\berror\b.{0,40}\d ?%"
+    ),
+}
+
+
+def comments_and_docstrings(source):
+    """``(line, text)`` of every comment and every line of every docstring."""
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(
+            node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+        ) and (docstring := ast.get_docstring(node, clean=False)):
+            first = node.body[0].lineno
+            for offset, line in enumerate(docstring.splitlines()):
+                yield first + offset, line
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SOURCE)))
+def test_comments_give_reasons_not_measurements(path):
+    """A number measured once goes stale with the next run: it lives in docs/ (cited by
+    section), the code's text gives the reason."""
+    found = [
+        (line, kind, text.strip())
+        for line, text in comments_and_docstrings(path.read_text())
+        for kind, pattern in MEASUREMENTS.items()
+        if pattern.search(text)
+    ]
+    assert not found
+
+
+def test_the_measurement_patterns_find_measurements():
+    source = (
+        '"""Fits in 12.5 s."""\n'
+        "# 2 of 10 fits ended at 32.4 % test error (2026-11-28)\n"
+        "x = 1  # the central 95 % interval, O(n·d²) flops, 2·b·M² of them\n"
+    )
+    kinds = {
+        kind
+        for _, text in comments_and_docstrings(source)
+        for kind, pattern in MEASUREMENTS.items()
+        if pattern.search(text)
+    }
+    assert kinds == set(MEASUREMENTS)
+    assert not any(
+        pattern.search("the central 95 % interval, O(n·d²) flops, 2·b·M² of them")
+        for pattern in MEASUREMENTS.values()
+    )
 
 
 def _kernel_class_names():

@@ -231,6 +231,18 @@ def report(row):
     )
 
 
+def commit_of(revision):
+    """The short commit hash git resolves ``revision`` to."""
+    root = Path(__file__).resolve().parents[2]
+    found = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", revision],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return found.stdout.strip()
+
+
 def fit_at_revision(revision, args):
     """The current side's rows fitted by the library at git ``revision``: a child
     interpreter with that revision's ``src`` first on its path."""
@@ -291,6 +303,7 @@ def main(argv=None):
         return
     candidate = clone(current).set_params(**parse_settings(args.candidate))
     if args.against:
+        args.against = commit_of(args.against)  # HEAD moves; the record should not
         rows = fit_at_revision(args.against, args)
         rows += fit_side(candidate, "candidate", args.sets, args.realizations)
     else:

@@ -97,8 +97,8 @@ class DaskBlocks:
     actor at once, its arguments sent with it and its small results back, the blocks
     never leaving their worker. A round is then one message each way per worker, where
     a task per block costs the scheduler's bookkeeping, a scatter of every array
-    argument and a second task to split a block from its result (a sweep at n = 10⁵
-    took 0.24 s that way on two workers, 3-4 times its arithmetic). Results come back
+    argument and a second task to split a block from its result (several times a
+    sweep's arithmetic, algorithms.md §5.9). Results come back
     in the blocks' row order whichever worker holds them; :meth:`map_sum` and
     :meth:`update_and_sum` add each worker's blocks' results there (one reply a
     worker, its size independent of the blocks it holds), then the workers' sums in
@@ -214,8 +214,8 @@ def balanced_placement(holders, workers):
     kept by its holder ``holders[b]`` where that leaves the counts even.
 
     A round takes as long as its busiest worker: left where the chunks of ``X``
-    happened to be computed, the blocks of a FITC fit at n = 10⁶ gave one of two
-    workers 8.6 s of work and the other 5.8 s (docs/dask.md). Blocks
+    happened to be computed, the blocks of a large fit can leave one worker most of
+    the work (docs/dask.md). Blocks
     move only from workers above their share, lowest indices kept, in block order; the
     extra blocks of an uneven count stay with the workers that hold the most.
     """

@@ -3,13 +3,11 @@
 A multi-threaded BLAS wakes, spins and joins its threads on every call, and splits
 each call statically between them. For the small products of an EP sweep or a greedy
 selection step that costs more than the arithmetic, and when another process holds a
-core the call waits for the descheduled thread's share: a fit on a loaded two-core
-machine ran 25-57× slower with two threads than with one. Large calls are no
-exception on a machine that may be shared — full EP at n = 2 000 took 36.7 s with its
-n × n factorisations on two threads against 20.7 s on one while another process kept a
-core busy (14.2 against 19.0 s when idle), FITC at N = 20 000 30.2 against 8.4 s
-(14.5 against 8.4 s idle: the spinning thread that outlives each call slows the
-element-wise work between them). So every estimator fits inside :func:`fit_threads`,
+core the call waits for the descheduled thread's share. Large calls are no
+exception on a machine that may be shared: full EP's n × n factorisations and FITC's
+products lose more to a busy core than a second thread gains, and the spinning
+thread that outlives each call slows the element-wise work between them
+(algorithms.md §0.6). So every estimator fits inside :func:`fit_threads`,
 with one BLAS and one OpenMP thread whatever the caller's setting, and gives the
 caller's setting back afterwards (when the last of the fits running at once in
 this process ends); parallelism comes from one-vs-rest problems on joblib workers and
@@ -33,7 +31,7 @@ __all__ = ["fit_threads", "one_blas_thread"]
 def _controller() -> ThreadpoolController:
     """The BLAS and OpenMP libraries loaded by numpy, scipy and scikit-learn.
 
-    Inspected once (~0.1 ms), after those imports.
+    Inspected once, after those imports.
     """
     return ThreadpoolController()
 

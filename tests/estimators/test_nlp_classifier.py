@@ -168,7 +168,7 @@ def test_choose_iteration_takes_the_earliest_within_one_standard_error():
 
     class Iteration:
         def __init__(self, value, standard_error):
-            self.loss = HeldOutLoss(value, standard_error)
+            self.loss = HeldOutLoss(value, standard_error, 1000)
 
     path = [Iteration(0.45, 0.04), Iteration(0.33, 0.04), Iteration(0.30, 0.03)]
     path += [Iteration(0.29, 0.03), Iteration(0.31, 0.03)]
@@ -181,10 +181,10 @@ def test_plateau_ignores_noise_but_registers_a_slow_descent():
     from sparsegp.approximations.nlp_selection import HeldOutLoss
     from sparsegp.estimators.nlp_classifier import Plateau
 
-    def run(values, standard_error=0.01, tol=1e-3, patience=3):
+    def run(values, standard_error=0.01, tol=1e-3, patience=3, n_points=1000):
         plateau = Plateau(tol, patience)
         for step, value in enumerate(values, start=1):
-            plateau.record(HeldOutLoss(value, standard_error))
+            plateau.record(HeldOutLoss(value, standard_error, n_points))
             if plateau.reached:
                 return step
         return None
@@ -195,6 +195,11 @@ def test_plateau_ignores_noise_but_registers_a_slow_descent():
     assert run([0.30, 0.296, 0.292, 0.288, 0.284, 0.280, 0.276]) is None
     # a fall larger than the error, but not than tol, does not count
     assert run([0.30, 0.25, 0.25, 0.25], standard_error=0.001, tol=0.5) == 4
+    # separable classes: each halving of a vanishing loss gains less than one nat
+    # over the 1 000 points, and the loop stops
+    halvings = [4e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6e-5]
+    assert run(halvings, standard_error=1e-5) == 5
+    assert run(halvings, standard_error=1e-5, n_points=10**6) is None
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -14,7 +14,7 @@ from sparsegp.estimators._base import validate_dense
 REGRESSORS = {
     "IVMRegressor": dict(active_set_size=30),
     "RVMRegressor": dict(),
-    "SparseGPRegressor": dict(n_inducing=20, max_iter=20),
+    "SparseGPRegressor": dict(n_inducing=20, max_iter=50),
     "SparseOnlineGPRegressor": dict(max_basis_vectors=30),
 }
 

@@ -154,12 +154,12 @@ class RowPool(ThreadPoolExecutor):
     the threads do not pay.
 
     Where another process holds a core, the short rounds of an E-step or a sweep
-    wait for the share of a thread the system has set aside: an RVM fit on 50 000
-    points took 21.3 s on two threads with the other core busy against 20.6 s on one.
-    So the pool times its maps of each function (:func:`_work_of`) both ways and
-    runs a function's maps on the threads only where its recent maps took
-    :data:`_Timings.LEAST_GAIN` less wall time there (:class:`_Timings`). Threads
-    first; the other way is tried again once the chosen way has run for
+    wait for the share of a thread the system has set aside, and two threads can be
+    slower than one (algorithms.md §0.6). So the pool times its maps of each
+    function (:func:`_work_of`) both ways and runs a function's maps on the threads
+    only where its recent maps took :data:`_Timings.LEAST_GAIN` less wall time there
+    (:class:`_Timings`). Threads first; the other way is tried again once the chosen
+    way has run for
     :data:`_Timings.TRIES_EVERY` times the other's last time, so a function mapped a
     few times stays on the threads and trying costs about a hundredth of the time
     where the threads are the faster. Each item's arithmetic is the same wherever it

@@ -122,9 +122,8 @@ class FITCPrior:
 #: Bytes of ``V``'s columns a refresh works through at once (:func:`column_chunks`):
 #: they stay in cache between the products that read them (a row block's whole ``V``
 #: went through memory five times a sweep otherwise). Few pieces per block: each
-#: numpy call holds the interpreter's lock a while, which row threads share — with
-#: 512 KiB pieces 13.6 % of a one-thread sweep held it, with 4 MiB about 9 %, and
-#: the sweep was no slower (n = 4·10⁵, M = 200; issue 47).
+#: numpy call holds the interpreter's lock a while, which row threads share, and
+#: larger pieces hold it less of a sweep at no cost in speed (algorithms.md §0.6).
 CHUNK_BYTES = 1 << 22
 
 

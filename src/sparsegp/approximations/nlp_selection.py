@@ -40,10 +40,11 @@ __all__ = [
 
 
 class HeldOutLoss(NamedTuple):
-    """A mean loss over points and the standard error of that mean."""
+    """A mean loss over ``n_points`` points and the standard error of that mean."""
 
     value: float
     standard_error: float
+    n_points: int
 
 
 def nlp_loss(
@@ -57,7 +58,7 @@ def nlp_loss(
     """
     log_p = state.held_out_log_predictive(np.flatnonzero(outside), pool)
     spread = float(np.std(log_p, ddof=1)) if len(log_p) > 1 else 0.0
-    return HeldOutLoss(float(-np.mean(log_p)), spread / np.sqrt(len(log_p)))
+    return HeldOutLoss(float(-np.mean(log_p)), spread / np.sqrt(len(log_p)), len(log_p))
 
 
 #: Entries (float64) of the largest ``K(X, validation sample)`` a selection pass keeps:

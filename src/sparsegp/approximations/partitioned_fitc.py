@@ -141,7 +141,7 @@ def _with_prior(
     and its number of rows. A kernel FITC can differentiate is evaluated by
     :class:`~sparsegp.kernels.CrossCovariance`, kept for the gradient's second round
     (:func:`_cross_gradient`), as in memory. The old prior's ``V`` and ``V_sweep``
-    receive the new ones (37 % fewer page faults per prior at n = 4·10⁵, M = 200)."""
+    receive the new ones (fewer page faults per prior, algorithms.md §0.6)."""
     shape = (len(Z), len(block.y))
     old_V = block.V if block.V.shape == shape else None
     old_sweep = block.V_sweep

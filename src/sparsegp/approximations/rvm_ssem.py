@@ -54,23 +54,21 @@ _E_STEP_ITER, _FINAL_E_STEP_ITER = 30, 300
 #: were needed while the final EM made one M-step per E-step (with one it ran past
 #: ``max_iter`` at n = 10 000); with its M-steps at the sites two give the same test
 #: error and NLP, and one too, but the fit then depends more on how the dictionary is
-#: offered (banana, eight at a time against one: 97.6 % of test labels agree, 98.1 %
-#: with two, 98.6 % with three). The final EM keeps full E-steps.
+#: offered (algorithms.md §4.3). The final EM keeps full E-steps.
 _SWEEP_TAP_E_STEP_ITER = 2
 #: Training points per basis function a classifier's sweep offers between two E-steps
-#: (:func:`sweep_offers`). 50 000 points of a clean nonlinear task (the RVM's default
-#: 500 centres, 236 relevance vectors): 661 E-steps in 214 s offering one at a time, 95
-#: in 116 s offering ten, at 4.72 → 4.24 % test error (2026-11-28, algorithms.md §4.3).
+#: (:func:`sweep_offers`): where the data need hundreds of relevance vectors, offering
+#: one centre per E-step is most of a fit, and offering several is faster at no loss
+#: in test error (algorithms.md §4.3).
 ROWS_PER_OFFER = 5000
 #: EP's tolerance (:func:`~sparsegp.approximations.ep.sites_converged`) in an adaptive-TAP
 #: E-step inside EM, and in the final one. Inside EM the next E-step continues from the
-#: sites: 1e-6 there took 22 % less time than 1e-8 (3 000 points, profiled), and gave
-#: the test error and NLP the Newton steps gave at 1e-8.
+#: sites: 1e-6 there is faster than 1e-8 and gives the test error and NLP the Newton
+#: steps gave at 1e-8 (algorithms.md §0.6).
 _E_STEP_TOL, _FINAL_E_STEP_TOL = 1e-6, 1e-8
 #: The most M-steps of a classifier's final EM at one E-step's sites
-#: (:func:`m_steps_at_sites`), each O(|R|³). 50 000 points of a clean nonlinear task
-#: (``ard=False``, 236 relevance vectors): 61 E-steps in all, 39 s, where one M-step
-#: per E-step made 168 in 120 s (2026-11-29, algorithms.md §4.4).
+#: (:func:`m_steps_at_sites`), each O(|R|³): far fewer E-steps, each O(n·|R|²), than
+#: one M-step per E-step makes (algorithms.md §0.6, §4.4).
 _FINAL_M_STEPS = 100
 #: E-steps in a row, each with a largest ``log α`` change no smaller than an earlier
 #: E-step's, beyond which a classifier's final EM makes one M-step per E-step instead
@@ -81,11 +79,9 @@ _STALLED_E_STEPS = 10
 #: (:func:`extrapolated_log_alpha`): a factor of 10 either way.
 _MAX_LOG_ALPHA_JUMP = np.log(10.0)
 #: The most rows of a block of an adaptive-TAP E-step (:func:`e_step_row_ranges`),
-#: and the fewest of the two blocks it makes of up to twice as many rows. Measured on
-#: two threads (2026-11-27, defaults, two cores): 50 000 points, 73 relevance vectors,
-#: 41.5-43.2 s on blocks of 8 192 rows against 45.5-47.9 s on 4 096 and 55.9 s on
-#: 2 048; 7 291 MNIST images, 68 relevance vectors, 10.9 s on two blocks against
-#: 12.7 s on one.
+#: and the fewest of the two blocks it makes of up to twice as many rows: larger
+#: blocks were faster on two threads, and two blocks faster than one where the rows
+#: allow them (algorithms.md §0.6).
 E_STEP_BLOCK_ROWS, _SMALLEST_E_STEP_BLOCK_ROWS = 8192, 1024
 
 __all__ = [
@@ -678,9 +674,9 @@ class _ActiveBasis:
 
     ``Psi`` is a view of ``columns``, a column-major array with room for more: a
     newcomer is written into it (its capacity doubles when full) and pruning moves
-    the kept columns to its front, instead of a new n × |R| array each time: at
-    n = 50 000 with 73 relevance vectors their copies and first touches cost 2-5 s
-    of a fit (profiled), as much as 10 % of it on two threads.
+    the kept columns to its front, instead of a new n × |R| array each time, whose
+    copies and first touches are a measurable share of a large fit (algorithms.md
+    §0.6).
     """
 
     t: np.ndarray
@@ -1239,11 +1235,10 @@ def subspace_em(
         tol=tol,
         max_iter=max_iter,
     )
-    # MacKay's α of a weight the evidence drops grows a few % per E-step, so the final
+    # MacKay's α of a weight the evidence drops grows slowly per E-step, so the final
     # EM ran to max_iter on most classification fits. Not in the sweep, whose sites and
-    # α have not settled (IDA titanic: 2 of 10 fits ended at 32.4 % test error against
-    # 22.7 %), nor in regression, where σ² is still moving (Mackey-Glass, n = 300:
-    # 2.4× the test MSE).
+    # α have not settled, nor in regression, where σ² is still moving: deleting there
+    # cost test error and MSE (algorithms.md §0.6).
     trainer.delete_unsupported = trainer.classification and entering == "tipping_faul"
     alpha, iterations = trainer.converge(basis, alpha, tol=tol, max_iter=max_iter)
     return trainer.finish(basis, alpha, grow_iterations + iterations)

@@ -15,7 +15,14 @@ and ``W = ½(ααᵀ − C⁻¹)``, ``d log p = tr(W̃ dQ) + Σ wᵢ dkᵢᵢ + 
 and ``R W = L_u⁻ᵀ(½ (Vα) αᵀ − ½ L_B⁻ᵀ L_B⁻¹ V D⁻¹)`` by Woodbury, one block of
 columns at a time. Every training row is seen twice per evaluation (once for ``B``
 and ``c``, once for the gradient), by :class:`~.blocks.Blocks` on whichever executor
-holds them.
+holds them: 8·n·M² flops for FITC, whose ``D`` differs row by row.
+
+VFE's ``D = σ²I`` needs 3·n·M²: the first pass sums ``K_uf K_fu`` (a symmetric
+product, n·M²) and whitens the sum once, ``V Vᵀ = L_u⁻¹ (Σ K_uf K_fu) L_u⁻ᵀ``, its
+trace giving ``tr Q``; the second forms ``S_uf = 2 R W̃ = a αᵀ + G K_uf`` with
+``a = L_u⁻ᵀ V α`` and ``G = L_u⁻ᵀ (I − B⁻¹) L_u⁻¹ / σ²`` (one product, 2·n·M²), and
+what the gradient sums of it over the rows has a closed form: ``Σ P Vᵀ =
+½ (Vα)(Vα)ᵀ + ½ (I − B⁻¹)(B − I)`` and ``tr (Q + D)⁻¹ = (n − M + tr B⁻¹)/σ²``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from scipy.linalg import blas
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._linalg import (
@@ -87,18 +95,13 @@ class _Inducing:
     def whitened(
         self, block: RegressionBlock, cross: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``V = L_u⁻¹ K_uf``, the diagonal ``d`` of ``D`` and ``kᵢᵢ − Qᵢᵢ`` of a block
-        whose ``K_uf`` is ``cross``."""
+        """``V = L_u⁻¹ K_uf``, FITC's diagonal ``d = σ² + kᵢᵢ − Qᵢᵢ`` and ``kᵢᵢ − Qᵢᵢ``
+        of a block whose ``K_uf`` is ``cross``."""
         V = solve_lower_wide(self.chol_uu, cross, inverse=self.inverse_uu)
         residual = np.maximum(
             self.kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0
         )
-        d = (
-            self.noise + residual
-            if self.approximation == "fitc"
-            else np.full(len(block.y), self.noise)
-        )
-        return V, d, residual
+        return V, self.noise + residual, residual
 
 
 def _cross(kernel: Kernel, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -112,8 +115,8 @@ def _cross(kernel: Kernel, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
 def _statistics(
     block: RegressionBlock, shared: _Inducing
 ) -> tuple[np.ndarray, np.ndarray, float, float, float, int]:
-    """A block's ``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d, Σ (kᵢᵢ − Qᵢᵢ), rows)``:
-    O(b·M²)."""
+    """FITC's first pass over a block: ``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d,
+    Σ (kᵢᵢ − Qᵢᵢ), rows)``, 2·b·M² flops."""
     V, d, residual = shared.whitened(block, _cross(shared.kernel, shared.Z, block.X))
     scaled = V / np.sqrt(d)
     return (
@@ -123,6 +126,43 @@ def _statistics(
         float(np.sum(block.y**2 / d)),
         float(np.sum(residual)),
         len(block.y),
+    )
+
+
+def _vfe_statistics(
+    block: RegressionBlock, shared: _Inducing
+) -> tuple[np.ndarray, np.ndarray, float, float, int]:
+    """A block's ``(K_uf K_fu, K_uf y, Σ kᵢᵢ, Σ y², rows)``, VFE's first pass without
+    whitening (module docstring): n·M² flops."""
+    cross = _cross(shared.kernel, shared.Z, block.X)
+    return (
+        cross @ cross.T,
+        cross @ block.y,
+        float(np.sum(shared.kernel.diag(block.X))),
+        float(block.y @ block.y),
+        len(block.y),
+    )
+
+
+def _pass_statistics(
+    blocks: Blocks, shared: _Inducing
+) -> tuple[np.ndarray, np.ndarray, float, float, float, int]:
+    """``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d, tr(K_ff − Q), n)`` summed over the
+    row ``blocks``."""
+    if shared.approximation == "fitc":
+        return blocks.map_sum(_statistics, shared)
+    product, cross_y, k_trace, y_y, n = blocks.map_sum(_vfe_statistics, shared)
+    inner = solve_lower(shared.chol_uu, product)
+    V_Vt = solve_lower(shared.chol_uu, inner.T)
+    V_Vt = 0.5 * (V_Vt + V_Vt.T)
+    noise = shared.noise
+    return (
+        V_Vt / noise,
+        solve_lower(shared.chol_uu, cross_y) / noise,
+        n * math.log(noise),
+        y_y / noise,
+        max(k_trace - float(np.trace(V_Vt)), 0.0),
+        n,
     )
 
 
@@ -191,7 +231,7 @@ def evaluate_bound(
         float(noise),
         approximation,
     )
-    gram, projected, log_d, y_d_y, trace, n = blocks.map_sum(_statistics, shared)
+    gram, projected, log_d, y_d_y, trace, n = _pass_statistics(blocks, shared)
     B = gram
     B.flat[:: len(Z) + 1] += 1.0
     chol_B = cholesky_jitter(B, what="B = I + V D⁻¹ Vᵀ")
@@ -212,9 +252,9 @@ def evaluate_bound(
 def _sensitivities(
     block: RegressionBlock, bound: Bound
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """A block's share of the gradient: ``(θ part of ⟨S_uf, dK_uf⟩, its Z part,
+    """A block's share of FITC's gradient: ``(θ part of ⟨S_uf, dK_uf⟩, its Z part,
     P Vᵀ, Σ diag W)`` with ``S_uf = 2 R W̃`` (this block's columns) and
-    ``R W̃ = L_u⁻ᵀ P``."""
+    ``R W̃ = L_u⁻ᵀ P``: 6·b·M² flops."""
     shared = bound.shared
     covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
     V, d, _ = shared.whitened(block, covariance.value)
@@ -225,14 +265,63 @@ def _sensitivities(
     E = solve_lower_wide(bound.chol_B, E, trans=True, out=E, inverse=bound.inverse_B)
     P = 0.5 * np.outer(bound.V_alpha, alpha)
     P -= 0.5 * E / d
-    if shared.approximation == "fitc":
-        P -= V * diag_W
-    else:
-        P += V / (2.0 * shared.noise)
+    P -= V * diag_W
     weights = solve_lower_wide(shared.chol_uu, P, trans=True, inverse=shared.inverse_uu)
     weights *= 2.0
     grad_theta, grad_Z = covariance.gradients(weights)
     return grad_theta, grad_Z, P @ V.T, float(np.sum(diag_W))
+
+
+@dataclass(frozen=True)
+class _VFEGradientWeights:
+    """What VFE's second pass needs: ``S_uf = a αᵀ + G K_uf`` with
+    ``α = (y − K_fu w)/σ²`` (module docstring)."""
+
+    kernel: Kernel
+    Z: np.ndarray
+    a: np.ndarray
+    G: np.ndarray
+    w: np.ndarray
+    noise: float
+
+
+def _vfe_sensitivities(
+    block: RegressionBlock, weights: _VFEGradientWeights
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """A block's ``(θ part of ⟨S_uf, dK_uf⟩, its Z part, Σ αᵢ²)``: 2·b·M² flops."""
+    covariance = CrossCovariance(weights.kernel, weights.Z, block.X)
+    cross = covariance.value
+    alpha = (block.y - cross.T @ weights.w) / weights.noise
+    S_uf = weights.G @ cross
+    blas.dger(1.0, alpha, weights.a, a=S_uf.T, overwrite_a=True)  # += a αᵀ in place
+    grad_theta, grad_Z = covariance.gradients(S_uf)
+    return grad_theta, grad_Z, float(alpha @ alpha)
+
+
+def _vfe_gradient_pass(
+    blocks: Blocks, bound: Bound
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """VFE's ``(⟨S_uf, dK_uf⟩ in θ and Z, Σ P Vᵀ, tr W)`` by one pass over the rows
+    and the closed forms of the module docstring."""
+    shared, noise = bound.shared, bound.shared.noise
+    M = len(shared.Z)
+    B_inverse = bound.inverse_B.T @ bound.inverse_B
+    complement = np.eye(M) - B_inverse
+    G = shared.inverse_uu.T @ complement @ shared.inverse_uu / noise
+    weights = _VFEGradientWeights(
+        shared.kernel,
+        shared.Z,
+        solve_lower_transpose(shared.chol_uu, bound.V_alpha),
+        0.5 * (G + G.T),
+        solve_lower_transpose(shared.chol_uu, bound.u),
+        noise,
+    )
+    grad_theta, grad_Z, alpha_alpha = blocks.map_sum(_vfe_sensitivities, weights)
+    # (I − B⁻¹) V Vᵀ / σ² = (I − B⁻¹)(B − I) = B + B⁻¹ − 2I
+    B = bound.chol_B @ bound.chol_B.T
+    P_Vt = 0.5 * (np.outer(bound.V_alpha, bound.V_alpha) + B + B_inverse) - np.eye(M)
+    trace_inverse = (bound.n - M + float(np.trace(B_inverse))) / noise
+    return grad_theta, grad_Z, P_Vt, 0.5 * (alpha_alpha - trace_inverse)
 
 
 def bound_and_gradient(
@@ -244,13 +333,17 @@ def bound_and_gradient(
 ) -> tuple[Bound, np.ndarray, float, np.ndarray]:
     """The objective (:func:`evaluate_bound`) and its gradient in the kernel's ``θ``
     (log-space, the order of ``kernel.theta``), the noise variance and ``Z``: two
-    passes over the row ``blocks``, O(n·M²) (module docstring).
+    passes over the row ``blocks``, 3·n·M² flops for VFE and 8·n·M² for FITC (module
+    docstring).
 
     The kernel must be one :class:`~sparsegp.kernels.CrossCovariance` differentiates.
     """
     bound = evaluate_bound(blocks, kernel, Z, noise, approximation)
     shared = bound.shared
-    grad_theta, grad_Z, P_Vt, trace_W = blocks.map_sum(_sensitivities, bound)
+    if approximation == "fitc":
+        grad_theta, grad_Z, P_Vt, trace_W = blocks.map_sum(_sensitivities, bound)
+    else:
+        grad_theta, grad_Z, P_Vt, trace_W = _vfe_gradient_pass(blocks, bound)
     # −⟨R W̃ Rᵀ, dK_uu⟩ with R W̃ Rᵀ = L_u⁻ᵀ P Vᵀ L_u⁻¹
     inner = solve_lower_transpose(shared.chol_uu, P_Vt)
     S_uu = -solve_lower_transpose(shared.chol_uu, inner.T)

@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 def make_xor_clusters(n_samples=200, *, offset=1.5, random_state=None):
     """Four unit-variance Gaussian clusters at ``(±offset, ±offset)`` in xor labelling.
 
-    The toy problem of Naish-Guzman & Holden (2007), Fig. 1 (Bayes error ≈ 13 %):
+    The toy problem of Naish-Guzman & Holden (2007), Fig. 1:
     clusters at ``(+, +)`` and ``(−, −)`` are class +1, the other two class −1.
 
     Returns

@@ -14,7 +14,8 @@ def load_magic(realization=0, data_home=None):
     """Load one train/test split of MAGIC gamma (19 020 simulated telescope events).
 
     Ten raw-unit Hillas parameters of each shower image; the label is gamma (signal,
-    ``+1``, 64.8 %) or hadron (``-1``). Strong classifiers reach 12-14 % test error.
+    ``+1``, 64.8 %) or hadron (``-1``). The data README gives the test error strong
+    classifiers reach.
 
     Parameters
     ----------

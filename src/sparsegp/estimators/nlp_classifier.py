@@ -54,10 +54,8 @@ from ._base import (
 from ._fitc_pass import RELEARN_SIZE, every_site_if_it_fits, relearning
 
 #: ``ard="auto"``'s screen runs this many hyperparameter steps' L-BFGS-B iterations
-#: at once: one step's five moved the loss of 50 000 points with 10 % positives by
-#: 0.005 (its penalty 0.0095), twenty by 0.033, where the ARD iterations went on to
-#: lower the test NLP from 0.145 to 0.118; on MNIST's pixels twenty moved it by 0.018
-#: against a penalty of 0.084 (algorithms.md §2.3).
+#: at once: one step's iterations can move the loss by less than the penalty where
+#: ARD goes on to pay (algorithms.md §2.3).
 _ARD_SCREEN_STEPS = 4
 #: Points used for the median pairwise distance of the default kernel.
 _N_MEDIAN = 1000
@@ -113,7 +111,7 @@ class _OuterIteration:
 
     def penalised(self, penalty):
         """This iteration with ``penalty`` added to its loss."""
-        loss = HeldOutLoss(self.loss.value + penalty, self.loss.standard_error)
+        loss = self.loss._replace(value=self.loss.value + penalty)
         return replace(self, loss=loss, penalty=self.penalty + penalty)
 
     def freeze(self, X):
@@ -155,10 +153,15 @@ class Plateau:
 
     A decrease is significant when it takes the loss below the reference — the loss of
     the last significant decrease, so that a slow steady descent registers once it adds
-    up — by more than the reference's standard error and by more than ``tol`` relative
-    to it. A smaller decrease is within the noise of a mean over the points outside the
+    up — by more than the reference's standard error, by more than ``tol`` relative
+    to it, and by more than one nat over all its points (``1 / n_points`` in the
+    mean). A smaller decrease is within the noise of a mean over the points outside the
     basis, and the one-standard-error choice (:func:`choose_iteration`) treats such
-    iterations as equals.
+    iterations as equals. The nat is a likelihood ratio of ``e`` over the whole
+    held-out sample, below what a likelihood-ratio scale counts as evidence: where
+    the classes separate, the loss falls towards zero by ever smaller relative halvings
+    of a standard error that vanishes with it, and only that absolute floor ends the
+    loop before its cap (algorithms.md §2.3).
     """
 
     def __init__(self, tol, patience):
@@ -169,7 +172,9 @@ class Plateau:
         """Take an outer iteration's loss (a :class:`HeldOutLoss`)."""
         reference = self.reference
         if reference is None or loss.value < reference.value - max(
-            self.tol * reference.value, reference.standard_error
+            self.tol * reference.value,
+            reference.standard_error,
+            1.0 / reference.n_points,
         ):
             self.reference, self.stalled = loss, 0
         else:
@@ -538,7 +543,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         )
         if fall <= penalty:
             return [], None
-        to_beat = HeldOutLoss(start.loss.value - penalty, start.loss.standard_error)
+        to_beat = start.loss._replace(value=start.loss.value - penalty)
         ard, plateau = self._outer_iterations(
             X, y, kernel, likelihood, d, rng, True, pool, to_beat
         )

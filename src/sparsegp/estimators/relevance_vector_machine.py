@@ -390,8 +390,8 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
         (algorithms.md §4.5). The RVM's own evidence cannot
         choose widths: it prefers ever narrower ones (algorithms.md §8 item 10).
     kernel, method, update, threshold, entering, bias, batch_start, tol, max_iter
-        As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, banana's
-        first 100-200 points end at 33-42 % test error against batch EM's 13-18 %); the
+        As for :class:`RVMRegressor` (from an empty model, ``batch_start=0``, the first
+        points end far from batch EM's test error, algorithms.md §0.6); the
         final batch EM stops when no ``log α`` moves by more than ``tol`` from one
         E-step to the next ([QW03] gives no classification evidence to monitor); after
         each E-step its M-steps, O(|R|³) each, run at that E-step's sites until α
