@@ -56,6 +56,25 @@ def test_engines_never_import_methods(path):
     assert not [m for m in imported_modules(path) if "methods" in m]
 
 
+#: The public estimator modules: scikit-learn shells, each over its method.
+PUBLIC_ESTIMATORS = {
+    p.stem for p in (SOURCE / "estimators").glob("*.py") if not p.name.startswith("_")
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in (SOURCE / "estimators").glob("*.py") if p.name != "__init__.py"),
+    ids=lambda p: p.name,
+)
+def test_no_estimator_module_imports_another(path):
+    """A recipe one estimator shares with another lives in ``methods/``: no module of
+    ``estimators/`` (``_base`` and the private wrappers included) imports a public
+    estimator module but its own."""
+    imported = {m.rsplit(".", 1)[-1] for m in imported_modules(path)}
+    assert not imported & (PUBLIC_ESTIMATORS - {path.stem})
+
+
 def test_estimator_modules_do_not_share_an_engines_name():
     engines = {p.stem for p in (SOURCE / "approximations").glob("*.py")}
     estimators = {p.stem for p in (SOURCE / "estimators").glob("*.py")}

@@ -39,8 +39,8 @@ from sparsegp import (
     SparseOnlineGPClassifier,
 )
 from sparsegp.benchmarking import PlattSVC, dgemm_rate, model_size, save_run
-from sparsegp.estimators._base import default_length_scale
 from sparsegp.kernels import KernelBlocks
+from sparsegp.methods.kernel_defaults import default_length_scale
 
 N_TRAIN = 10_000
 #: Timings per path; the shortest is reported.

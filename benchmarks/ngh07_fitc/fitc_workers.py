@@ -47,12 +47,8 @@ from sparsegp._threads import fit_threads
 from sparsegp.approximations.blocks import row_ranges, thread_pool
 from sparsegp.approximations.ep import run_ep
 from sparsegp.benchmarking import dgemm_rate, save_run
-from sparsegp.estimators.fitc_classifier import (
-    BLOCK_ROWS,
-    block_rows,
-    fitc_approximation,
-)
 from sparsegp.likelihoods import Probit
+from sparsegp.methods.fitc_ep import BLOCK_ROWS, block_rows, fitc_approximation
 
 KERNEL = ConstantKernel(2.0) * RBF(np.sqrt(D))
 LIKELIHOOD = Probit(0.0)

@@ -5,7 +5,7 @@
 
 [QW03] fixes the width of its basis functions, and so does ``RVMClassifier()``: an RBF
 of length-scale ``ℓ₀`` (the root of the summed feature variances,
-``estimators._base.default_rbf``). Here the classifier is fitted, its defaults
+``methods.kernel_defaults.default_rbf``). Here the classifier is fitted, its defaults
 otherwise, at ``ℓ = f·ℓ₀`` for each ``f`` of ``--factors``, and each fit is scored on
 the test set and by three criteria the fit could choose ``f`` by:
 
@@ -44,8 +44,8 @@ from sparsegp.approximations.ep import site_evidence_terms
 from sparsegp.approximations.rvm_ssem import ep_e_step
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import IDA_NAMES
-from sparsegp.estimators._base import default_rbf
 from sparsegp.likelihoods import Probit
+from sparsegp.methods.kernel_defaults import default_rbf
 
 SETS = (*IDA_NAMES, "mnist4")
 #: How the width could be chosen (the module's docstring).

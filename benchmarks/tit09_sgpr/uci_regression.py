@@ -35,9 +35,9 @@ from sparsegp import (
 )
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import UCI_NAMES, load_uci
-from sparsegp.estimators._base import default_length_scale
 from sparsegp.estimators.sparse_gp_regressor import DEFAULT_MAX_INDUCING
 from sparsegp.kernels import split_white_noise
+from sparsegp.methods.kernel_defaults import default_length_scale
 from sparsegp.methods.pseudo_inputs import kmeans_centres
 from sparsegp.methods.sparse_regression import SparseRegression
 

@@ -11,13 +11,13 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 from sparsegp import FITCGPClassifier, IVMRegressor
 from sparsegp.estimators._base import (
     FittedModel,
-    ard_if_it_pays,
     one_vs_rest,
     per_problem,
     positive_classes,
     warn_at_bounds,
 )
 from sparsegp.kernels import offset_names
+from sparsegp.methods.ard import ard_if_it_pays
 
 
 def test_two_classes_are_one_problem_with_the_second_class_positive():
@@ -277,8 +277,8 @@ def test_ard_screens_from_standardised_features_too_where_their_evidence_is_high
 def test_a_standardised_start_the_criterion_cannot_evaluate_is_no_start():
     """A criterion that fails at the second start (a factorisation refused) leaves
     the same function's start alone, as where no feature is narrow."""
-    from sparsegp.estimators._base import ard_starts
     from sparsegp.exceptions import NotPSDError
+    from sparsegp.methods.ard import ard_starts
 
     def criterion(kernel):
         if not np.allclose(kernel.k2.length_scale, 2.0):

@@ -16,10 +16,10 @@ from sparsegp import (
     RVMRegressor,
     SparseOnlineGPRegressor,
 )
-from sparsegp.estimators._base import feature_spreads
 from sparsegp.estimators._feature_units import standardised_if_better
 from sparsegp.estimators._input_units import kernel_in_input_units
 from sparsegp.exceptions import FeatureScaleWarning
+from sparsegp.methods.kernel_defaults import feature_spreads
 
 
 def _unscaled(estimator):

@@ -10,7 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import FITCGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators._base import ARD_SCREEN_ITERATIONS
+from sparsegp.methods.ard import ARD_SCREEN_ITERATIONS
 
 from ..conftest import relevant_and_irrelevant_features, small_problem
 
@@ -254,7 +254,7 @@ def test_blocks_grow_past_block_count_blocks_of_block_rows():
     """Up to BLOCK_COUNT · BLOCK_ROWS rows the blocks have at most BLOCK_ROWS rows;
     past that BLOCK_COUNT blocks (a power of two) until they reach LARGEST_BLOCK_ROWS."""
     from sparsegp.approximations.blocks import balanced_row_ranges
-    from sparsegp.estimators import fitc_classifier as fc
+    from sparsegp.methods import fitc_ep as fc
 
     threshold = fc.BLOCK_COUNT * fc.BLOCK_ROWS
     assert fc.block_rows(1) == fc.block_rows(threshold) == fc.BLOCK_ROWS
@@ -273,16 +273,16 @@ def test_the_model_does_not_depend_on_n_jobs(in_turns, monkeypatch):
     fit's thread where the pool finds that faster (``in_turns``: each block
     function's maps on the threads and in the fit's thread in turns)."""
     from sparsegp.approximations import blocks
-    from sparsegp.estimators import fitc_classifier
+    from sparsegp.methods import fitc_ep
 
-    monkeypatch.setattr(fitc_classifier, "BLOCK_ROWS", 40)
+    monkeypatch.setattr(fitc_ep, "BLOCK_ROWS", 40)
     if in_turns:
         monkeypatch.setattr(blocks._Timings, "next_on_threads", _in_turns)
     X, y = make_xor_clusters(150, random_state=2)
     options = dict(n_inducing=8, max_iter_optimizer=5, random_state=0)
     one = FITCGPClassifier(n_jobs=1, **options).fit(X, y)
     two = FITCGPClassifier(n_jobs=2, **options).fit(X, y)
-    assert len(fitc_classifier.fitc_approximation(X, y, 1e-6).blocks.blocks) == 4
+    assert len(fitc_ep.fitc_approximation(X, y, 1e-6).blocks.blocks) == 4
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
     assert one.estimators_[0].details == two.estimators_[0].details
 

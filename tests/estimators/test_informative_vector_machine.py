@@ -361,9 +361,9 @@ def test_one_vs_rest_problems_share_the_default_active_sets_budget(monkeypatch):
 
 
 def test_the_fitc_posterior_does_not_depend_on_n_jobs(monkeypatch):
-    from sparsegp.estimators import fitc_classifier
+    from sparsegp.methods import fitc_ep
 
-    monkeypatch.setattr(fitc_classifier, "BLOCK_ROWS", 50)
+    monkeypatch.setattr(fitc_ep, "BLOCK_ROWS", 50)
     X, y = make_xor_clusters(200, random_state=0)
     options = dict(active_set_size=20, posterior="fitc", random_state=0)
     one = IVMClassifier(n_jobs=1, **options).fit(X, y)

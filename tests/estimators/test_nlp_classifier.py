@@ -312,10 +312,10 @@ def test_the_papers_predictor_is_kept_with_a_warning_when_the_pass_would_not_fit
 def test_the_model_does_not_depend_on_n_jobs(monkeypatch):
     """The loss's columns in pieces and the pass's row blocks, on two threads or one."""
     from sparsegp.approximations import adf_active_set
-    from sparsegp.estimators import fitc_classifier
+    from sparsegp.methods import fitc_ep
 
     monkeypatch.setattr(adf_active_set, "_COMPLETE_PIECE", 16)
-    monkeypatch.setattr(fitc_classifier, "BLOCK_ROWS", 40)
+    monkeypatch.setattr(fitc_ep, "BLOCK_ROWS", 40)
     X, y = make_xor_clusters(160, random_state=4)
     options = dict(max_basis_vectors=12, random_state=0)
     one = NLPSparseGPClassifier(n_jobs=1, **options).fit(X, y)

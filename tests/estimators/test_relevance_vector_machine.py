@@ -15,8 +15,9 @@ from sparsegp.datasets import (
     make_mackey_glass,
     make_xor_clusters,
 )
-from sparsegp.estimators._base import default_rbf, equal_shares
-from sparsegp.estimators.fitc_classifier import LEARNT_FITC_DEFAULTS, learnt_fitc_model
+from sparsegp.methods.fitc_ep import LEARNT_FITC_DEFAULTS, learnt_fitc_model
+from sparsegp.methods.kernel_defaults import default_rbf
+from sparsegp.methods.pseudo_inputs import equal_shares
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 

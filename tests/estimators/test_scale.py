@@ -27,12 +27,12 @@ from sparsegp import (
     SparseOnlineGPRegressor,
 )
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators._base import (
+from sparsegp.exceptions import FeatureScaleWarning
+from sparsegp.methods.kernel_defaults import (
     default_length_scale,
     feature_spreads,
     warn_if_few_features_count,
 )
-from sparsegp.exceptions import FeatureScaleWarning
 
 ESTIMATORS = [
     lambda: EPGPClassifier(random_state=0),

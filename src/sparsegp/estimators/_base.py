@@ -27,9 +27,7 @@ from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import (
-    RBF,
     CompoundKernel,
-    ConstantKernel,
 )
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -38,17 +36,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
+from ..approximations.evidence import EvidenceFit, EvidenceSettings
 from ..approximations.multiclass_fitc import fit_variance_scale
 from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
-from ..exceptions import FeatureScaleWarning, NotPSDError, warn_at_caller
+from ..exceptions import warn_at_caller
 from ..kernels import (
     offset_names,
     with_length_scale_per_feature,
-    with_length_scales_by_spread,
 )
 from ..methods.fitted import (
     FittedModel,
 )
+from ..methods.kernel_defaults import default_kernel
 from ._input_units import (
     conditioned_dask_inputs,
     conditioned_inputs,
@@ -77,25 +76,6 @@ def fifth_up_to(n, cap):
     """The default sparse size: N/5 (the papers' setting on their small data sets),
     at least 1 and at most ``cap``."""
     return max(1, min(n // 5, cap))
-
-
-def equal_shares(sizes, total):
-    """How many of ``total`` to draw from groups of ``sizes`` (``total`` at most their
-    sum): equal shares, a group smaller than its share taken whole and its shortfall
-    shared by the larger ones."""
-    shares = np.zeros(len(sizes), dtype=int)
-    for position, group in enumerate(np.argsort(sizes, kind="stable")):
-        groups_left = len(sizes) - position  # the smallest are served first
-        shares[group] = min(sizes[group], -(-(total - shares.sum()) // groups_left))
-    return shares
-
-
-def class_shares(labels, total):
-    """Each class's rows of ``labels`` with its :func:`equal_shares` share of
-    ``total``, as ``(rows, share)`` pairs in the order of ``np.unique(labels)``."""
-    members = [np.flatnonzero(labels == label) for label in np.unique(labels)]
-    shares = equal_shares([len(rows) for rows in members], total)
-    return list(zip(members, shares, strict=True))
 
 
 def per_problem(values, stack=False):
@@ -127,22 +107,6 @@ def one_vs_rest(classes, y):
 def _without_leave_one_out(details):
     """``details`` less the training latents' cavities (O(n), needed in fit only)."""
     return {key: value for key, value in details.items() if key != "leave_one_out"}
-
-
-def fitted_model(fit) -> FittedModel:
-    """The :class:`FittedModel` of an
-    :class:`~sparsegp.approximations.evidence.EvidenceFit` (FITC, full EP), its EP
-    sweeps in all in ``details["n_sweeps"]``."""
-    return FittedModel(
-        kernel=fit.kernel,
-        likelihood=fit.likelihood,
-        points=fit.points,
-        predictor=fit.predictor,
-        log_marginal_likelihood=fit.log_evidence,
-        n_iterations=fit.n_evaluations,
-        converged=fit.optimizer_converged and fit.ep_converged,
-        details={"n_sweeps": fit.n_sweeps, "leave_one_out": fit.leave_one_out},
-    )
 
 
 #: The package's logger; a fit's progress goes here when logging is configured.
@@ -270,6 +234,23 @@ def warn_ep_not_converged(estimator, n_sweeps, tol):
     )
 
 
+def warn_full_ep_not_converged(
+    estimator, fit: EvidenceFit, settings: EvidenceSettings, advice: str
+):
+    """``ConvergenceWarning`` when :func:`fit_full_ep`'s optimizer stopped on its
+    iteration cap (with ``advice``), or its final EP run on ``max_sweeps``."""
+    if not fit.optimizer_converged:
+        warn_at_caller(
+            f"{type(estimator).__name__}: L-BFGS-B stopped at its cap of "
+            f"{settings.max_iter} iterations before the EP evidence converged; "
+            f"{advice}.",
+            ConvergenceWarning,
+        )
+    if not fit.ep_converged:
+        tol = settings.ep_options["tol"]
+        warn_ep_not_converged(estimator, fit.final_sweeps, tol)
+
+
 def warn_at_bounds(kernel, estimator, problem=None):
     """``ConvergenceWarning`` for each learnt hyperparameter that ended on a bound.
 
@@ -362,119 +343,6 @@ def _is_fitted_attribute(name):
     return name.endswith("_") and not name.startswith("_")
 
 
-def default_length_scale(X):
-    """``ℓ₀ = √(Σ_d var x_d)``: ``√D`` for standardised inputs, in the inputs' units.
-
-    Two inputs lie ``√2·ℓ₀`` apart on average. A length-scale started far from that
-    (inputs in units of 10⁻³ or 10³ with ``√D``) gives a kernel matrix of all ones or
-    the identity, whose evidence gradient vanishes: the fit never leaves the start.
-    """
-    return _length_scale_of(_feature_variances(X))
-
-
-def _feature_variances(X):
-    """The variances of ``X``'s columns, in memory (a dask array's on its cluster)."""
-    variances = np.var(X, axis=0)
-    if is_dask_array(variances):
-        variances = variances.compute()
-    return np.asarray(variances, dtype=float)
-
-
-def _length_scale_of(variances):
-    total = float(np.sum(variances))
-    return float(np.sqrt(total)) if total > 0 else 1.0
-
-
-#: :func:`warn_if_few_features_count` warns below this share of the features.
-_FEW_FEATURES = 0.2
-
-
-def feature_spreads(X):
-    """The standard deviations of ``X``'s columns, each computed on the column divided
-    by its largest magnitude: no square over- or underflows, so a feature 10²⁰⁰ times
-    narrower than another keeps a positive spread (a dask array's, on its cluster)."""
-    largest = np.max(np.abs(X), axis=0)
-    if is_dask_array(largest):
-        largest = largest.compute()
-    largest = np.asarray(largest, dtype=float)
-    relative = np.std(X / np.where(largest > 0, largest, 1.0), axis=0)
-    if is_dask_array(relative):
-        relative = relative.compute()
-    return largest * np.asarray(relative, dtype=float)
-
-
-def few_features_seen(spreads):
-    """``(seen, count, widest)`` where an isotropic kernel on features of standard
-    deviations ``spreads`` sees only a few of their ``count`` non-constant ones (see
-    :func:`warn_if_few_features_count`), ``widest`` the largest feature's share of
-    the variance; None where it sees enough of them."""
-    spreads = np.asarray(spreads, dtype=float)
-    spreads = spreads[spreads > 0.0]  # constant features are not in question
-    if len(spreads) < 2 or not np.all(np.isfinite(spreads)):
-        return None
-    variances = (spreads / spreads.max()) ** 2  # in [0, 1]: tiny ones underflow to 0
-    total = float(np.sum(variances))
-    seen = total**2 / float(np.sum(variances**2))
-    widest = float(np.max(variances)) / total
-    if seen < _FEW_FEATURES * len(variances) or widest > 0.99:
-        return seen, len(variances), widest
-    return None
-
-
-def warn_if_few_features_count(spreads):
-    """Warn (:class:`~sparsegp.exceptions.FeatureScaleWarning`) when an isotropic
-    kernel on inputs whose features have standard deviations ``spreads``
-    (:func:`feature_spreads`) sees only a few features.
-
-    Squared distances weigh feature ``d`` by ``v_d``, so the kernel sees about
-    ``(Σ v)²/Σ v²`` features (their participation ratio): ``D`` for standardised
-    inputs, 86 of MNIST's 169 pixels, 4.1 of MAGIC's 10 raw features. Below a fifth of
-    ``D`` (raw breast cancer: 1.7 of 30; scikit-learn's wine: 1.0 of 13), or where one
-    feature holds 99 % of the variance, the widest features decide alone — features
-    in different units, whose fit can fall to chance. Constant features are left out
-    of ``D``; the variances are taken relative to the widest feature's, so features
-    hundreds of decades apart count as the one they are to the kernel.
-    """
-    few = few_features_seen(spreads)
-    if few is not None:
-        seen, count, widest = few
-        warn_at_caller(
-            "X's features differ so much in spread that the default isotropic "
-            f"kernel sees about {seen:.1f} of its {count} non-constant ones "
-            f"(the widest holds {widest:.0%} of the variance): if they are in "
-            "different units, "
-            "standardise X (sklearn.preprocessing.StandardScaler; --standardize on "
-            "the command line) or pass a kernel with a length-scale per feature.",
-            FeatureScaleWarning,
-        )
-
-
-def default_rbf(X, factor=1.0):
-    """``RBF(factor·ℓ₀)``, ``ℓ₀`` from :func:`default_length_scale`, bounds
-    ``ℓ₀·(10⁻⁵, 10⁵)``.
-
-    scikit-learn's default range, moved to the data's scale: inputs in any units get
-    the same search range. Warns if the kernel would see few of ``X``'s features
-    (:func:`warn_if_few_features_count`).
-    """
-    warn_if_few_features_count(feature_spreads(X))
-    length_scale = _length_scale_of(_feature_variances(X))
-    return RBF(
-        factor * length_scale,
-        length_scale_bounds=(1e-5 * length_scale, 1e5 * length_scale),
-    )
-
-
-def default_kernel(X, constant=None, factor=1.0):
-    """``ConstantKernel(1) * RBF(factor·ℓ₀)`` with the RBF of :func:`default_rbf`.
-
-    With ``constant``, a learnable ``ConstantKernel(constant)`` summand is added: the
-    prior variance of a random offset of the latent function.
-    """
-    kernel = ConstantKernel(1.0) * default_rbf(X, factor)
-    return kernel if constant is None else kernel + ConstantKernel(constant)
-
-
 def starting_kernel(estimator, X, default=None):
     """The kernel a fit starts from: ``estimator.kernel``, or the estimator's default
     kernel (``default()``, :func:`default_kernel` if not given) with a length-scale
@@ -504,104 +372,6 @@ def chooses_ard(estimator, X):
         and estimator.optimizer is not None
         and X.shape[1] > 1
     )
-
-
-#: L-BFGS-B iterations of the screen by which ``ard="auto"`` decides: the ARD kernel
-#: from the isotropic optimum, pseudo-inputs held (algorithms.md §5.8).
-ARD_SCREEN_ITERATIONS = 5
-
-
-def ard_starts(kernel, spreads, criterion, value=None):
-    """Where a length-scale per feature starts from the isotropic optimum ``kernel``
-    (algorithms.md §5.8), each start with its criterion's excess over ``value``.
-
-    :func:`~sparsegp.kernels.with_length_scale_per_feature`'s start (the same
-    function, whose ``criterion`` is ``value``: evaluated there if not given, and
-    only where a second start is in question), and before it
-    :func:`~sparsegp.kernels.with_length_scales_by_spread`'s (the kernel on
-    standardised features, for the features' standard deviations ``spreads``) where
-    ``criterion(kernel)``, the quantity the fit maximises, is higher there: the fit
-    then runs from both and keeps the higher end. From the isotropic optimum a
-    feature far narrower than the others has a length-scale so much longer than its
-    spread that the criterion's gradient in it vanishes; the other start can land
-    in a poorer optimum than the first (a list of ``(start, excess)`` pairs).
-    """
-    same = (with_length_scale_per_feature(kernel, len(spreads)), 0.0)
-    by_spread = with_length_scales_by_spread(kernel, spreads)
-    if by_spread is None:
-        return [same]
-    if value is None:
-        value = criterion(same[0])
-    try:
-        excess = float(criterion(by_spread)) - value
-    except NotPSDError:  # a start the criterion cannot evaluate is no start
-        return [same]
-    return [(by_spread, excess), same] if excess > 0 else [same]
-
-
-#: Most training rows ``ard="auto"``'s screen sees (a random subsample beyond): its
-#: few iterations then cost a bounded share of the isotropic fit however large the
-#: training set, and on a subsample the evidence's gain must be larger still to
-#: pass the same penalty (algorithms.md §5.8).
-ARD_SCREEN_ROWS = 1000
-
-
-def screen_rows(n, rng):
-    """The sorted rows of ``n`` that ``ard="auto"``'s screen sees: all of them up to
-    :data:`ARD_SCREEN_ROWS`, else that many drawn by ``rng``."""
-    if n <= ARD_SCREEN_ROWS:
-        return np.arange(n)
-    return np.sort(rng.choice(n, ARD_SCREEN_ROWS, replace=False))
-
-
-def ard_if_it_pays(
-    isotropic, screen, whole_ard_fit, spreads, n_kernels=1, subsample=True
-):
-    """``ard="auto"``: the ARD model if its log evidence exceeds the fitted isotropic
-    model's by more than the ``D − 1`` length-scales it adds to each of its
-    ``n_kernels`` kernels (Akaike's penalty, [Aka74]; algorithms.md §5.8), else the
-    isotropic model; ``spreads`` are the ``D`` features' standard deviations.
-
-    A screen decides first: ``screen(kernel, start, stage)`` fits the ARD kernel on
-    the screen's rows (:func:`screen_rows`; ``subsample`` False where those are
-    every row, the fitted model's evidence then the baseline) from the fitted model
-    ``start``'s other parameters, ``"evaluate"`` none (the evidence at ``kernel``)
-    and ``"screen"`` :data:`ARD_SCREEN_ITERATIONS` iterations with the
-    pseudo-inputs held, from the isotropic optimum made ARD (the same function, the
-    same evidence) and also on standardised features where the evidence is higher
-    there (:func:`ard_starts`); the isotropic kernel's evidence on the same rows is
-    the baseline. Only where a screen gains more than the penalty does
-    ``whole_ard_fit(screen)`` fit the ARD model on every row from the best screen's
-    kernel (FITC from its own initial pseudo-inputs: from the isotropic optimum's
-    its whole fit took several times as long). Returns the chosen model, its
-    ``details`` holding the gain and the choice, and the list of fits made.
-    """
-    penalty = n_kernels * (len(spreads) - 1)
-    baseline = isotropic
-    if subsample:
-        baseline = screen(isotropic.kernel, isotropic, "evaluate")
-    starts = ard_starts(
-        isotropic.kernel,
-        spreads,
-        lambda kernel: screen(kernel, isotropic, "evaluate").log_marginal_likelihood,
-        baseline.log_marginal_likelihood,
-    )
-    screens = [screen(kernel, isotropic, "screen") for kernel, _ in starts]
-    best = max(screens, key=lambda fit: fit.log_marginal_likelihood)
-    gain = best.log_marginal_likelihood - baseline.log_marginal_likelihood
-    made = [baseline, *screens] if subsample else screens
-    chosen = isotropic
-    if gain > penalty:
-        ard = whole_ard_fit(best)
-        made.append(ard)
-        gain = ard.log_marginal_likelihood - isotropic.log_marginal_likelihood
-        chosen = ard if gain > penalty else isotropic
-    chosen = replace(
-        chosen,
-        details=chosen.details
-        | {"ard_evidence_gain": float(gain), "ard": chosen is not isotropic},
-    )
-    return chosen, made
 
 
 class GPRegressorMixin(RegressorMixin, BaseEstimator):

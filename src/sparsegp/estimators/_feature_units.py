@@ -4,14 +4,15 @@ An isotropic kernel weighs each feature by its variance, so where features are i
 different units the widest decide alone (raw breast cancer: the default kernel sees
 about 1.7 of its 30 features, algorithms.md §0.5). An estimator with the default
 kernel, on inputs where it would see fewer than a fifth of the features
-(:func:`~._base.few_features_seen`), fits the isotropic kernel on a subsample (full EP
-for a classifier, exact regression for a regressor) twice — on the inputs as they are
-and with each feature divided by its spread — and keeps the units of the higher log
-evidence: one model family each, with as many hyperparameters, so the evidence
-compares them without a penalty. A regressor, whose kernel has no length-scale per
-feature to find a narrow feature with, asks the same where some feature is narrow
-(:func:`~sparsegp.kernels.has_narrow_feature`). Pixels (MNIST, scikit-learn's digits)
-keep their units on their own: the rarely inked ones would be magnified.
+(:func:`~sparsegp.methods.kernel_defaults.few_features_seen`), fits the isotropic
+kernel on a subsample (full EP for a classifier, exact regression for a regressor)
+twice — on the inputs as they are and with each feature divided by its spread —
+and keeps the units of the higher log evidence: one model family each, with as many
+hyperparameters, so the evidence compares them without a penalty. A regressor, whose
+kernel has no length-scale per feature to find a narrow feature with, asks the same
+where some feature is narrow (:func:`~sparsegp.kernels.has_narrow_feature`). Pixels
+(MNIST, scikit-learn's digits) keep their units on their own: the rarely inked ones
+would be magnified.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from sklearn.gaussian_process.kernels import WhiteKernel
 
 from ..approximations.ivm import maximize_regression_evidence
 from ..kernels import has_narrow_feature
-from ._base import default_kernel, feature_spreads, few_features_seen
-from .ep_classifier import fit_full_ep, full_ep_settings
+from ..methods.full_ep import fit_full_ep, full_ep_settings
+from ..methods.kernel_defaults import default_kernel, feature_spreads, few_features_seen
 
 #: Points of the subsample whose evidence chooses the units, the L-BFGS-B iterations
 #: of its kernel and the amplitude's prior of full EP's (``EPGPClassifier``'s).

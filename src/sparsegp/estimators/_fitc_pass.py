@@ -23,12 +23,12 @@ from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_ev
 from ..approximations.fitc_ep import InMemoryFITC
 from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable
+from ..methods.fitc_ep import fitc_approximation, require_fitc_memory
 from ..methods.fitted import FittedModel
 from ._base import (
     report_progress,
     warn_ep_not_converged,
 )
-from .fitc_classifier import fitc_approximation, require_fitc_memory
 
 __all__ = [
     "EverySitePass",

@@ -3,34 +3,24 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from numbers import Integral, Real
 
-import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import Kernel
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._memory import require_memory
-from ..approximations.dense_ep import DenseEP
-from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_evidence
-from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable
+from ..methods.fitted import fitted_model
+from ..methods.full_ep import ard_by_full_ep, fit_full_ep, full_ep_settings
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
-    ARD_SCREEN_ITERATIONS,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    ard_if_it_pays,
     chooses_ard,
-    feature_spreads,
-    fitted_model,
     report_progress,
-    screen_rows,
     starting_kernel,
-    warn_ep_not_converged,
+    warn_full_ep_not_converged,
 )
 
 #: n × n float64 arrays an EP fit holds at once besides the kernel gradient: K, B and
@@ -242,13 +232,15 @@ class EPGPClassifier(GPClassifierMixin):
             progress="EPGPClassifier: EP evidence" if self.verbose else None,
             report=lambda line: report_progress(self, level=2, message=line),
         )
+
+        def warn(fit):
+            warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
+
         fit = fit_full_ep(X, y, kernel, self.bias, settings)
-        warn_full_ep_not_converged(self, fit, settings, "raise max_iter_optimizer")
+        warn(fit)
         model = fitted_model(fit)
         if chooses_ard(self, X):
-            model = ard_by_full_ep(
-                self, X, y, model, settings, "raise max_iter_optimizer", random_state
-            )
+            model = ard_by_full_ep(X, y, model, settings, warn, random_state)
         report_progress(
             self,
             message=f"EPGPClassifier: n={len(y)} "
@@ -256,108 +248,3 @@ class EPGPClassifier(GPClassifierMixin):
             f"bias={model.likelihood.bias:.3f} ({time.perf_counter() - start:.1f} s)",
         )
         return model
-
-
-def ard_by_full_ep(estimator, X, y, isotropic, settings, advice, random_state=None):
-    """``ard="auto"`` on full EP's evidence (algorithms.md §5.8): the model
-    :func:`~sparsegp.estimators._base.ard_if_it_pays` chooses between the fitted
-    ``isotropic`` model and the same kernel with a length-scale per feature, screened
-    from the isotropic optimum on :func:`~sparsegp.estimators._base.screen_rows`'
-    rows (drawn from ``random_state``) and fitted on every row from the screen's end
-    by :func:`ard_refit`. ``n_iterations`` counts every fit's."""
-    rows = screen_rows(len(y), check_random_state(random_state))
-    on_rows = len(rows) < len(y)
-    screen = ard_refit(estimator, X[rows], y[rows], settings, advice)
-    whole = ard_refit(estimator, X, y, settings, advice)
-
-    def whole_ard_fit(screen_fit):  # from the screen's end: fewer iterations
-        return whole(screen_fit.kernel, screen_fit)
-
-    model, ard_fits = ard_if_it_pays(
-        isotropic, screen, whole_ard_fit, feature_spreads(X), 1, on_rows
-    )
-    n_iterations = sum(m.n_iterations for m in [isotropic, *ard_fits])
-    return replace(model, n_iterations=n_iterations)
-
-
-def ard_refit(estimator, X, y, settings, advice):
-    """``refit(kernel, start, stage="fit")``: the full EP model of ``kernel`` from the
-    fitted model ``start``'s bias by ``settings`` without restarts (``"fit"``), at
-    ``kernel`` and that bias (``"evaluate"``), or after ``ARD_SCREEN_ITERATIONS``
-    (``"screen"``); a whole fit that did not converge warns with ``advice``."""
-    whole = replace(settings, n_restarts=0)
-    stages = {
-        "evaluate": replace(whole, max_iter=None),
-        "screen": replace(whole, max_iter=ARD_SCREEN_ITERATIONS),
-    }
-
-    def refit(kernel, start, stage="fit"):
-        fit = fit_full_ep(X, y, kernel, start.likelihood.bias, stages.get(stage, whole))
-        if stage == "fit":  # a screen stops on its cap by design
-            warn_full_ep_not_converged(estimator, fit, whole, advice)
-        return fitted_model(fit)
-
-    return refit
-
-
-def full_ep_settings(
-    *,
-    optimize: bool = True,
-    max_iter: int = 100,
-    learn_bias: bool = True,
-    ep_mode: str = "parallel",
-    damping: float = 1.0,
-    tol: float = 1e-3,
-    max_sweeps: int = 200,
-    n_restarts: int = 0,
-    random_state=None,
-    amplitude_prior: float | None = None,
-    progress: str | None = None,
-    report=None,
-) -> EvidenceSettings:
-    """How full EP's evidence is maximised, with :class:`EPGPClassifier`'s defaults:
-    ``tol`` is the optimizer's relative accuracy (:class:`WarmStartedEP`), every
-    product float64, the training inputs never moved."""
-    return EvidenceSettings(
-        ep_options=dict(
-            mode=ep_mode,
-            damping=damping,
-            tol=tol,
-            max_sweeps=max_sweeps,
-            random_state=random_state,
-        ),
-        max_iter=max_iter if optimize else None,
-        learn_bias=learn_bias,
-        learn_inducing=False,
-        sweep_dtype=np.float64,
-        n_restarts=n_restarts,
-        random_state=random_state,
-        ftol=tol,
-        progress=progress,
-        report=report,
-        amplitude_prior=amplitude_prior,
-    )
-
-
-def fit_full_ep(X, y, kernel, bias, settings: EvidenceSettings) -> EvidenceFit:
-    """Kernel and probit bias by full EP's evidence from ``kernel`` and ``bias``
-    (algorithms.md §6.1), the posterior at the optimum."""
-    approximation = DenseEP(X, y, differentiable=settings.max_iter is not None)
-    return maximize_evidence(approximation, kernel, X, float(bias), settings)
-
-
-def warn_full_ep_not_converged(
-    estimator, fit: EvidenceFit, settings: EvidenceSettings, advice: str
-):
-    """``ConvergenceWarning`` when :func:`fit_full_ep`'s optimizer stopped on its
-    iteration cap (with ``advice``), or its final EP run on ``max_sweeps``."""
-    if not fit.optimizer_converged:
-        warn_at_caller(
-            f"{type(estimator).__name__}: L-BFGS-B stopped at its cap of "
-            f"{settings.max_iter} iterations before the EP evidence converged; "
-            f"{advice}.",
-            ConvergenceWarning,
-        )
-    if not fit.ep_converged:
-        tol = settings.ep_options["tol"]
-        warn_ep_not_converged(estimator, fit.final_sweeps, tol)

@@ -41,16 +41,16 @@ from ..kernels import (
     split_white_noise,
 )
 from ..likelihoods import Gaussian, Probit
+from ..methods.ard import ard_starts
+from ..methods.fitc_ep import require_fitc_memory
 from ..methods.fitted import FittedModel
+from ..methods.kernel_defaults import default_kernel, feature_spreads
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
     GPClassifierMixin,
     GPRegressorMixin,
-    ard_starts,
     chooses_ard,
-    default_kernel,
-    feature_spreads,
     per_problem,
     report_progress,
     restore_on_failure,
@@ -59,7 +59,6 @@ from ._base import (
 )
 from ._fitc_pass import EverySitePass, pass_fits_in_memory, relearning
 from ._input_units import kernel_in_input_units
-from .fitc_classifier import require_fitc_memory
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
 _SINGLE_PRECISION_BYTES = 80 * 2**20
@@ -396,7 +395,7 @@ class _IVMFitting:
         """``ard="auto"``'s round: on the best round's active set and sites, the
         isotropic kernel's optimum of ``L_IVM`` and from it the same kernel with a
         length-scale per feature (the same function to start, and on standardised
-        features too where ``L_IVM`` is higher there, :func:`~._base.ard_starts`: the
+        features too where ``L_IVM`` is higher there, :func:`~sparsegp.methods.ard.ard_starts`: the
         gain is what the length-scales add, algorithms.md §1.8). Only where it exceeds the ``D − 1``
         length-scales added (Akaike's penalty, as for FITC's ``ard="auto"``) is the
         set reselected with the ARD kernel, and that round is kept if it predicts

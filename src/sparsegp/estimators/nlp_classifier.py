@@ -36,20 +36,19 @@ from ..approximations.nlp_selection import (
 from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
+from ..methods.ard import ard_starts
 from ..methods.fitted import FittedModel
+from ..methods.kernel_defaults import feature_spreads, warn_if_few_features_count
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
-    ard_starts,
     chooses_ard,
-    feature_spreads,
     fifth_up_to,
     per_problem,
     report_progress,
     starting_kernel,
-    warn_if_few_features_count,
 )
 from ._fitc_pass import RELEARN_SIZE, every_site_if_it_fits, relearning
 
@@ -75,7 +74,7 @@ def median_heuristic_kernel(X, rng):
     Schölkopf & Smola 2002"), on a subsample of at most 1 000 points. The length-scale
     bounds are ``σ·(10⁻⁵, 10⁵)``, so inputs in any units get the same search range.
     Warns if the kernel would see few of ``X``'s features
-    (:func:`~sparsegp.estimators._base.warn_if_few_features_count`).
+    (:func:`~sparsegp.methods.kernel_defaults.warn_if_few_features_count`).
     """
     warn_if_few_features_count(feature_spreads(X))
     if len(X) > _N_MEDIAN:
@@ -516,18 +515,18 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         """``ard="auto"``'s outer iterations and their plateau: from the iteration
         ``model_choice`` picks, its kernel with a length-scale per feature (the same
         function to start, and on standardised features too where the loss is lower
-        there, :func:`~._base.ard_starts`), until the loss stops falling again. Their losses carry
-        Akaike's penalty for the ``D − 1`` length-scales added, per point of the
-        ``m`` that each hyperparameter step fits (``validation_size`` of the points
-        outside the basis): the loss is measured on the points the hyperparameters
-        were fitted to, so it is a training loss, and the model choice over all the
-        iterations (isotropic first) keeps ARD only where it pays for them
-        (algorithms.md §2.3). A screen first: ``_ARD_SCREEN_STEPS`` hyperparameter
-        steps' iterations at once of the ARD kernel on the chosen iteration's basis
-        and sites, the iterations run only where they lower the loss by more than
-        the penalty (none, and no plateau, if not). They stop after ``patience``
-        iterations in a row that do not take that penalised loss significantly below
-        the chosen one's."""
+        there, :func:`~sparsegp.methods.ard.ard_starts`), until the loss stops falling
+        again. Their losses carry Akaike's penalty for the ``D − 1`` length-scales
+        added, per point of the ``m`` that each hyperparameter step fits
+        (``validation_size`` of the points outside the basis): the loss is measured on
+        the points the hyperparameters were fitted to, so it is a training loss, and the
+        model choice over all the iterations (isotropic first) keeps ARD only where it
+        pays for them (algorithms.md §2.3). A screen first: ``_ARD_SCREEN_STEPS``
+        hyperparameter steps' iterations at once of the ARD kernel on the chosen
+        iteration's basis and sites, the iterations run only where they lower the loss
+        by more than the penalty (none, and no plateau, if not). They stop after
+        ``patience`` iterations in a row that do not take that penalised loss
+        significantly below the chosen one's."""
         start = choose_iteration(iterations, self.model_choice)
         fitted = len(y) - d
         if self.validation_size is not None:
@@ -614,8 +613,8 @@ class NLPSparseGPClassifier(GPClassifierMixin):
 
         With ``validation_size``, on that many of the points outside, drawn once for
         the step. With ``ard``, from the isotropic ``kernel`` given a length-scale per
-        feature (from each of :func:`~._base.ard_starts`, the lower loss kept), the
-        fall measured from ``kernel``'s loss.
+        feature (from each of :func:`~sparsegp.methods.ard.ard_starts`, the lower loss
+        kept), the fall measured from ``kernel``'s loss.
         """
         active = iteration.active
         outside = np.setdiff1d(np.arange(len(y)), active)

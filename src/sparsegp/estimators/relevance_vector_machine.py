@@ -25,14 +25,15 @@ from ..approximations.rvm_ssem import (
 from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
+from ..methods.fitc_ep import learnt_fitc_model, require_fitc_memory
 from ..methods.fitted import FittedModel
+from ..methods.kernel_defaults import default_rbf
+from ..methods.pseudo_inputs import class_shares
 from ._base import (
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
     GPClassifierMixin,
     GPRegressorMixin,
-    class_shares,
-    default_rbf,
     per_problem,
     report_progress,
     restore_on_failure,
@@ -41,7 +42,6 @@ from ._base import (
 )
 from ._feature_units import standardised_if_better
 from ._input_units import in_input_units, kernel_in_input_units
-from .fitc_classifier import learnt_fitc_model, require_fitc_memory
 
 #: Pseudo-inputs of the FITC-EP model whose evidence gives the classifier's basis a
 #: width per feature (``ard``): few, as its evidence need only tell the features'

@@ -18,10 +18,10 @@ from ..kernels import (
     white_noise_bounds,
     with_length_scale_per_feature,
 )
+from ..methods.kernel_defaults import default_kernel
 from ..methods.sparse_regression import SparseRegression
 from ._base import (
     GPRegressorMixin,
-    default_kernel,
     fifth_up_to,
     report_progress,
     restore_on_failure,

@@ -26,17 +26,16 @@ from ..approximations.ivm import maximize_regression_evidence
 from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
-from ..methods.fitted import FittedModel
+from ..methods.ard import ard_starts
+from ..methods.fitted import FittedModel, fitted_model
+from ..methods.full_ep import ard_by_full_ep, ard_refit, fit_full_ep, full_ep_settings
+from ..methods.kernel_defaults import default_kernel, feature_spreads
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
     GPClassifierMixin,
     GPRegressorMixin,
-    ard_starts,
     chooses_ard,
-    default_kernel,
-    feature_spreads,
-    fitted_model,
     one_vs_rest,
     per_problem,
     report_progress,
@@ -44,16 +43,10 @@ from ._base import (
     starting_kernel,
     validate_dense,
     warn_at_bounds,
+    warn_full_ep_not_converged,
 )
 from ._fitc_pass import every_site_if_it_fits
 from ._input_units import in_input_units, kernel_in_input_units
-from .ep_classifier import (
-    ard_by_full_ep,
-    ard_refit,
-    fit_full_ep,
-    full_ep_settings,
-    warn_full_ep_not_converged,
-)
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -670,18 +663,22 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
         )
         advice = "to keep a kernel fixed, pass it with optimizer=None"
+
+        def warn(fit):
+            warn_full_ep_not_converged(self, fit, settings, advice)
+
         fit = fit_full_ep(X_sub, y_sub, kernel, self.bias, settings)
-        warn_full_ep_not_converged(self, fit, settings, advice)
+        warn(fit)
         model = fitted_model(fit)
         if not chooses_ard(self, X):
             return [(model.kernel, model.likelihood)], None, {}
         outside = np.ones(len(y), dtype=bool)
         outside[rows] = False
         if not (replayable and outside.any()):
-            model = ard_by_full_ep(self, X_sub, y_sub, model, settings, advice)
+            model = ard_by_full_ep(X_sub, y_sub, model, settings, warn)
             choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
             return [(model.kernel, model.likelihood)], None, choice
-        refit = ard_refit(self, X_sub, y_sub, settings, advice)
+        refit = ard_refit(X_sub, y_sub, settings, warn)
         starts = ard_starts(
             model.kernel,
             feature_spreads(X_sub),

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
 from .. import kernel_expression as expression
+from ..approximations.evidence import EvidenceFit
 from ..kernels import KernelBlocks
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "JointPredictor",
     "Predictor",
     "batched_latent",
+    "fitted_model",
     "latent_from_kernel",
 ]
 
@@ -140,3 +142,19 @@ def latent_from_kernel(
         )
 
     return batched_latent(predict, X, max(len(points), 1))
+
+
+def fitted_model(fit: EvidenceFit) -> FittedModel:
+    """The :class:`FittedModel` of an
+    :class:`~sparsegp.approximations.evidence.EvidenceFit` (FITC, full EP), its EP
+    sweeps in all in ``details["n_sweeps"]``."""
+    return FittedModel(
+        kernel=fit.kernel,
+        likelihood=fit.likelihood,
+        points=fit.points,
+        predictor=fit.predictor,
+        log_marginal_likelihood=fit.log_evidence,
+        n_iterations=fit.n_evaluations,
+        converged=fit.optimizer_converged and fit.ep_converged,
+        details={"n_sweeps": fit.n_sweeps, "leave_one_out": fit.leave_one_out},
+    )

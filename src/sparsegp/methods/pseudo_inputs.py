@@ -1,7 +1,9 @@
-"""Where pseudo-inputs start: k-means centres of the training inputs."""
+"""Where pseudo-inputs start: k-means centres of the training inputs, each class its
+share."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -9,7 +11,7 @@ from sklearn.cluster import KMeans
 
 from .._dask import is_dask_array, rows_of
 
-__all__ = ["kmeans_centres"]
+__all__ = ["class_shares", "equal_shares", "kmeans_centres"]
 
 #: Training points k-means sees per pseudo-input: the initial centres only need to
 #: cover the data, and the optimizer moves them; k-means on all N costs O(N·M·D) per
@@ -38,3 +40,22 @@ def kmeans_centres(
         sample, weights = distinct, counts  # k-means on the rows, each input once
     kmeans = KMeans(n_clusters=M, n_init=1, random_state=rng)
     return kmeans.fit(sample, sample_weight=weights).cluster_centers_
+
+
+def equal_shares(sizes: Sequence[int], total: int) -> np.ndarray:
+    """How many of ``total`` to draw from groups of ``sizes`` (``total`` at most their
+    sum): equal shares, a group smaller than its share taken whole and its shortfall
+    shared by the larger ones."""
+    shares = np.zeros(len(sizes), dtype=int)
+    for position, group in enumerate(np.argsort(sizes, kind="stable")):
+        groups_left = len(sizes) - position  # the smallest are served first
+        shares[group] = min(sizes[group], -(-(total - shares.sum()) // groups_left))
+    return shares
+
+
+def class_shares(labels: np.ndarray, total: int) -> list[tuple[np.ndarray, int]]:
+    """Each class's rows of ``labels`` with its :func:`equal_shares` share of
+    ``total``, as ``(rows, share)`` pairs in the order of ``np.unique(labels)``."""
+    members = [np.flatnonzero(labels == label) for label in np.unique(labels)]
+    shares = equal_shares([len(rows) for rows in members], total)
+    return list(zip(members, shares, strict=True))
