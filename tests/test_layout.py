@@ -75,6 +75,63 @@ def test_no_estimator_module_imports_another(path):
     assert not imported & (PUBLIC_ESTIMATORS - {path.stem})
 
 
+def _module_name(path):
+    parts = list(path.relative_to(SOURCE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph():
+    """``{module: modules of the package it imports}``, local and ``TYPE_CHECKING``
+    imports included; ``from . import x`` counts as importing ``x`` where ``x`` is a
+    module."""
+    modules = {_module_name(path): path for path in MODULES}
+    graph = {}
+    for name, path in modules.items():
+        package = name.split(".")[: None if path.name == "__init__.py" else -1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                target = node.module or ""
+                if node.level:
+                    base = package[: len(package) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                inner = [f"{target}.{alias.name}" for alias in node.names]
+                inner = [module for module in inner if module in modules]
+                found |= set(inner) if len(inner) == len(node.names) else {target}
+        graph[name] = {module for module in found if module in modules} - {name}
+    return graph
+
+
+def left_in_circles(graph):
+    """The modules that cannot be ordered so that each comes after what it imports
+    (Kahn's algorithm): those on an import circle, and those that only a circle's
+    modules import. Empty for a graph without circles."""
+    importers = {module: 0 for module in graph}
+    for imported in graph.values():
+        for module in imported:
+            importers[module] += 1
+    free = [module for module, count in importers.items() if count == 0]
+    while free:
+        for module in graph[free.pop()]:
+            importers[module] -= 1
+            if importers[module] == 0:
+                free.append(module)
+    return {module for module, count in importers.items() if count > 0}
+
+
+def test_no_import_circle():
+    """A circle needs a local import to break it at run time, and ties the modules'
+    order to whichever is imported first."""
+    assert not left_in_circles(import_graph())
+
+
+def test_the_circle_check_finds_a_circle():
+    assert left_in_circles({"a": {"b"}, "b": {"c"}, "c": {"b"}}) == {"b", "c"}
+    assert not left_in_circles({"a": {"b", "c"}, "b": {"c"}, "c": set()})
+
+
 def test_estimator_modules_do_not_share_an_engines_name():
     engines = {p.stem for p in (SOURCE / "approximations").glob("*.py")}
     estimators = {p.stem for p in (SOURCE / "estimators").glob("*.py")}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -77,15 +77,6 @@ class GrowingActiveSet(Protocol):
         retain: float = 0.5,
         progress: Progress | None = None,
     ) -> None: ...
-
-
-if TYPE_CHECKING:  # mypy checks that both stores implement the protocol
-    from .partitioned_ivm import PartitionedActiveSet
-
-    def _implementations(
-        in_memory: InMemorySelection, partitioned: PartitionedActiveSet
-    ) -> list[GrowingActiveSet]:
-        return [in_memory, partitioned]
 
 
 def grow_active_set(

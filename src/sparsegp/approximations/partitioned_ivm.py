@@ -19,6 +19,7 @@ greedy each block keeps only its share of the selection index current (algorithm
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -35,7 +36,7 @@ from .adf_active_set import (
 )
 from .blocks import Blocks
 from .ep import DensePredictor
-from .ivm import Progress, advance
+from .ivm import GrowingActiveSet, InMemorySelection, Progress, advance
 
 __all__ = [
     "ADFBlock",
@@ -432,3 +433,10 @@ class PartitionedActiveSet:
     def predictor(self) -> DensePredictor:
         """[LSH02] eq. 5's predictor from the active set's sites."""
         return active_set_predictor(self.L, self.c, self.p[self.active])
+
+
+if TYPE_CHECKING:  # mypy checks that both stores implement the protocol
+    _STORES: tuple[type[GrowingActiveSet], ...] = (
+        InMemorySelection,
+        PartitionedActiveSet,
+    )

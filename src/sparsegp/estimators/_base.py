@@ -48,6 +48,7 @@ from ..methods.fitted import (
     FittedModel,
 )
 from ..methods.kernel_defaults import default_kernel
+from ._feature_units import standardised_if_better
 from ._input_units import (
     conditioned_dask_inputs,
     conditioned_inputs,
@@ -398,9 +399,6 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
             return X, self._normalize_targets(y)
         X, y = validate_dense(self, X, y, y_numeric=True)
         y = self._normalize_targets(y)
-        # imported here: the choice fits full EP, whose module imports this one
-        from ._feature_units import standardised_if_better
-
         return standardised_if_better(self, X, y), y
 
     def _normalize_targets(self, y):
@@ -619,9 +617,6 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             )
         if distributed:
             return X, y
-        # imported here: the choice fits full EP, whose module imports this one
-        from ._feature_units import standardised_if_better
-
         return standardised_if_better(self, X, y), y
 
     def _odds_weight(self, y):
