@@ -134,3 +134,42 @@ def test_pseudo_inputs_at_the_training_inputs_give_the_exact_gp(approximation):
     exact_mean, exact_std = exact.predict(X_star, return_std=True)
     np.testing.assert_allclose(mean, exact_mean, atol=1e-4)
     np.testing.assert_allclose(var + noise, exact_std**2, atol=1e-4)
+
+
+def test_vfe_converges_to_the_exact_gp_as_m_grows_to_n():
+    """On 2 000 points with nested pseudo-inputs Z ⊂ X, VFE's bound rises towards the
+    exact log evidence and reaches it at Z = X (to the jitter), and its predictive
+    means and variances approach exact GP regression's ([Tit09] §3: adding a
+    pseudo-input never lowers the collapsed bound)."""
+    from sklearn.datasets import make_friedman1
+
+    X, y = make_friedman1(n_samples=2000, noise=1.0, random_state=0)
+    y = (y - y.mean()) / y.std()
+    kernel, noise = ConstantKernel(1.0) * RBF(np.full(10, 1.5)), 0.1
+    blocks = LocalBlocks(
+        [
+            new_regression_block(X[a : a + 512], y[a : a + 512])
+            for a in range(0, 2000, 512)
+        ]
+    )
+    exact = GaussianProcessRegressor(kernel + WhiteKernel(noise), optimizer=None).fit(
+        X, y
+    )
+    X_star = np.random.default_rng(3).uniform(size=(200, 10))
+    exact_mean, exact_std = exact.predict(X_star, return_std=True)
+    order = np.random.default_rng(4).permutation(2000)
+    gaps, mean_errors, variance_errors = [], [], []
+    for M in (125, 250, 500, 1000, 2000):
+        Z = X[order[:M]]
+        bound = evaluate_bound(blocks, kernel, Z, noise, "vfe")
+        mean, var = bound.predictor().latent_mean_and_variance(
+            kernel(Z, X_star), kernel.diag(X_star)
+        )
+        gaps.append(exact.log_marginal_likelihood_value_ - bound.value)
+        mean_errors.append(np.max(np.abs(mean - exact_mean)))
+        variance_errors.append(np.max(np.abs(var + noise - exact_std**2)))
+    assert np.all(np.diff(gaps) <= 1e-6 * abs(exact.log_marginal_likelihood_value_))
+    assert gaps[0] > 10.0 and abs(gaps[-1]) < 1e-3 * abs(gaps[0])
+    assert mean_errors[-1] < 1e-3 < mean_errors[0]
+    assert variance_errors[-1] < 1e-3 < variance_errors[0]
+    assert mean_errors[-2] < mean_errors[0] and variance_errors[-2] < variance_errors[0]
