@@ -765,6 +765,11 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     ----------
     kernel : sklearn kernel with a WhiteKernel summand, default=None
         ``None`` means ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
+    ard : bool, default=False
+        Give the default kernel a length-scale per feature, learnt with the others
+        (``True`` applies to ``kernel=None`` only). Where features differ in
+        relevance it pays (algorithms.md §1.10); the evidence then has ``D`` more
+        hyperparameters to learn on the active set.
     active_set_size, selection_size, retain, n_random_start, n_full_greedy
         As for :class:`IVMClassifier`.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
@@ -813,7 +818,11 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     The mathematics: docs/algorithms.md §1.10.
     """
 
-    _parameter_constraints: dict = {**_SHARED_CONSTRAINTS, "normalize_y": ["boolean"]}
+    _parameter_constraints: dict = {
+        **_SHARED_CONSTRAINTS,
+        "ard": ["boolean"],
+        "normalize_y": ["boolean"],
+    }
 
     def _n_binary_problems(self):
         """One fit has the default size's budget (:meth:`_active_set_size`)."""
@@ -823,6 +832,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         self,
         kernel=None,
         *,
+        ard=False,
         active_set_size=None,
         selection="randomized",
         selection_size=500,
@@ -838,6 +848,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
         verbose=0,
     ):
         self.kernel = kernel
+        self.ard = ard
         self.active_set_size = active_set_size
         self.selection = selection
         self.selection_size = selection_size
@@ -872,10 +883,7 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     def fit(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
         X, y = self._training_data(X, y)
-        if self.kernel is None:
-            kernel = default_kernel(X) + WhiteKernel(0.1)
-        else:
-            kernel = self.kernel
+        kernel = starting_kernel(self, X, lambda: default_kernel(X) + WhiteKernel(0.1))
         self._likelihood(kernel, y)  # validates the noise term before any work
         self.model_, kernel = self._fit_active_set(
             X, y, kernel, check_random_state(self.random_state)

@@ -29,6 +29,7 @@ from ..methods.fitc_ep import learnt_fitc_model, require_fitc_memory
 from ..methods.fitted import FittedModel
 from ..methods.kernel_defaults import default_rbf
 from ..methods.pseudo_inputs import class_shares
+from ..methods.sparse_regression import SparseRegression, default_starts
 from ._base import (
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
@@ -197,6 +198,12 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         Basis functions ``ψ_j(x) = k(x, x_j)``; fixed (not learnt), as in the paper.
         ``None`` means ``RBF(ℓ₀)``, ``ℓ₀ = √(Σ_d var x_d)`` (``√D`` for standardised
         inputs).
+    ard : bool, default=False
+        ``True``: a width per feature instead (``kernel=None`` only), the
+        length-scales over √2 of the sparse GP regression (VFE,
+        :class:`SparseGPRegressor`'s method with :data:`BASIS_INDUCING` pseudo-inputs)
+        learnt on the same targets, as the classifier's ``ard`` takes FITC-EP's
+        (algorithms.md §4.5): the RVM's own evidence prefers ever narrower widths.
     method : {"ssem", "batch"}, default="ssem"
         Subspace EM, or batch EM with every basis function active from the start.
     update : {"mackay", "em"}, default="mackay"
@@ -289,6 +296,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         **_SHARED_CONSTRAINTS,
         "noise": [None, Interval(Real, 0, None, closed="neither")],
         "learn_noise": ["boolean", StrOptions({"after_sweep"})],
+        "ard": ["boolean"],
         "normalize_y": ["boolean"],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -298,6 +306,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self,
         kernel=None,
         *,
+        ard=False,
         method="ssem",
         update="mackay",
         threshold=1e12,
@@ -314,6 +323,7 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         verbose=0,
     ):
         self.kernel = kernel
+        self.ard = ard
         self.method = method
         self.update = update
         self.threshold = threshold
@@ -359,6 +369,21 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self.n_iter_ = fit.n_iterations
         self.converged_ = fit.converged
         return self
+
+    def _basis(self, X, t, rng, pool):
+        """``kernel``, [QW03]'s fixed ``RBF(ℓ₀)``, or with ``ard`` a width per
+        feature: the length-scales over √2 of the VFE sparse GP regression of
+        :data:`BASIS_INDUCING` pseudo-inputs learnt on the same targets."""
+        if self.kernel is not None or not self.ard:
+            return starting_kernel(self, X, lambda: default_rbf(X)), {}
+        method = SparseRegression(n_inducing=min(BASIS_INDUCING, len(X)))
+        gp = method.fit(X, t, default_starts(X, ard=True), rng)
+        report_progress(
+            self,
+            message=f"  RVM basis: VFE (M = {method.n_inducing}) kernel {gp.kernel}",
+        )
+        widths = _rbf_length_scales(gp.kernel) / np.sqrt(2.0)
+        return RBF(widths, length_scale_bounds="fixed"), {"ard": True}
 
     def _latent_and_noise(self, X):
         """Latent mean and variance and ``σ²`` in normalised units ([QW03] eqs. 9-10)."""

@@ -16,10 +16,8 @@ from ..kernels import (
     check_input_differentiable,
     split_white_noise,
     white_noise_bounds,
-    with_length_scale_per_feature,
 )
-from ..methods.kernel_defaults import default_kernel
-from ..methods.sparse_regression import SparseRegression
+from ..methods.sparse_regression import SparseRegression, default_starts
 from ._base import (
     GPRegressorMixin,
     fifth_up_to,
@@ -28,9 +26,6 @@ from ._base import (
     warn_at_bounds,
 )
 from ._input_units import in_input_units, kernel_in_input_units
-
-#: The default kernel's starting length-scales, in units of ``default_length_scale``.
-START_LENGTH_SCALES = (1.0, 0.5, 0.25)
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it): an evaluation of
 #: the bound costs O(N·M²), and the fit a few hundred of them.
@@ -176,11 +171,13 @@ class SparseGPRegressor(GPRegressorMixin):
         """
         X, y = self._training_data(X, y)
         starts = self._starts(X)
-        kernel = starts[0]
+        kernel = self.kernel
+        if kernel is None:
+            kernel = starts[0][0] + WhiteKernel(starts[0][1])
         self.model_ = self._method(X, kernel).fit(
             X,
             y,
-            list(map(split_white_noise, starts)),
+            starts,
             check_random_state(self.random_state),
             report=lambda line: report_progress(self, line),
         )
@@ -202,18 +199,14 @@ class SparseGPRegressor(GPRegressorMixin):
         return self
 
     def _starts(self, X):
-        """The kernels the fit may start from: the given one as it is, or the
-        default kernel (a length-scale per feature with ``ard``) at the default
-        length-scale ``ℓ₀``, ``ℓ₀/2`` and ``ℓ₀/4`` (``START_LENGTH_SCALES``; the
-        method goes on from the end of the start that fits a subsample best)."""
+        """The ``(kernel, noise)`` starts of the fit: the given kernel as it is, or
+        the method's default ones (:func:`default_starts`)."""
         if self.kernel is not None:
+            latent, noise = split_white_noise(self.kernel)
             if self.optimizer is not None:
-                check_input_differentiable(split_white_noise(self.kernel)[0])
-            return [self.kernel]
-        kernels = [default_kernel(X, factor=f) for f in START_LENGTH_SCALES]
-        if self.ard:
-            kernels = [with_length_scale_per_feature(k, X.shape[1]) for k in kernels]
-        return [kernel + WhiteKernel(0.1) for kernel in kernels]
+                check_input_differentiable(latent)
+            return [(latent, noise)]
+        return default_starts(X, self.ard)
 
     def _method(self, X, kernel) -> SparseRegression:
         """The fit's settings: M from ``n_inducing`` (N/5 up to the cap), the noise

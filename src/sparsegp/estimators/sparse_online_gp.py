@@ -227,6 +227,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         ``GaussianProcessRegressor`` (a fitted ``GaussianProcessRegressor().kernel_``
         can be passed as is). ``None`` means
         ``ConstantKernel(1.0) * RBF(ℓ₀) + WhiteKernel(0.1)``.
+    ard : bool, default=False
+        Give the default kernel a length-scale per feature, learnt with the others
+        by the subsample's evidence (``True`` applies to ``kernel=None`` only).
     max_basis_vectors : int or None, default=None
         The cap ``d`` on the BV set. ``None``: the classifier's budget for two
         classes, :func:`default_basis_size` (600 up to 50 000 examples, fewer
@@ -300,6 +303,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     _parameter_constraints: dict = {
         **_SHARED_CONSTRAINTS,
         "max_basis_vectors": [Interval(Integral, 1, None, closed="left"), None],
+        "ard": ["boolean"],
         "normalize_y": ["boolean"],
     }
 
@@ -311,6 +315,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self,
         kernel=None,
         *,
+        ard=False,
         max_basis_vectors=None,
         tol=1e-6,
         deletion_score="approximate",
@@ -324,6 +329,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         verbose=0,
     ):
         self.kernel = kernel
+        self.ard = ard
         self.max_basis_vectors = max_basis_vectors
         self.tol = tol
         self.deletion_score = deletion_score
@@ -387,9 +393,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         return self
 
     def _hyperparameters(self, X, y, rng):
-        kernel = self.kernel
-        if kernel is None:
-            kernel = default_kernel(X, constant=1.0) + WhiteKernel(0.1)
+        kernel = starting_kernel(
+            self, X, lambda: default_kernel(X, constant=1.0) + WhiteKernel(0.1)
+        )
         _split_noise(kernel)  # a clear error before any work
         if self.optimizer is None:
             return kernel

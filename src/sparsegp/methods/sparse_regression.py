@@ -39,8 +39,10 @@ from ..approximations.sparse_regression import (
     evaluate_bound,
     new_regression_block,
 )
+from ..kernels import with_length_scale_per_feature
 from ..likelihoods import Gaussian
 from .fitted import FittedModel
+from .kernel_defaults import default_kernel
 from .pseudo_inputs import kmeans_centres
 
 __all__ = ["SparseRegression", "row_blocks"]
@@ -53,6 +55,24 @@ START_ITERATIONS = 30
 #: Rows of a block: its M × rows arrays stay in cache-sized pieces, and two threads
 #: get equal shares (:func:`~sparsegp.approximations.blocks.balanced_row_ranges`).
 BLOCK_ROWS = 2048
+
+#: The default kernel's starting length-scales, in units of ``default_length_scale``.
+START_LENGTH_SCALES = (1.0, 0.5, 0.25)
+#: The noise variance every default start has (of targets standardised to unit
+#: variance).
+START_NOISE = 0.1
+
+
+def default_starts(X: Any, ard: bool) -> list[tuple[Kernel, float]]:
+    """``(kernel, noise)`` starts of the default kernel
+    (:func:`~.kernel_defaults.default_kernel`; a length-scale per feature with
+    ``ard``) at ``ℓ₀``, ``ℓ₀/2`` and ``ℓ₀/4`` (``START_LENGTH_SCALES``): the method
+    goes on from the end of the start that fits a subsample best
+    (:meth:`SparseRegression.fit`)."""
+    kernels = [default_kernel(X, factor=f) for f in START_LENGTH_SCALES]
+    if ard:
+        kernels = [with_length_scale_per_feature(k, X.shape[1]) for k in kernels]
+    return [(kernel, START_NOISE) for kernel in kernels]
 
 
 def row_blocks(
