@@ -587,19 +587,21 @@ def _amplitude_prior():
 
 
 DEFAULTS_SPEED_FINDING = (
-    "The canary within every bound (medians of three): FITC 2.10× libsvm + Platt at "
-    "1.04 % / 0.032, the IVM 2.54× at 1.02 % / 0.033 (3.79× in the run before: its one "
-    "selection on every row now starts from the kernel its 2 000-row subsample fit "
-    "learnt, with no rounds of its own where the pass relearns the kernel) and full EP "
-    "0.32× scikit-learn's GPC. Misses: FITC's ten MNIST classes in 43.1 s (39.1 and "
-    "40.5 s in earlier runs: at the 40 s bound, over it here) and the digits fits "
-    "(FITC 10.7 s, the IVM 17 s, the RVM 25 s with log-loss 0.19, the online GP 37 s, "
-    "full EP 67 s, the NLP classifier 74 s). On digits every GP but the RVM has a "
-    "log-loss of 0.050–0.053, 0.6× libsvm's; their time is ten one-vs-rest problems "
-    "of many evaluations each. The odds weight (w = 1.00 on both sets) halves the NLP "
-    "of the normalised Φ's on digits (0.053 against 0.107) and lowers it by a quarter "
-    "on MNIST (0.128 against 0.173) at no measurable cost. Run 2026-12-07 07:11–07:19, "
-    "alone."
+    "The canary within every bound (medians of three): FITC 2.12× libsvm + Platt at "
+    "1.04 % / 0.032, the IVM 2.41× at 1.02 % / 0.033, full EP 0.32× scikit-learn's "
+    "GPC. FITC's ten MNIST classes in 36.7 s (bound 40 s; 39.1, 40.5 and 43.1 s in "
+    "three earlier runs of the same code: the bound is met in the median of the four, "
+    "not in every run) and FITC on digits in 9.1 s (10.7 s in the run before). "
+    "Misses, all on digits: the NLP classifier 37.7 s (74 s before its outer loop "
+    "counted only gains of a nat, algorithms.md §2.3), the IVM 13.2 s, the RVM "
+    "18.9 s with log-loss 0.19 (3.1 % error: 4–23 relevance vectors a class, a few "
+    "test digits lost with 7–15 nats), the online GP 31.6 s, full EP 59.4 s (bound "
+    "30 s: ten fits of about 14 evaluations of six or seven 1 257-point EP refreshes "
+    "each, every refresh a Cholesky factor and its inverse at the BLAS rate). On "
+    "digits every GP but the RVM has a log-loss of 0.050–0.053, 0.6× libsvm's. The "
+    "odds weight (w = 1.00 on both sets) halves the NLP of the normalised Φ's on "
+    "digits (0.053 against 0.107) and lowers it by a quarter on MNIST (0.128 against "
+    "0.173) at no measurable cost. Run 2026-12-07 09:08–09:16, alone."
 )
 
 PAPER_SPEED_FINDING = (
