@@ -645,9 +645,8 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             )
         codes = np.searchsorted(self.classes_, y)
         model = self._fit_multiclass_one_blas_thread(X, codes, seed)
-        likelihood = fit_variance_scale(
-            model.likelihood, *model.details["leave_one_out"], codes
-        )
+        mean, var = model.details["leave_one_out"]
+        likelihood = fit_variance_scale(model.likelihood, mean, var, codes)
         return replace(model, likelihood=likelihood)
 
     def _fit_one_vs_rest(self, X, problems, distributed):

@@ -451,8 +451,8 @@ default="kmeans"
 
     def _fit_binary(self, X, y, random_state):
         if self.ep_mode != "parallel":  # site by site, on the whole posterior
-            data = InMemoryFITC(X, y, self.jitter, self.optimizer is not None)
-            return self._fit_on(data, X, y, random_state)
+            in_memory = InMemoryFITC(X, y, self.jitter, self.optimizer is not None)
+            return self._fit_on(in_memory, X, y, random_state)
         with thread_pool(self._n_row_threads) as pool:
             data = fitc_approximation(X, y, self.jitter, pool=pool)
             return self._fit_on(data, X, y, random_state, pool)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from scipy.stats import norm
@@ -17,7 +19,7 @@ from tqdm.auto import tqdm
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
 from .._optimize import ParameterSpace, kernel_block, maximize
 from .._threads import one_blas_thread
-from ..approximations.adf_active_set import active_set_log_evidence
+from ..approximations.adf_active_set import ADFActiveSet, active_set_log_evidence
 from ..approximations.blocks import (
     CheckedProgress,
     GatedPool,
@@ -115,6 +117,23 @@ class _IVMFitting:
     #: Threads the fit may use (set per problem by ``_fit_problems``).
     _n_row_threads = 1
 
+    # The estimators' parameters and their task's hooks, which the shared steps read.
+    active_set_size: int | float | None
+    selection: str
+    selection_size: int
+    retain: float
+    n_random_start: int
+    n_full_greedy: int
+    store_dtype: str
+    optimizer: str | None
+    n_outer_iterations: int
+    max_iter_optimizer: int
+    verbose: int
+    _n_binary_problems: Callable[[], int]
+    _likelihood: Callable[..., Any]
+    _evidence: Callable[..., Any]
+    _held_out_error: Callable[..., float]
+
     def _active_set_size(self, n):
         """``d``: ``active_set_size``, or for ``None`` N/5 up to the larger of
         ``ACTIVE_SET_PER_ROOT_N``·√n and ``SMALL_ACTIVE_SET``, and up to
@@ -154,6 +173,7 @@ class _IVMFitting:
         ) as bar:
             progress = bar if stop is None else CheckedProgress(bar, stop)
             dtype = self._store_dtype(len(y), d)
+            state: PartitionedActiveSet | ADFActiveSet
             if is_dask_array(X):  # the rows stay on the cluster
                 blocks = DaskBlocks.from_rows(
                     current_client(type(self).__name__),

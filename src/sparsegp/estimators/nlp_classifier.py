@@ -650,6 +650,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             # from the loss at ``kernel``: each start's lies ``excess`` below it
             if result.value - result.start_value + excess > fall:
                 best, fall = result, result.value - result.start_value + excess
+        assert best is not None  # every start's result beats a fall of −∞
         values = initial | space.unpack(best.x)
         return values["kernel"], Probit(values["bias"], values["slope"]), fall
 

@@ -70,6 +70,19 @@ _SHARED_CONSTRAINTS: dict = {
 class _RVMFitting:
     """Basis dictionary, SSEM or batch EM, and the fitted model, for both tasks."""
 
+    # The estimators' parameters, which the shared steps read.
+    kernel: Kernel | None
+    method: str
+    update: str
+    threshold: float
+    entering: str
+    bias: bool
+    n_basis: int | None
+    batch_start: int
+    tol: float
+    max_iter: int
+    verbose: int
+
     def _centres(self, X, rng, labels=None):
         """Row indices of the dictionary: ``n_basis`` distinct random rows of ``X``
         (all of them when there are fewer); with ``labels``, as equal a share from
@@ -138,7 +151,11 @@ class _RVMFitting:
             ones = np.ones(len(X))
 
             def column(j):
-                return ones if j < offset else rows([centres[j - offset]])[0]
+                return (
+                    ones
+                    if j < offset
+                    else rows(centres[j - offset : j - offset + 1])[0]
+                )
 
             # a classifier's E-steps cost O(n·|R|²), a regressor's O(|R|³)
             offers = sweep_offers(len(X)) if options.get("classification") else 1

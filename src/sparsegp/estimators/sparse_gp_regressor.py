@@ -227,7 +227,9 @@ class SparseGPRegressor(GPRegressorMixin):
             n_inducing=n_inducing,
             max_iter=self.max_iter if learn else None,
             learn_inducing=self.learn_inducing,
-            noise_bounds=None if isinstance(bounds, str) else tuple(bounds),
+            noise_bounds=None
+            if isinstance(bounds, str)
+            else (float(bounds[0]), float(bounds[1])),
             n_threads=self._n_threads(),
             progress="SparseGPRegressor" if self.verbose >= 2 else None,
         )

@@ -11,6 +11,7 @@ with ``optimizer=None``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from numbers import Integral, Real
 
 import numpy as np
@@ -128,6 +129,16 @@ class _OnlineFitting:
     time (for regression this is exactly the DTC posterior on the basis). Passes
     beyond the second only change the order of presentation.
     """
+
+    # The estimators' parameters and their task's hooks, which the passes read.
+    max_basis_vectors: int | None
+    tol: float
+    deletion_score: str
+    n_passes: int
+    shuffle: bool
+    n_hyperparameter_samples: int | None
+    verbose: int
+    _n_binary_problems: Callable[[], int]
 
     def _run_passes(self, X, y, kernel, likelihood, rng):
         """The state after ``n_passes`` passes, and each example's latent mean and
@@ -384,7 +395,8 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             y = self._normalize_targets(y)
             kernel = self._hyperparameters(X, y, check_random_state(self.random_state))
             self.kernel_ = kernel_in_input_units(self, kernel)
-            self.state_ = self._new_state(*_split_noise(kernel), self._basis_size(None))
+            latent, likelihood = _split_noise(kernel)
+            self.state_ = self._new_state(latent, likelihood, self._basis_size(None))
         else:
             y = (y - self.y_mean_) / self.y_std_
         self.state_.update(X, y)
@@ -740,13 +752,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
                 "given on the first call to partial_fit."
             )
         if first:
-            rng = check_random_state(self.random_state)
-            states = [
-                self._new_state(
-                    *self._hyperparameters(X, labels, rng)[0][0], self._basis_size(None)
-                )
-                for labels in one_vs_rest(self.classes_, y)
-            ]
+            states = self._first_states(X, y)
         else:
             states = [model.details["online_state"] for model in self.estimators_]
         for labels, state in zip(one_vs_rest(self.classes_, y), states, strict=True):
@@ -757,6 +763,16 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             self.odds_weight_ = 0.0
         self._set_fitted_summaries()
         return self
+
+    def _first_states(self, X, y):
+        """Each one-vs-rest problem's empty online state, its hyperparameters learnt on
+        the first chunk ``X``, ``y``."""
+        rng = check_random_state(self.random_state)
+        states = []
+        for labels in one_vs_rest(self.classes_, y):
+            kernel, likelihood = self._hyperparameters(X, labels, rng)[0][0]
+            states.append(self._new_state(kernel, likelihood, self._basis_size(None)))
+        return states
 
     def _set_fitted_summaries(self):
         super()._set_fitted_summaries()
