@@ -12,8 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators import _fitc_pass
 from sparsegp.estimators import informative_vector_machine as ivm_module
+from sparsegp.methods import every_site
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
@@ -178,7 +178,7 @@ def noisy_imbalanced_problem():
 @pytest.mark.parametrize(
     ("rows_per_point", "learnt_on"),
     [
-        (2, [(1000, _fitc_pass.LEARN_BLOCK_ROWS), (2000, None)]),
+        (2, [(1000, every_site.LEARN_BLOCK_ROWS), (2000, None)]),
         (20, [(2000, None)]),
     ],
 )
@@ -190,16 +190,16 @@ def test_auto_posterior_adds_every_site_when_the_uniform_selection_wins(
     ``LEARN_ROWS_PER_POINT``·d random rows, at least ``LEARN_ROWS_LEAST`` (here
     1 000; in row blocks of at most ``LEARN_BLOCK_ROWS``), on every row where those
     would be all of them."""
-    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_PER_POINT", rows_per_point)
-    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", 1000)
+    monkeypatch.setattr(every_site, "LEARN_ROWS_PER_POINT", rows_per_point)
+    monkeypatch.setattr(every_site, "LEARN_ROWS_LEAST", 1000)
     rows_seen = []
-    approximation = _fitc_pass.fitc_approximation
+    approximation = every_site.fitc_approximation
 
     def recorded(X, y, jitter, name, pool, largest=None):
         rows_seen.append((len(X), largest))
         return approximation(X, y, jitter, name, pool, largest)
 
-    monkeypatch.setattr(_fitc_pass, "fitc_approximation", recorded)
+    monkeypatch.setattr(every_site, "fitc_approximation", recorded)
     X, y, X_test, y_test = noisy_imbalanced_problem()
     scores = {}
     for posterior in ("active_set", "auto"):
@@ -226,7 +226,7 @@ def test_auto_posterior_keeps_eq_5_where_the_pass_would_cost_more_than_selection
 ):
     """Beyond ``PASS_SIZE`` (C·n·d²) the pass is left out, without a warning: the
     model is eq. 5's."""
-    monkeypatch.setattr(_fitc_pass, "PASS_SIZE", 2000 * 100**2 - 1)
+    monkeypatch.setattr(every_site, "PASS_SIZE", 2000 * 100**2 - 1)
     X, y, X_test, _ = noisy_imbalanced_problem()
     params = dict(active_set_size=100, random_state=0)
     eq5 = IVMClassifier(posterior="active_set", **params).fit(X, y)
@@ -252,7 +252,7 @@ def test_relearning_rows_grow_with_d_and_the_pass_stays_within_its_budget(
 ):
     """``LEARN_ROWS_PER_POINT``·d rows, at least ``LEARN_ROWS_LEAST`` (every row
     where fewer), and no pass where C·n·d² exceeds ``PASS_SIZE``."""
-    assert _fitc_pass.relearning("fmin_l_bfgs_b", d, n, n_problems) == result
+    assert every_site.relearning("fmin_l_bfgs_b", d, n, n_problems) == result
 
 
 def test_auto_posterior_keeps_eq_5_with_a_warning_when_the_pass_would_not_fit(
@@ -391,7 +391,7 @@ def test_a_head_started_pass_gives_the_one_thread_model(monkeypatch, chosen):
     ends first (here the uniform one: the greedy one is held back) while the other
     runs; kept if that model is chosen, abandoned if not: the one-thread model."""
     from sparsegp.approximations.blocks import GatedPool
-    from sparsegp.estimators._fitc_pass import EverySitePass
+    from sparsegp.methods.every_site import EverySitePass
 
     fit_ivm, evidence = ivm_module._IVMFitting._fit_ivm, EverySitePass.evidence
     pools, head_started = [], threading.Event()

@@ -113,7 +113,7 @@ def test_an_interrupt_abandons_the_head_started_pass():
     while the other runs; Ctrl-C as the model is chosen stops it at its next block."""
     from sparsegp.approximations.blocks import GatedPool, Stopped
     from sparsegp.estimators import informative_vector_machine as ivm_module
-    from sparsegp.estimators._fitc_pass import EverySitePass
+    from sparsegp.methods.every_site import EverySitePass
 
     started, outcomes = threading.Event(), []
     fit_ivm = ivm_module._IVMFitting._fit_ivm

@@ -11,8 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import EPGPClassifier, FITCGPClassifier, NLPSparseGPClassifier, _memory
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators import _fitc_pass
 from sparsegp.estimators import nlp_classifier as nlp_module
+from sparsegp.methods import every_site
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
@@ -367,15 +367,15 @@ def test_the_pass_relearns_kernel_and_bias_by_fitcs_evidence(
     held, on every row while n·d² ≤ ``RELEARN_SIZE`` and on ``RELEARN_SIZE / d²``
     random rows above (then the EP over every row at the kernel learnt there)."""
     monkeypatch.setattr(nlp_module, "RELEARN_SIZE", relearn_size)
-    monkeypatch.setattr(_fitc_pass, "LEARN_ROWS_LEAST", 0)
+    monkeypatch.setattr(every_site, "LEARN_ROWS_LEAST", 0)
     rows_seen = []
-    approximation = _fitc_pass.fitc_approximation
+    approximation = every_site.fitc_approximation
 
     def recorded(X, y, jitter, name, pool, largest=None):
         rows_seen.append(len(X))
         return approximation(X, y, jitter, name, pool, largest)
 
-    monkeypatch.setattr(_fitc_pass, "fitc_approximation", recorded)
+    monkeypatch.setattr(every_site, "fitc_approximation", recorded)
     X, y, _ = _rare_class_problem()
     options = dict(max_basis_vectors=30, max_outer_iterations=3, random_state=0)
     relearnt = NLPSparseGPClassifier(**options).fit(X, y)

@@ -44,6 +44,7 @@ from ..kernels import (
     offset_names,
     with_length_scale_per_feature,
 )
+from ..methods.every_site import PassCaller
 from ..methods.fitted import (
     FittedModel,
 )
@@ -222,6 +223,18 @@ def accept_sparse_tags(tags):
     """Estimator tags saying that ``scipy.sparse`` input is accepted."""
     tags.input_tags.sparse = True
     return tags
+
+
+def pass_caller(estimator):
+    """The :class:`~sparsegp.methods.every_site.PassCaller` of ``estimator``: its
+    name, row threads, ``verbose`` and warnings."""
+    return PassCaller(
+        name=type(estimator).__name__,
+        n_threads=estimator._n_row_threads,
+        progress=bool(estimator.verbose),
+        report=lambda line, level: report_progress(estimator, line, level),
+        not_converged=lambda sweeps, tol: warn_ep_not_converged(estimator, sweeps, tol),
+    )
 
 
 def warn_ep_not_converged(estimator, n_sweeps, tol):

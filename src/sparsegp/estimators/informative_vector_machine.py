@@ -44,6 +44,7 @@ from ..kernels import (
 )
 from ..likelihoods import Gaussian, Probit
 from ..methods.ard import ard_starts
+from ..methods.every_site import EverySitePass, pass_fits_in_memory, relearning
 from ..methods.fitc_ep import require_fitc_memory
 from ..methods.fitted import FittedModel
 from ..methods.kernel_defaults import default_kernel, feature_spreads
@@ -53,13 +54,13 @@ from ._base import (
     GPClassifierMixin,
     GPRegressorMixin,
     chooses_ard,
+    pass_caller,
     per_problem,
     report_progress,
     restore_on_failure,
     starting_kernel,
     warn_at_bounds,
 )
-from ._fitc_pass import EverySitePass, pass_fits_in_memory, relearning
 from ._input_units import kernel_in_input_units
 
 #: Size (in float64) above which ``store_dtype="auto"`` keeps the IVM's V in float32.
@@ -202,7 +203,7 @@ class _IVMFitting:
 
     def _fit_active_set(self, X, y, kernel, rng, then=None):
         """``(FittedModel, kernel)`` by ``self.selection``, the model passed through
-        ``then`` (an :class:`~._fitc_pass.EverySitePass`) where given.
+        ``then`` (an :class:`~sparsegp.methods.every_site.EverySitePass`) where given.
 
         ``"auto"`` fits with the randomized greedy selection and with a uniform one and
         keeps the model that predicts (up to ``_N_SCORE``) training points outside both
@@ -551,17 +552,17 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         in float64, else float64.
     posterior : {"auto", "active_set", "fitc"}, default="auto"
         ``"auto"``: ``"fitc"``'s pass over every site, its kernel and bias relearnt
-        on max(``_fitc_pass.LEARN_ROWS_PER_POINT``·d, ``LEARN_ROWS_LEAST``) rows
+        on max(``every_site.LEARN_ROWS_PER_POINT``·d, ``LEARN_ROWS_LEAST``) rows
         drawn at random (every row where there are fewer), so that the pass costs
         about the selection's time (algorithms.md §1.9); eq. 5 where C·n·d² exceeds
-        ``_fitc_pass.PASS_SIZE`` (5·10¹⁰: the pass's EP would cost more than the
+        ``every_site.PASS_SIZE`` (5·10¹⁰: the pass's EP would cost more than the
         selection) or where the pass would not fit in memory (with a warning).
         Eq. 5's probabilities are under-confident on clean data and predict from d
         labels alone on noisy data; the pass calibrates both.
         ``"active_set"``: the paper's eq. 5, sites on the active set only.
         ``"fitc"``: Naish-Guzman & Holden's compromise ([NGH07] §6): after selection, EP
         over all n sites on the FITC prior whose pseudo-inputs are the active set,
-        its kernel and bias relearnt from the IVM's by five (``_fitc_pass.FITC_ITERATIONS``)
+        its kernel and bias relearnt from the IVM's by five (``every_site.FITC_ITERATIONS``)
         L-BFGS-B steps on the FITC EP evidence (kept fixed with ``optimizer=None``).
         Every training point then informs the posterior, which mends the IVM's
         under-confident probabilities (eq. 5 keeps large variances away from the
@@ -736,7 +737,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         """The pass over every site that ``posterior`` asks for, or None (eq. 5's
         posterior): ``"auto"``'s relearns the kernel on max(2·d, 2 000) rows and is
         left out where it would cost more than the selection
-        (:func:`~._fitc_pass.relearning`), and with a warning where it would not fit
+        (:func:`~sparsegp.methods.every_site.relearning`), and with a warning where it would not fit
         in memory."""
         optimizer, learn_rows = self.optimizer, None
         if self.posterior == "active_set":
@@ -746,11 +747,12 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             budget = relearning(self.optimizer, d, len(y), self._n_binary_problems())
             if budget is None:
                 return None
-            if not pass_fits_in_memory(self, X, d, len(y), "eq. 5's posterior"):
+            kept = "eq. 5's posterior"
+            if not pass_fits_in_memory(pass_caller(self), X, d, len(y), kept):
                 return None
             optimizer, learn_rows = budget
         return EverySitePass(
-            self,
+            pass_caller(self),
             X,
             y,
             random_state,

@@ -37,6 +37,7 @@ from ..exceptions import warn_at_caller
 from ..kernels import KernelBlocks, check_input_differentiable
 from ..likelihoods import Probit
 from ..methods.ard import ard_starts
+from ..methods.every_site import RELEARN_SIZE, every_site_if_it_fits, relearning
 from ..methods.fitted import FittedModel
 from ..methods.kernel_defaults import feature_spreads, warn_if_few_features_count
 from ._base import (
@@ -46,11 +47,11 @@ from ._base import (
     GPClassifierMixin,
     chooses_ard,
     fifth_up_to,
+    pass_caller,
     per_problem,
     report_progress,
     starting_kernel,
 )
-from ._fitc_pass import RELEARN_SIZE, every_site_if_it_fits, relearning
 
 #: ``ard="auto"``'s screen runs this many hyperparameter steps' L-BFGS-B iterations
 #: at once: one step's iterations can move the loss by less than the penalty where
@@ -272,11 +273,11 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         default), from the learnt kernel, bias and slope (the slope folded into the
         amplitude, ``kernel_ = λ² · kernel``, and the bias, ``λ b``), kernel and bias
         relearnt as the IVM's are: five L-BFGS-B steps on FITC's evidence, on every
-        row while C·n·d² ≤ ``_fitc_pass.RELEARN_SIZE`` (5·10⁹, C one-vs-rest
+        row while C·n·d² ≤ ``every_site.RELEARN_SIZE`` (5·10⁹, C one-vs-rest
         problems), beyond on ``RELEARN_SIZE``/(C·d²) random rows (algorithms.md §2.6). The
         basis' d labels alone miss a rare class, which the pass mends. The basis'
         posterior is kept where the pass would cost more than the selection
-        (C·n·d² above ``_fitc_pass.PASS_SIZE``), and, with a warning, where it would
+        (C·n·d² above ``every_site.PASS_SIZE``), and, with a warning, where it would
         not fit in memory.
     amplitude_prior : float or None, default=3.0
         As for :class:`FITCGPClassifier`: the standard deviation of a normal prior on
@@ -551,7 +552,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
     def _every_site(self, X, y, model, random_state):
         """``posterior="auto"``'s pass over every site from the slope folded into the
         kernel's amplitude and the bias (``Φ(λ(f + b)) = Φ(λf + λb)``), kernel and
-        bias relearnt on :func:`~._fitc_pass.relearning`'s rows."""
+        bias relearnt on :func:`~sparsegp.methods.every_site.relearning`'s rows."""
         if self.posterior != "auto":
             return model
         slope = model.likelihood.slope
@@ -571,7 +572,7 @@ class NLPSparseGPClassifier(GPClassifierMixin):
             return model
         optimizer, learn_rows = budget
         return every_site_if_it_fits(
-            self,
+            pass_caller(self),
             X,
             y,
             model,

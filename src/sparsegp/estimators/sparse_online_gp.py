@@ -28,6 +28,7 @@ from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ..methods.ard import ard_starts
+from ..methods.every_site import every_site_if_it_fits
 from ..methods.fitted import FittedModel, fitted_model
 from ..methods.full_ep import ard_by_full_ep, ard_refit, fit_full_ep, full_ep_settings
 from ..methods.kernel_defaults import default_kernel, feature_spreads
@@ -38,6 +39,7 @@ from ._base import (
     GPRegressorMixin,
     chooses_ard,
     one_vs_rest,
+    pass_caller,
     per_problem,
     report_progress,
     restore_on_failure,
@@ -46,7 +48,6 @@ from ._base import (
     warn_at_bounds,
     warn_full_ep_not_converged,
 )
-from ._fitc_pass import every_site_if_it_fits
 from ._input_units import in_input_units, kernel_in_input_units
 
 _SHARED_CONSTRAINTS: dict = {
@@ -628,7 +629,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         if self.posterior != "auto":
             return model
         kept = "the online posterior ([Csa02], each example absorbed once)"
-        return every_site_if_it_fits(self, X, y, model, random_state, None, kept)
+        return every_site_if_it_fits(
+            pass_caller(self), X, y, model, random_state, None, kept
+        )
 
     def _prequential_choice(self, candidates, runs, y, outside):
         """``ard="auto"``'s choice between the isotropic and the ARD model (the

@@ -11,10 +11,13 @@ on FITC's evidence, over every row or over a random subset of them; O(n·d²) pe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 
 from .._dask import is_dask_array, rows_of
@@ -23,15 +26,12 @@ from ..approximations.evidence import EvidenceFit, EvidenceSettings, maximize_ev
 from ..approximations.fitc_ep import InMemoryFITC
 from ..exceptions import warn_at_caller
 from ..kernels import is_input_differentiable
-from ..methods.fitc_ep import fitc_approximation, require_fitc_memory
-from ..methods.fitted import FittedModel
-from ._base import (
-    report_progress,
-    warn_ep_not_converged,
-)
+from .fitc_ep import fitc_approximation, require_fitc_memory
+from .fitted import FittedModel
 
 __all__ = [
     "EverySitePass",
+    "PassCaller",
     "every_site_if_it_fits",
     "pass_fits_in_memory",
     "relearning",
@@ -74,7 +74,23 @@ LEARN_BLOCK_ROWS = 512
 _DAMPING, _TOL, _MAX_SWEEPS, _JITTER = 0.8, 1e-3, 100, 1e-6
 
 
-def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
+@dataclass(frozen=True)
+class PassCaller:
+    """What the pass needs of the estimator it runs for: its name (for messages),
+    its row threads, whether to show a progress bar, where progress lines go
+    (``report(line, level)``: 1 the pass's result, 2 each EP evaluation), and what to
+    do where the posterior's EP did not converge (``not_converged(sweeps, tol)``)."""
+
+    name: str
+    n_threads: int = 1
+    progress: bool = False
+    report: Callable[[str, int], None] | None = None
+    not_converged: Callable[[int, float], None] | None = None
+
+
+def pass_fits_in_memory(
+    caller: PassCaller, X: Any, n_points: int, n: int, kept: str
+) -> bool:
     """Whether the pass's M × n blocks of ``n_points`` pseudo-inputs fit in memory (on
     a cluster they stay on the workers, row block by row block); a warning naming
     ``kept``, the posterior kept instead, where they do not."""
@@ -83,15 +99,17 @@ def pass_fits_in_memory(estimator, X, n_points, n, kept) -> bool:
             require_fitc_memory(n_points, n)
     except MemoryError as error:
         warn_at_caller(
-            f"{type(estimator).__name__}: kept {kept}; the pass over every training "
-            f"point does not fit: {error}",
+            f"{caller.name}: kept {kept}; the pass over every training point does "
+            f"not fit: {error}",
             UserWarning,
         )
         return False
     return True
 
 
-def relearning(optimizer, d, n, n_problems=1, budget=0.0):
+def relearning(
+    optimizer: str | None, d: int, n: int, n_problems: int = 1, budget: float = 0.0
+) -> tuple[str | None, int | None] | None:
     """The pass's ``(optimizer, learn_rows)`` for a sparse model of ``d`` points on
     ``n`` rows in one of ``n_problems`` one-vs-rest problems, or None where the pass
     costs more than :data:`PASS_SIZE` allows: ``LEARN_ROWS_PER_POINT·d`` rows, at
@@ -107,30 +125,30 @@ def relearning(optimizer, d, n, n_problems=1, budget=0.0):
 
 
 def every_site_if_it_fits(
-    estimator,
-    X,
-    y,
-    model,
-    random_state,
-    optimizer,
-    kept,
-    start=None,
-    amplitude_prior=None,
-    learn_rows=None,
-):
+    caller: PassCaller,
+    X: Any,
+    y: np.ndarray,
+    model: FittedModel,
+    random_state: Any,
+    optimizer: str | None,
+    kept: str,
+    start: tuple[Kernel, float] | None = None,
+    amplitude_prior: float | None = None,
+    learn_rows: int | None = None,
+) -> FittedModel:
     """``model`` with the FITC posterior over every site, its points as pseudo-inputs
     (:class:`EverySitePass`), or unchanged with a warning (naming ``kept``, the
     posterior it keeps) where the pass's M × n blocks would not fit in memory."""
-    if not pass_fits_in_memory(estimator, X, len(model.points), len(y), kept):
+    if not pass_fits_in_memory(caller, X, len(model.points), len(y), kept):
         return model
     return EverySitePass(
-        estimator, X, y, random_state, optimizer, amplitude_prior, start, learn_rows
+        caller, X, y, random_state, optimizer, amplitude_prior, start, learn_rows
     )(model)
 
 
 @dataclass(frozen=True)
 class EverySitePass:
-    """The pass over every site of ``estimator``'s training data ``(X, y)``, in two
+    """The pass over every site of the training data ``(X, y)`` of ``caller``, in two
     steps: the EP work (:meth:`evidence`, which warns of nothing, so that it may run in
     another thread before its model is chosen and be abandoned) and the model from it
     (:meth:`apply`). Calling it does both.
@@ -147,27 +165,27 @@ class EverySitePass:
     rows in memory takes their place (:meth:`_sequential`).
     """
 
-    estimator: Any
+    caller: PassCaller
     X: Any
-    y: Any
+    y: np.ndarray
     random_state: Any
-    optimizer: Any
+    optimizer: str | None
     amplitude_prior: float | None = None
-    start: tuple | None = None
+    start: tuple[Kernel, float] | None = None
     learn_rows: int | None = None
 
     def __call__(self, model: FittedModel) -> FittedModel:
-        """The model with the pass's posterior, its row blocks on the estimator's row
+        """The model with the pass's posterior, its row blocks on the caller's row
         threads (``n_jobs``)."""
-        with thread_pool(self.estimator._n_row_threads) as pool:
+        with thread_pool(self.caller.n_threads) as pool:
             fit = self.evidence(model, pool)
         return self.apply(model, fit)
 
-    def relearns(self, kernel) -> bool:
+    def relearns(self, kernel: Kernel) -> bool:
         """Whether the pass relearns ``kernel`` (FITC can differentiate it)."""
         return self.optimizer is not None and is_input_differentiable(kernel)
 
-    def evidence(self, model: FittedModel, pool=None) -> EvidenceFit:
+    def evidence(self, model: FittedModel, pool: Executor | None = None) -> EvidenceFit:
         """The pass's EP and evidence, its row blocks on the thread ``pool`` (in this
         thread without)."""
         kernel, bias = model.kernel, model.likelihood.bias
@@ -193,7 +211,9 @@ class EverySitePass:
             return fit
         return self._sequential(X, y, model, fit)
 
-    def _sequential(self, X, y, model, parallel: EvidenceFit) -> EvidenceFit:
+    def _sequential(
+        self, X: Any, y: np.ndarray, model: FittedModel, parallel: EvidenceFit
+    ) -> EvidenceFit:
         """[NGH07]'s sequential EP at the kernel and bias of the ``parallel`` fit,
         whose sweeps did not converge: with about as many pseudo-inputs as sites (the
         online GP keeps 397 basis vectors of 398 breast-cancer points) parallel EP can
@@ -217,7 +237,15 @@ class EverySitePass:
         )
 
     def _maximize(
-        self, X, y, kernel, model, bias, pool, learn=True, largest_block=None
+        self,
+        X: Any,
+        y: np.ndarray,
+        kernel: Kernel,
+        model: FittedModel,
+        bias: float,
+        pool: Executor | None,
+        learn: bool = True,
+        largest_block: int | None = None,
     ) -> EvidenceFit:
         """FITC's EP on ``(X, y)`` with ``model``'s points as pseudo-inputs, from
         ``kernel`` and ``bias``, relearnt by ``FITC_ITERATIONS`` steps if ``learn``;
@@ -226,8 +254,9 @@ class EverySitePass:
         default) their rounding, 10⁻⁷, reached the probabilities at 10⁻⁶–10⁻⁵ across
         input units and at 5·10⁻³ across a float32 and a float64 store."""
         settings = self._settings("parallel", _DAMPING, learn)
-        name = type(self.estimator).__name__
-        approximation = fitc_approximation(X, y, _JITTER, name, pool, largest_block)
+        approximation = fitc_approximation(
+            X, y, _JITTER, self.caller.name, pool, largest_block
+        )
         try:
             return maximize_evidence(
                 approximation, kernel, model.points, bias, settings
@@ -235,12 +264,12 @@ class EverySitePass:
         finally:
             approximation.close()
 
-    def _settings(self, mode, damping, learn) -> EvidenceSettings:
+    def _settings(self, mode: str, damping: float, learn: bool) -> EvidenceSettings:
         """The pass's EP (``mode``, ``damping``; the other options
         ``FITCGPClassifier``'s defaults), ``FITC_ITERATIONS`` relearning steps if
         ``learn`` (their sweeps in float64, :meth:`_maximize`), progress as the
-        estimator's ``verbose`` asks."""
-        name = type(self.estimator).__name__
+        caller asks."""
+        name, report = self.caller.name, self.caller.report
         return EvidenceSettings(
             ep_options=dict(
                 mode=mode,
@@ -253,22 +282,22 @@ class EverySitePass:
             learn_inducing=False,
             sweep_dtype=np.float64 if learn else np.float32,
             amplitude_prior=self.amplitude_prior,
-            progress=f"{name}: FITC evidence" if self.estimator.verbose else None,
-            report=lambda line: report_progress(self.estimator, level=2, message=line),
+            progress=f"{name}: FITC evidence" if self.caller.progress else None,
+            report=None if report is None else lambda line: report(line, 2),
         )
 
     def apply(self, model: FittedModel, fit: EvidenceFit) -> FittedModel:
         """``model`` with :meth:`evidence`'s ``fit`` as its posterior; warns if its EP
         did not converge."""
-        if not fit.ep_converged:
-            warn_ep_not_converged(self.estimator, fit.final_sweeps, _TOL)
-        report_progress(
-            self.estimator,
-            message=f"{type(self.estimator).__name__}: FITC posterior over "
-            f"{len(self.y)} points, log Z_EP={fit.log_evidence:.3f} "
-            f"kernel={fit.kernel} ({fit.n_evaluations} evaluations, "
-            f"{fit.n_sweeps} sweeps)",
-        )
+        if not fit.ep_converged and self.caller.not_converged is not None:
+            self.caller.not_converged(fit.final_sweeps, _TOL)
+        if self.caller.report is not None:
+            self.caller.report(
+                f"{self.caller.name}: FITC posterior over {len(self.y)} points, "
+                f"log Z_EP={fit.log_evidence:.3f} kernel={fit.kernel} "
+                f"({fit.n_evaluations} evaluations, {fit.n_sweeps} sweeps)",
+                1,
+            )
         return replace(
             model,
             kernel=fit.kernel,
