@@ -21,10 +21,9 @@ VFE's ``D = σ²I`` needs 6·n·M²: ``2 R W̃ = L_u⁻ᵀ(H V + (Vα) αᵀ)`` 
 ``H = (I − B⁻¹)/σ²``, and what the gradient sums of it over the rows has a closed
 form, ``Σ P Vᵀ = ½ (Vα)(Vα)ᵀ + ½ (B + B⁻¹) − I`` and
 ``tr (Q + D)⁻¹ = (n − M + tr B⁻¹)/σ²``. Each block whitens its own ``K_uf``
-(``V = L_u⁻¹ K_uf``, whose columns' norms are at most ``kᵢᵢ``): whitening a sum of
-``K_uf K_fu`` instead squares ``K_uu``'s condition number, and at the long
-length-scales of irrelevant features it moved the bound by 10⁻⁴ relative with the
-rows' order.
+(``V = L_u⁻¹ K_uf``, whose columns' squared norms are at most ``kᵢᵢ``): whitening a
+sum of ``K_uf K_fu`` instead squares ``K_uu``'s condition number, which the long
+length-scales of irrelevant features make large (algorithms.md §6.3).
 """
 
 from __future__ import annotations
