@@ -853,7 +853,7 @@ CLAIMS = [
         "Full EP on the IDA suite",
         "Full EP ([RW06] Alg. 3.5) reproduces the published full-GP columns.",
         "Within one sd of [NGH07]'s GPC column on every set with original splits "
-        "(flare_solar's † splits are reconstructed and differ); 1.4–11× faster than "
+        "(flare_solar's † splits are reconstructed and differ); 1.8–11× faster than "
         "scikit-learn's Laplace GPC, its NLP within 0.005 of it or better on every set "
         "and far better on image, ringnorm, splice and thyroid.",
         ("ida_ep_tol_1e-3",),
