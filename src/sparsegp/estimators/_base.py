@@ -251,8 +251,9 @@ def warn_ep_not_converged(estimator, n_sweeps, tol):
 def warn_full_ep_not_converged(
     estimator, fit: EvidenceFit, settings: EvidenceSettings, advice: str
 ):
-    """``ConvergenceWarning`` when :func:`fit_full_ep`'s optimizer stopped on its
-    iteration cap (with ``advice``), or its final EP run on ``max_sweeps``."""
+    """``ConvergenceWarning`` when :func:`~sparsegp.methods.full_ep.fit_full_ep`'s
+    optimizer stopped on its iteration cap (with ``advice``), or its final EP run on
+    ``max_sweeps``."""
     if not fit.optimizer_converged:
         warn_at_caller(
             f"{type(estimator).__name__}: L-BFGS-B stopped at its cap of "

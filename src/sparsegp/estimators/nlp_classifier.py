@@ -293,8 +293,9 @@ class NLPSparseGPClassifier(GPClassifierMixin):
         Cap on outer iterations ([SSK09]: about 10 are typical).
     patience : int, default=5
         Stop once the training NLP has not decreased significantly for this many
-        consecutive outer iterations: by more than its standard error and by more than
-        ``tol`` (relative), below the loss of the last significant decrease.
+        consecutive outer iterations: by more than its standard error, by more than
+        ``tol`` (relative) and by one nat over the points it averages (:class:`Plateau`),
+        below the loss of the last significant decrease.
     tol : float, default=1e-3
     model_choice : {"one_se", "lowest"}, default="one_se"
         The outer iteration whose model is returned. ``"lowest"``: the lowest training
