@@ -39,3 +39,19 @@ def test_ard_true_with_a_given_kernel_is_refused(name):
     model = getattr(sparsegp, name)(kernel=kernel, ard=True)
     with pytest.raises(ValueError, match="ard=True"):
         model.fit(X, y)
+
+
+def test_rvm_widths_that_stopped_on_their_cap_warn(monkeypatch):
+    """The RVM regressor's widths come from a sparse GP's L-BFGS-B: stopped on its
+    iteration cap, the fit says so."""
+    from functools import partial
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sparsegp.estimators import relevance_vector_machine as rvm_module
+
+    capped = partial(rvm_module.SparseRegression, max_iter=2)
+    monkeypatch.setattr(rvm_module, "SparseRegression", capped)
+    X, y = make_friedman1(n_samples=200, noise=1.0, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="basis its widths"):
+        sparsegp.RVMRegressor(ard=True, random_state=0).fit(X, y)

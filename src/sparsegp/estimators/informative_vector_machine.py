@@ -739,7 +739,7 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         left out where it would cost more than the selection
         (:func:`~sparsegp.methods.every_site.relearning`), and with a warning where it would not fit
         in memory."""
-        optimizer, learn_rows = self.optimizer, None
+        optimizer, learn_rows, caller = self.optimizer, None, pass_caller(self)
         if self.posterior == "active_set":
             return None
         if self.posterior == "auto":
@@ -748,11 +748,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
             if budget is None:
                 return None
             kept = "eq. 5's posterior"
-            if not pass_fits_in_memory(pass_caller(self), X, d, len(y), kept):
+            if not pass_fits_in_memory(caller, X, d, len(y), kept):
                 return None
             optimizer, learn_rows = budget
         return EverySitePass(
-            pass_caller(self),
+            caller,
             X,
             y,
             random_state,

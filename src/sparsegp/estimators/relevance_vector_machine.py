@@ -393,8 +393,19 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         :data:`BASIS_INDUCING` pseudo-inputs learnt on the same targets."""
         if self.kernel is not None or not self.ard:
             return starting_kernel(self, X, lambda: default_rbf(X)), {}
-        method = SparseRegression(n_inducing=min(BASIS_INDUCING, len(X)))
+        method = SparseRegression(
+            n_inducing=min(BASIS_INDUCING, len(X)),
+            progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
+        )
         gp = method.fit(X, t, default_starts(X, ard=True), rng)
+        if not gp.converged:
+            warn_at_caller(
+                f"{type(self).__name__}: L-BFGS-B stopped at its cap of "
+                f"{method.max_iter} iterations on the sparse GP that gives the basis "
+                "its widths; the widths may be poor. Pass ard=False ([QW03]'s fixed "
+                "basis) or a kernel.",
+                ConvergenceWarning,
+            )
         report_progress(
             self,
             message=f"  RVM basis: VFE (M = {method.n_inducing}) kernel {gp.kernel}",
