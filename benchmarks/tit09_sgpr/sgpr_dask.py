@@ -120,12 +120,17 @@ def same_point(estimator, X, X_local, y):
     differences (the arithmetic's agreement, which the learnt paths amplify)."""
     kernel, noise = split_white_noise(estimator.kernel_)
     targets = (y - estimator.y_mean_) / estimator.y_std_
-    answers = [
-        bound_and_gradient(
-            row_blocks(rows, targets), kernel, estimator.inducing_points_, noise, "vfe"
-        )
-        for rows in (X, X_local)
-    ]
+    answers = []
+    for rows in (X, X_local):
+        blocks = row_blocks(rows, targets)
+        try:
+            answers.append(
+                bound_and_gradient(
+                    blocks, kernel, estimator.inducing_points_, noise, "vfe"
+                )
+            )
+        finally:
+            blocks.close()  # the cluster's blocks leave their workers now
     (remote, *remote_gradient), (local, *local_gradient) = answers
     gradient_difference = max(
         float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
