@@ -11,7 +11,9 @@ The ratio default / one thread is what a user on a shared machine pays for threa
 ``make_classification`` set instead, so that the IVM's randomized greedy phase and
 float32 store run, FITC's products are large and the online GP (fixed default kernel,
 d = 500) deletes in its compiled loop at every example that joins; ``ep_2000_large`` 2 000 points of
-it, so that full EP's factorisations (2.7 GFlop) take the BLAS threads.
+it, so that full EP's factorisations (2.7 GFlop) take the BLAS threads;
+``sgpr_large`` fits ``SparseGPRegressor()`` (VFE, M = 200) on 20 000 Friedman #1
+points, whose bound's products are n·M² per pass.
 ``--no-load`` runs the same without the spinning process; ``--only`` picks estimators.
 """
 
@@ -25,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from sklearn.datasets import make_classification
+from sklearn.datasets import make_classification, make_friedman1
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sparsegp import (
@@ -33,6 +35,7 @@ from sparsegp import (
     FITCGPClassifier,
     IVMClassifier,
     NLPSparseGPClassifier,
+    SparseGPRegressor,
     SparseOnlineGPClassifier,
 )
 from sparsegp.benchmarking import save_run
@@ -60,10 +63,13 @@ ESTIMATORS = {
         n_inducing=200, ard=False, random_state=0
     ),
     "ep_2000_large": lambda: EPGPClassifier(ard=False, random_state=0),
+    "sgpr_large": lambda: SparseGPRegressor(random_state=0),
 }
 
 
 def data_for(name):
+    if name == "sgpr_large":
+        return make_friedman1(n_samples=20_000, noise=1.0, random_state=0)
     if name.endswith("_large"):
         n = 2_000 if name.startswith("ep_") else 20_000
         X, y = make_classification(n_samples=n, random_state=0)
