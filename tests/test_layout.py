@@ -184,6 +184,38 @@ def test_one_fitted_model_class():
 
 
 #: Modules whose functions are linear algebra: the engines' business, not the
+
+def predictor_definitions():
+    """``(module, class or function, returns)`` for every predictor builder in
+    ``src``: each ``predictor``/``*_predictor`` function and each class that
+    predicts latent moments itself."""
+    found = []
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(
+                isinstance(item, ast.FunctionDef)
+                and item.name == "latent_mean_and_variance"
+                and item.args.args[1:]
+                and item.args.args[1].arg == "K_cross"
+                for item in node.body
+            ):
+                found.append((path.stem, node.name, "class"))
+            if isinstance(node, ast.FunctionDef) and (
+                node.name == "predictor" or node.name.endswith("_predictor")
+            ):
+                returns = ast.unparse(node.returns) if node.returns else None
+                found.append((path.stem, node.name, returns))
+    return found
+
+
+def test_every_engine_returns_the_one_predictor_type():
+    definitions = predictor_definitions()
+    assert ("predictor", "Predictor", "class") in definitions
+    others = [d for d in definitions if d != ("predictor", "Predictor", "class")]
+    assert len(others) >= 8  # every engine builds one
+    wrong = [d for d in others if "Predictor" not in (d[2] or "")]
+    assert not wrong, f"engines predicting in a form of their own: {wrong}"
+
 #: estimators' (CONTRIBUTING.md, "Layers").
 LINEAR_ALGEBRA = ("_linalg", "linalg", "scipy.linalg", "numpy.linalg")
 

@@ -58,7 +58,7 @@ def task(name):
 def design(model, X):
     """``Ψ`` of the fitted model's relevant basis (the bias first where kept)."""
     Psi = model.kernel(X, model.points)
-    if model.predictor.has_bias:
+    if model.predictor.bias_feature:
         Psi = np.column_stack([np.ones(len(X)), Psi])
     return Psi
 

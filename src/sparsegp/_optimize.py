@@ -258,7 +258,6 @@ def maximize(
     starts = [np.clip(np.asarray(x0, dtype=float), bounds[:, 0], bounds[:, 1])]
     for _ in range(n_restarts):
         starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
-    best = None
     bar = tqdm(
         total=max_iter * len(starts),
         desc=progress,
@@ -270,20 +269,21 @@ def maximize(
         bar.update()
         bar.set_postfix(value=f"{-intermediate_result.fun:.4g}", refresh=False)
 
+    options = {"maxiter": max_iter} | ({} if ftol is None else {"ftol": ftol})
     with bar:
-        for start in starts:
-            res = minimize(
+        runs = [
+            minimize(
                 negated,
                 start,
                 jac=True,
                 method="L-BFGS-B",
                 bounds=Bounds(bounds[:, 0], bounds[:, 1]),  # a list costs O(p) Python
                 callback=report,
-                options={"maxiter": max_iter}
-                | ({} if ftol is None else {"ftol": ftol}),
+                options=options,
             )
-            if best is None or res.fun < best.fun:
-                best = res
+            for start in starts
+        ]
+    best = min(runs, key=lambda run: run.fun)  # the first of equals, as before
     return OptimizationResult(
         x=np.asarray(best.x),
         value=-float(best.fun),

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy.sparse import issparse
-from sklearn.base import is_classifier
+from sklearn.base import BaseEstimator, is_classifier
 from sklearn.datasets import make_friedman1
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
@@ -56,7 +56,7 @@ from .datasets import load_banana, load_file
 from .persistence import load_model, save_model
 
 #: ``--model`` name → estimator class per task.
-MODELS = {
+MODELS: dict[str, dict[str, type[BaseEstimator]]] = {
     "ep": {"classification": EPGPClassifier},
     "fitc": {"classification": FITCGPClassifier},
     "nlp": {"classification": NLPSparseGPClassifier},

@@ -31,7 +31,8 @@ def warn_at_caller(message: str, category: type[Warning]) -> None:
     user's line that called ``fit`` (or the library's that did, scikit-learn's
     cross-validation for one), however deep in the package the warning arises,
     rather than a line of the package a user cannot act on."""
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and _in_package(frame):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

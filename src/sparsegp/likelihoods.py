@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 from scipy.special import erfcx, log_ndtr, logsumexp, ndtr
@@ -22,8 +23,12 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _ASYMPTOTIC_Z = _probit.ASYMPTOTIC_Z
 
 
+#: What a moment holds: an array over sites, or a float for one site.
+Values = TypeVar("Values", np.ndarray, float)
+
+
 @dataclass(frozen=True)
-class Moments:
+class Moments(Generic[Values]):
     """Log partition and derivatives of an averaged likelihood.
 
     Attributes
@@ -38,10 +43,10 @@ class Moments:
         The probit argument ``λ y (mu + b) / sqrt(1 + λ² var)`` (probit only).
     """
 
-    log_z: np.ndarray
-    g: np.ndarray
-    w: np.ndarray
-    z: np.ndarray | None = None
+    log_z: Values
+    g: Values
+    w: Values
+    z: Values | None = None
 
 
 def inverse_mills_ratio(z):
@@ -120,7 +125,7 @@ class Probit:
             w_max = np.where(var > 0, (1.0 - 1e-12) / var, np.inf)
         return np.clip(w, 1e-300, w_max)
 
-    def scalar_moments(self, mu: float, var: float, y: float) -> Moments:
+    def scalar_moments(self, mu: float, var: float, y: float) -> Moments[float]:
         """:meth:`moments` for one point, in plain floats: sequential EP's inner loop.
 
         Numpy's per-call overhead dominates one-element arrays; this is the same
@@ -156,7 +161,7 @@ class Gaussian:
         log_z = -0.5 * (resid * resid / total + np.log(total)) - _LOG_SQRT_2PI
         return Moments(log_z=log_z, g=resid / total, w=1.0 / total)
 
-    def scalar_moments(self, mu: float, var: float, y: float) -> Moments:
+    def scalar_moments(self, mu: float, var: float, y: float) -> Moments[float]:
         """:meth:`moments` for one point (the same closed form on floats)."""
         return self.moments(mu, var, y)
 

@@ -11,11 +11,11 @@ from sparsegp.approximations import ep as ep_module
 from sparsegp.approximations.ep import (
     AndersonMixing,
     DensePosterior,
-    DensePredictor,
     WarmStart,
     WarmStartedEP,
     carried_sites,
     cavity_gradient,
+    dense_predictor,
     ep_log_evidence_weights,
     leave_one_out,
     parallel_site_update,
@@ -178,7 +178,7 @@ def test_predictions_equal_dense_joint_posterior():
     X_star = np.random.default_rng(1).standard_normal((4, X.shape[1]))
     K = kernel(X)
     state = dense_ep(K, y, Probit(0.0), **TIGHT)
-    mean, var = DensePredictor.from_state(state).latent_mean_and_variance(
+    mean, var = dense_predictor(state).latent_mean_and_variance(
         kernel(X, X_star), kernel.diag(X_star)
     )
     K_s = kernel(X, X_star)

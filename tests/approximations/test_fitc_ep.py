@@ -9,11 +9,11 @@ from sparsegp.approximations.ep import run_ep
 from sparsegp.approximations.fitc_ep import (
     FITCKernelBlocks,
     FITCPosterior,
-    FITCPredictor,
     FITCPrior,
     InMemoryFITC,
     StructuredFITCPosterior,
     fitc_ep_gradient,
+    fitc_predictor,
 )
 from sparsegp.likelihoods import Gaussian, Probit
 from sparsegp.testing import assert_gradient_matches
@@ -99,7 +99,7 @@ def test_prediction_equals_the_dense_joint_fitc_prior():
     X, y, Z, kernel, prior = fitc_problem()
     state = fitc_ep(prior, y, Probit(0.2), tol=1e-12)
     X_test = np.random.default_rng(7).standard_normal((7, 2))
-    mean, var = FITCPredictor.from_state(state).latent_mean_and_variance(
+    mean, var = fitc_predictor(state).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )
     K_uu = kernel(Z) + 1e-6 * np.eye(len(Z))

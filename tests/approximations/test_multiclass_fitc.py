@@ -12,10 +12,10 @@ from sparsegp.approximations.ep import WarmStart, WarmStartedEP, run_ep
 from sparsegp.approximations.multiclass_fitc import (
     LATENT_NOISE,
     InMemoryMultiClassFITC,
-    MultiClassFITCPredictor,
     StepCavities,
     StepSites,
     fit_variance_scale,
+    multiclass_fitc_predictor,
 )
 from sparsegp.kernels import KernelPerClass
 from sparsegp.likelihoods import MultinomialProbit
@@ -176,10 +176,10 @@ def test_a_prior_per_class_that_repeats_one_prior_is_the_shared_model():
     np.testing.assert_allclose(c_Z.reshape(3, *Z.shape).sum(0), g_Z, atol=1e-8)
     np.testing.assert_allclose(c_bias, g_bias, atol=1e-10)
     X_test = np.random.default_rng(1).normal(size=(4, 2))
-    one = MultiClassFITCPredictor.from_state(shared).latent_mean_and_variance(
+    one = multiclass_fitc_predictor(shared).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )
-    each = MultiClassFITCPredictor.from_state(own).latent_mean_and_variance(
+    each = multiclass_fitc_predictor(own).latent_mean_and_variance(
         np.vstack([kernel(Z, X_test)] * 3), np.column_stack([kernel.diag(X_test)] * 3)
     )
     for a, b in zip(one, each, strict=True):
@@ -249,7 +249,7 @@ def test_predictor_with_inducing_inputs_at_the_data_is_the_dense_gp_prediction()
     X_test = np.random.default_rng(0).normal(size=(5, 2))
     kernel = ConstantKernel(1.0) * RBF(1.0)
     _, state, _ = fitted_state(X, labels, kernel, X, np.zeros(3), jitter=1e-10)
-    predictor = MultiClassFITCPredictor.from_state(state)
+    predictor = multiclass_fitc_predictor(state)
     mean, var = predictor.latent_mean_and_variance(
         kernel(X, X_test), kernel.diag(X_test)
     )

@@ -216,7 +216,7 @@ def test_each_example_s_prediction_is_the_model_of_the_examples_before_it(
     np.testing.assert_allclose(recorded[0], [0.0, KERNEL.diag(X[:1])[0]])  # the prior
     state.update(X[:1], y[:1])
     for i in range(1, len(y)):
-        mean, var = state.latent_mean_and_variance(
+        mean, var = state.predictor().latent_mean_and_variance(
             KERNEL(state.basis_vectors, X[i : i + 1]), KERNEL.diag(X[i : i + 1])
         )
         np.testing.assert_allclose(recorded[i], [mean[0], var[0]], atol=1e-10)

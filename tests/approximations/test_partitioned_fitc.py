@@ -15,9 +15,9 @@ from sparsegp.approximations.ep import (
 )
 from sparsegp.approximations.fitc_ep import (
     FITCPosterior,
-    FITCPredictor,
     FITCPrior,
     InMemoryFITC,
+    fitc_predictor,
 )
 from sparsegp.approximations.partitioned_fitc import PartitionedFITC, new_block
 from sparsegp.likelihoods import Probit
@@ -56,7 +56,7 @@ def test_blocks_reach_the_in_memory_fixed_point(bounds):
     )
     X_test = np.random.default_rng(0).standard_normal((30, X.shape[1]))
     cross, diag = kernel(Z, X_test), kernel.diag(X_test)
-    expected = FITCPredictor.from_state(in_memory).latent_mean_and_variance(cross, diag)
+    expected = fitc_predictor(in_memory).latent_mean_and_variance(cross, diag)
     got = posterior.predictor().latent_mean_and_variance(cross, diag)
     np.testing.assert_allclose(got, expected, atol=1e-9)
     np.testing.assert_allclose(

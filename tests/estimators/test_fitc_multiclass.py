@@ -9,10 +9,10 @@ from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from sparsegp import FITCGPClassifier
 from sparsegp.approximations.ep import run_ep
-from sparsegp.approximations.fitc_ep import FITCPredictor, InMemoryFITC
+from sparsegp.approximations.fitc_ep import InMemoryFITC, fitc_predictor
 from sparsegp.approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
-    MultiClassFITCPredictor,
+    multiclass_fitc_predictor,
 )
 from sparsegp.kernels import KernelPerClass
 from sparsegp.likelihoods import MultinomialProbit, Probit
@@ -125,7 +125,7 @@ def two_class_predictions(X, y, X_test, kernel, Z):
         MultinomialProbit(np.zeros(2)),
         **options,
     )
-    mean, var = MultiClassFITCPredictor.from_state(state).latent_mean_and_variance(
+    mean, var = multiclass_fitc_predictor(state).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )
     p_multi = MultinomialProbit(np.zeros(2)).predict_proba(mean, var)[:, 1]
@@ -133,7 +133,7 @@ def two_class_predictions(X, y, X_test, kernel, Z):
     b_state = run_ep(
         binary.posterior(kernel, Z, None), binary.labels, Probit(), **options
     )
-    b_mean, b_var = FITCPredictor.from_state(b_state).latent_mean_and_variance(
+    b_mean, b_var = fitc_predictor(b_state).latent_mean_and_variance(
         kernel(Z, X_test), kernel.diag(X_test)
     )
     return p_multi, Probit().predict_proba(b_mean, b_var), state, b_state

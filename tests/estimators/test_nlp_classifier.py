@@ -164,7 +164,7 @@ def test_one_standard_error_rule_returns_an_earlier_iteration_of_the_same_run():
 
 def test_choose_iteration_takes_the_earliest_within_one_standard_error():
     from sparsegp.approximations.nlp_selection import HeldOutLoss
-    from sparsegp.estimators.nlp_classifier import choose_iteration
+    from sparsegp.methods.nlp_classifier import choose_iteration
 
     class Iteration:
         def __init__(self, value, standard_error):
@@ -179,7 +179,7 @@ def test_choose_iteration_takes_the_earliest_within_one_standard_error():
 
 def test_plateau_ignores_noise_but_registers_a_slow_descent():
     from sparsegp.approximations.nlp_selection import HeldOutLoss
-    from sparsegp.estimators.nlp_classifier import Plateau
+    from sparsegp.methods.nlp_classifier import Plateau
 
     def run(values, standard_error=0.01, tol=1e-3, patience=3, n_points=1000):
         plateau = Plateau(tol, patience)

@@ -106,7 +106,7 @@ def test_rvm_covariance_is_its_weights_posterior_through_the_basis():
     psi = model.model_.kernel(
         model.model_.points, validate_dense(model, X_test, reset=False)
     )
-    if predictor.has_bias:
+    if predictor.bias_feature:
         psi = np.vstack([np.ones((1, psi.shape[1])), psi])
     sigma = np.linalg.inv(predictor.chol @ predictor.chol.T)
     dense = model.y_std_**2 * (psi.T @ sigma @ psi) + np.eye(len(X_test)) * model.noise_

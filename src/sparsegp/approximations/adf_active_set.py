@@ -40,7 +40,7 @@ from .._memory import require_memory
 from ..kernels import KernelBlocks, KernelColumns
 from ..likelihoods import Likelihood, Probit, probit_curvature
 from .blocks import balanced_row_ranges, mapped_on
-from .ep import DensePredictor
+from .predictor import Predictor
 from .sweep_kernels import probit_score_bounds
 
 __all__ = [
@@ -571,7 +571,7 @@ class ADFActiveSet:
         (:meth:`~sparsegp.approximations.partitioned_ivm.PartitionedActiveSet.close`
         frees a cluster's blocks)."""
 
-    def predictor(self) -> DensePredictor:
+    def predictor(self) -> Predictor:
         """Prediction from the active set ([LSH02] eq. 5), frozen; the O(n·d) state is not kept.
 
         With sites ``Π_I`` on the active set this is the dense EP predictor of
@@ -614,7 +614,7 @@ def active_set_log_evidence(
 
 def active_set_predictor(
     L: np.ndarray, c: np.ndarray, p_active: np.ndarray
-) -> DensePredictor:
+) -> Predictor:
     """[LSH02] eq. 5's predictor from the first ``k = len(p_active)`` rows of ``L``, ``c``.
 
     ``β = Π_I½ L⁻ᵀ c``: mean ``k_I(x)ᵀβ``, variance ``k** − ‖L⁻¹ Π_I½ k_I‖²``.
@@ -622,4 +622,4 @@ def active_set_predictor(
     k = len(p_active)
     sqrt_p = np.sqrt(p_active)
     beta = sqrt_p * solve_lower_transpose(L[:k, :k], c[:k])
-    return DensePredictor(L[:k, :k].copy(), sqrt_p, beta)
+    return Predictor(weights=beta, chol=L[:k, :k].copy(), scale=sqrt_p)

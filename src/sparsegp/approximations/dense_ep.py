@@ -19,13 +19,14 @@ from ..kernels import gram_and_weighted_gradient
 from ..likelihoods import Probit
 from .ep import (
     DensePosterior,
-    DensePredictor,
     EPState,
     WarmStart,
     cavity_gradient,
+    dense_predictor,
     ep_log_evidence_weights,
     posterior_of,
 )
+from .predictor import Predictor
 
 __all__ = ["DenseEP"]
 
@@ -87,5 +88,5 @@ class DenseEP:
         bias_gradient = cavity_gradient(state, self.labels, likelihood)
         return kernel_gradient, bias_gradient, np.zeros_like(self.X)
 
-    def predictor(self, state: EPState) -> DensePredictor:
-        return DensePredictor.from_state(state)
+    def predictor(self, state: EPState) -> Predictor:
+        return dense_predictor(state)

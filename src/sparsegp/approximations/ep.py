@@ -30,6 +30,7 @@ from .._linalg import (
 )
 from ..likelihoods import Likelihood, Probit, site_from_cavity
 from . import sweep_kernels
+from .predictor import Predictor
 
 #: The smallest damping :func:`run_ep` lowers an oscillating EP to.
 MIN_DAMPING = 0.05
@@ -49,13 +50,13 @@ __all__ = [
     "AndersonMixing",
     "ArraySites",
     "DensePosterior",
-    "DensePredictor",
     "EPState",
     "LikelihoodT",
     "SitePosterior",
     "WarmStart",
     "WarmStartedEP",
     "carried_sites",
+    "dense_predictor",
     "cavity_gradient",
     "cavity_gradient_terms",
     "ep_log_evidence_weights",
@@ -976,50 +977,14 @@ def ep_log_evidence_weights(state: EPState) -> np.ndarray:
     return blas.dger(0.5, omega, omega, a=W.T, overwrite_a=True).T
 
 
-@dataclass(frozen=True)
-class DensePredictor:
-    """What full-EP prediction needs ([RW06] Alg. 3.6): ``L``, ``√τ̃`` and ``ω``.
-
-    The prior ``K`` (n × n) that the EP state holds is not kept.
-
-    Attributes
-    ----------
-    chol_B : ndarray of shape (n, n)
-        ``L = chol(I + S̃½ K S̃½)``.
-    sqrt_tau : ndarray of shape (n,)
-    omega : ndarray of shape (n,)
-        ``ω = K⁻¹μ``: the predictive mean is ``k(x*)ᵀ ω``.
-    """
-
-    chol_B: np.ndarray
-    sqrt_tau: np.ndarray
-    omega: np.ndarray
-
-    @classmethod
-    def from_state(cls, state: EPState) -> DensePredictor:
-        """The predictor of an EP state on a :class:`DensePosterior`."""
-        posterior = posterior_of(state, DensePosterior)
-        # a copy: the posterior factors the next refresh's B in the same buffer
-        return cls(posterior.chol_B.copy(), np.sqrt(state.tau), posterior.omega)
-
-    def latent_mean_and_variance(
-        self, K_cross: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Latent predictive mean and variance at test points.
-
-        Parameters
-        ----------
-        K_cross : ndarray of shape (n, m)
-            ``k(X_train, X_test)``.
-        k_diag : ndarray of shape (m,)
-            Prior variances ``k(x*, x*)``.
-        """
-        v = solve_lower(self.chol_B, self.sqrt_tau[:, None] * K_cross)
-        var = k_diag - np.einsum("ij,ij->j", v, v)
-        return K_cross.T @ self.omega, np.maximum(var, 0.0)
-
-    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
-        """The latent posterior covariance of test points, ``K** − VᵀV`` with
-        ``V = L⁻¹ S̃½ K_cross`` ([RW06] Alg. 3.6, every pair of test points)."""
-        v = solve_lower(self.chol_B, self.sqrt_tau[:, None] * K_cross)
-        return K_star - v.T @ v
+def dense_predictor(state: EPState) -> Predictor:
+    """Full EP's predictor ([RW06] Alg. 3.6): mean ``k(x*)ᵀω`` with ``ω = K⁻¹μ``,
+    variance ``k** − ‖L⁻¹ S̃½ k(x*)‖²`` with ``L = chol(I + S̃½ K S̃½)``. The prior
+    ``K`` (n × n) that the EP state holds is not kept."""
+    posterior = posterior_of(state, DensePosterior)
+    # a copy: the posterior factors the next refresh's B in the same buffer
+    return Predictor(
+        weights=posterior.omega,
+        chol=posterior.chol_B.copy(),
+        scale=np.sqrt(state.tau),
+    )

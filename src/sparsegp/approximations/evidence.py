@@ -35,6 +35,7 @@ from .._optimize import (
 )
 from ..kernels import amplitude_mask
 from .ep import EPState, SitePosterior, WarmStart, WarmStartedEP, leave_one_out
+from .predictor import Predictor
 
 __all__ = [
     "EvidenceApproximation",
@@ -73,7 +74,7 @@ class EvidenceApproximation(Protocol):
         """``∂ log Z_EP`` in ``(θ, b, Z)`` at the kernel and ``Z`` of ``state``'s
         posterior (each posterior carries what its gradient needs)."""
 
-    def predictor(self, state: EPState) -> Any:
+    def predictor(self, state: EPState) -> Predictor:
         """What prediction needs of a converged state."""
 
 
@@ -188,7 +189,7 @@ class EvidenceFit:
     kernel: Kernel
     likelihood: Any
     points: np.ndarray
-    predictor: Any
+    predictor: Predictor
     log_evidence: float
     n_evaluations: int
     n_sweeps: int

@@ -46,18 +46,21 @@ from .ep import (
     posterior_of,
     warm_sites,
 )
+from .predictor import Predictor
 from .sweep_kernels import marginal_moments_into
 
 __all__ = [
     "EvidenceSensitivities",
     "FITCKernelBlocks",
     "FITCPosterior",
-    "FITCPredictor",
     "FITCPrior",
     "InMemoryFITC",
     "PointSensitivities",
     "StructuredFITCPosterior",
     "chunk_workspace",
+    "fitc_predictor",
+    "fitc_weights",
+    "inducing_point_predictor",
     "column_chunks",
     "cross_sensitivity",
     "fitc_ep_gradient",
@@ -639,68 +642,36 @@ def fitc_ep_gradient(
     return grad_theta, sens.bias, grad_inducing
 
 
-@dataclass(frozen=True)
-class FITCPredictor:
-    """What FITC prediction needs from a fitted posterior: O(M²) memory ([NGH07] §3.1).
+def inducing_point_predictor(
+    chol_uu: np.ndarray, chol_B: np.ndarray, weights: np.ndarray
+) -> Predictor:
+    """FITC's (and VFE's) predictor, O(M²) memory ([NGH07] §3.1; algorithms.md §5.7).
 
-    The EP state holds ``V`` and ``L_B⁻¹ V`` (M × n each); a fitted model keeps only
-    these M-sized factors.
-
-    Attributes
-    ----------
-    chol_uu : ndarray of shape (M, M)
-        ``L_u``.
-    chol_B : ndarray of shape (M, M)
-        ``L_B``.
-    weights : ndarray of shape (M,)
-        ``ŵ = L_u⁻ᵀ L_B⁻ᵀ L_B⁻¹ V (ν̃ ⊙ t)``: the predictive mean is ``k_u(x)ᵀ ŵ``.
+    Mean ``k_uᵀŵ``; variance ``k** − ‖a‖² + ‖L_B⁻¹a‖²`` with ``a = L_u⁻¹k_u``, that is
+    ``W = B⁻¹ − I`` whitened by ``L_u`` (entries in [−1, 0]).
     """
+    inverse = inverse_lower(chol_B)
+    inner = inverse.T @ inverse
+    inner[np.diag_indices_from(inner)] -= 1.0
+    return Predictor(weights=weights, chol=chol_uu, inner=inner)
 
-    chol_uu: np.ndarray
-    chol_B: np.ndarray
-    weights: np.ndarray
 
-    @classmethod
-    def from_state(cls, state: EPState) -> FITCPredictor:
-        """The predictor of an EP state on a :class:`FITCPosterior`."""
-        return cls.from_posterior(posterior_of(state, FITCPosterior))
+def fitc_weights(posterior: FITCPosterior) -> np.ndarray:
+    """``ŵ = L_u⁻ᵀ L_B⁻ᵀ L_B⁻¹ V (ν̃ ⊙ t)`` of a refreshed posterior: the predictive
+    mean is ``k_u(x)ᵀŵ``."""
+    t = 1.0 / (1.0 + posterior.tau * posterior.prior.d0)
+    inner = posterior.E @ (posterior.nu * t)
+    return solve_lower_transpose(
+        posterior.prior.chol_uu, solve_lower_transpose(posterior.chol_B, inner)
+    )
 
-    @classmethod
-    def from_posterior(cls, posterior: FITCPosterior) -> FITCPredictor:
-        """The predictor of a refreshed :class:`FITCPosterior`."""
-        t = 1.0 / (1.0 + posterior.tau * posterior.prior.d0)
-        inner = posterior.E @ (posterior.nu * t)
-        chol_uu = posterior.prior.chol_uu
-        weights = solve_lower_transpose(
-            chol_uu, solve_lower_transpose(posterior.chol_B, inner)
-        )
-        return cls(chol_uu=chol_uu, chol_B=posterior.chol_B, weights=weights)
 
-    def latent_mean_and_variance(
-        self, K_u_star: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Latent predictive mean and variance at test points ([NGH07] §3.1; algorithms.md §5.7).
-
-        ``μ* = k_uᵀ ŵ`` (O(M)), ``σ*² = k** − ‖a*‖² + ‖L_B⁻¹ a*‖²`` with
-        ``a* = L_u⁻¹ k_u`` (O(M²)).
-
-        Parameters
-        ----------
-        K_u_star : ndarray of shape (M, m)
-            ``k(X̄, X*)``.
-        k_diag : ndarray of shape (m,)
-        """
-        a = solve_lower(self.chol_uu, K_u_star)
-        b = solve_lower(self.chol_B, a)
-        var = k_diag - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
-        return K_u_star.T @ self.weights, np.maximum(var, 0.0)
-
-    def latent_covariance(self, K_u_star: np.ndarray, K_star: np.ndarray) -> np.ndarray:
-        """The latent posterior covariance of test points, ``K** − AᵀA + BᵀB`` with
-        ``A = L_u⁻¹ K_u*``, ``B = L_B⁻¹ A`` (its diagonal the variance above)."""
-        a = solve_lower(self.chol_uu, K_u_star)
-        b = solve_lower(self.chol_B, a)
-        return K_star - a.T @ a + b.T @ b
+def fitc_predictor(state: EPState) -> Predictor:
+    """The predictor of an EP state on a :class:`FITCPosterior`."""
+    posterior = posterior_of(state, FITCPosterior)
+    return inducing_point_predictor(
+        posterior.prior.chol_uu, posterior.chol_B, fitc_weights(posterior)
+    )
 
 
 class InMemoryFITC:
@@ -776,5 +747,5 @@ class InMemoryFITC:
         blocks = prior_derivatives(posterior_of(state, FITCPosterior).prior)
         return fitc_ep_gradient(state, self.labels, likelihood, blocks)
 
-    def predictor(self, state: EPState) -> FITCPredictor:
-        return FITCPredictor.from_state(state)
+    def predictor(self, state: EPState) -> Predictor:
+        return fitc_predictor(state)

@@ -30,7 +30,6 @@ from scipy.optimize import minimize_scalar
 from sklearn.gaussian_process.kernels import Kernel
 
 from .. import kernel_expression as expression
-from .._linalg import solve_lower
 from ..likelihoods import MultinomialProbit, StepMoments, site_from_cavity
 from .blocks import mapped_on
 from .ep import (
@@ -44,19 +43,21 @@ from .ep import (
 )
 from .fitc_ep import (
     FITCPosterior,
-    FITCPredictor,
     FITCPrior,
     InMemoryFITC,
+    fitc_weights,
+    inducing_point_predictor,
     posterior_sensitivities,
     prior_derivatives,
 )
+from .predictor import Predictor
 
 __all__ = [
     "InMemoryMultiClassFITC",
     "MultiClassFITCPosterior",
-    "MultiClassFITCPredictor",
     "StepSites",
     "fit_variance_scale",
+    "multiclass_fitc_predictor",
 ]
 
 #: The variance of the noise on every latent: the probit's unit scale.
@@ -396,66 +397,23 @@ def carried_step_sites(
     return matched_step_sites(start.likelihood, labels, steps, sites, scaled)
 
 
-@dataclass(frozen=True)
-class MultiClassFITCPredictor:
-    """What multi-class FITC prediction needs: O(C·M²) memory (algorithms.md §7.4).
-
-    A test point is seen through ``k(X̄, x)`` and ``k(x, x)`` of ``G`` priors: ``G = 1``
-    shared by the classes, or ``G = C``, class ``c``'s kernel on its pseudo-inputs in
-    rows ``c·M … (c + 1)·M − 1`` of ``k(X̄, x)`` and column ``c`` of ``k(x, x)``.
-
-    Attributes
-    ----------
-    chol_uu : ndarray of shape (G, M, M)
-        Each set's ``L_u``.
-    chol_B : ndarray of shape (C, M, M)
-        Each class's ``L_B``.
-    weights : ndarray of shape (M, C)
-        Each class's ``ŵ``: its predictive mean is ``k_u(x)ᵀ ŵ`` on its set.
-    """
-
-    chol_uu: np.ndarray
-    chol_B: np.ndarray
-    weights: np.ndarray
-
-    @classmethod
-    def from_state(cls, state: EPState) -> MultiClassFITCPredictor:
-        """The predictor of an EP state on a :class:`MultiClassFITCPosterior`."""
-        posterior = posterior_of(state, MultiClassFITCPosterior)
-        parts = [FITCPredictor.from_posterior(p) for p in posterior.classes]
-        return cls(
-            chol_uu=np.stack([prior.chol_uu for prior in posterior.priors]),
-            chol_B=np.stack([part.chol_B for part in parts]),
-            weights=np.column_stack([part.weights for part in parts]),
-        )
-
-    def latent_mean_and_variance(
-        self, K_u_star: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Every class's latent predictive mean and variance, each (m, C): O(C·M²)
-        per point (algorithms.md §5.7 per class, without the latent noise).
-
-        Parameters
-        ----------
-        K_u_star : ndarray of shape (G·M, m)
-        k_diag : ndarray of shape (m,) or (m, G)
-        """
-        n_sets, M = len(self.chol_uu), self.chol_uu.shape[1]
-        projected = [
-            solve_lower(chol_uu, K_u_star[g * M : (g + 1) * M])
-            for g, chol_uu in enumerate(self.chol_uu)
-        ]
-        mean = np.empty((K_u_star.shape[1], len(self.chol_B)))
-        var = np.empty_like(mean)
-        for c, chol_B in enumerate(self.chol_B):
-            g = c % n_sets
-            a, b = projected[g], solve_lower(chol_B, projected[g])
-            prior = k_diag if k_diag.ndim == 1 else k_diag[:, g]
-            mean[:, c] = K_u_star[g * M : (g + 1) * M].T @ self.weights[:, c]
-            var[:, c] = (
-                prior - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
-            )
-        return mean, np.maximum(var, 0.0)
+def multiclass_fitc_predictor(state: EPState) -> Predictor:
+    """The predictor of an EP state on a :class:`MultiClassFITCPosterior`: each
+    class's FITC predictor (algorithms.md §7.4) on its set of pseudo-inputs, O(C·M²)
+    memory. A test point is seen through ``k(X̄, x)`` and ``k(x, x)`` of ``G`` priors:
+    ``G = 1`` shared by the classes, or ``G = C``, class ``c``'s kernel on its
+    pseudo-inputs in rows ``c·M … (c + 1)·M − 1`` of ``k(X̄, x)`` and column ``c`` of
+    ``k(x, x)``."""
+    posterior = posterior_of(state, MultiClassFITCPosterior)
+    parts = [
+        inducing_point_predictor(p.prior.chol_uu, p.chol_B, fitc_weights(p))
+        for p in posterior.classes
+    ]
+    return Predictor(
+        weights=np.column_stack([part.weights for part in parts]),
+        chol=np.stack([prior.chol_uu for prior in posterior.priors]),
+        inner=np.stack([cast(np.ndarray, part.inner) for part in parts]),
+    )
 
 
 class InMemoryMultiClassFITC(InMemoryFITC):
@@ -604,8 +562,8 @@ class InMemoryMultiClassFITC(InMemoryFITC):
                 range(first, min(first + self.n_threads, self.n_classes)),
             )
 
-    def predictor(self, state: EPState) -> MultiClassFITCPredictor:  # type: ignore[override]
-        return MultiClassFITCPredictor.from_state(state)
+    def predictor(self, state: EPState) -> Predictor:
+        return multiclass_fitc_predictor(state)
 
 
 def fit_variance_scale(

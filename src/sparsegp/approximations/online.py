@@ -38,6 +38,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from .._linalg import cho_solve_lower, solve_lower
 from .._threads import fit_threads
 from ..likelihoods import Likelihood
+from .predictor import Predictor
 
 #: Examples whose kernel rows are evaluated in one call.
 _CHUNK = 256
@@ -415,24 +416,13 @@ class SparseOnlineGP:
         self.n_deleted += 1
         self._count_change()
 
-    def latent_mean_and_variance(
-        self, K_cross: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``μ* = uᵀa`` and ``σ*² = k** − ‖u‖² + uᵀ W u``, ``u = L⁻¹ k_BV`` (algorithms.md §3.6).
-
-        ``K_cross`` is t×m.
-        """
-        U = solve_lower(self.L, K_cross) if self.size else np.zeros_like(K_cross)
-        mean = U.T @ self.a
-        var = (
-            k_diag - np.einsum("im,im->m", U, U) + np.einsum("im,im->m", U, self.W @ U)
-        )
-        return mean, np.maximum(var, 0.0)
-
-    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
-        """The latent posterior covariance of test points, ``K** − UᵀU + UᵀWU``."""
-        U = solve_lower(self.L, K_cross) if self.size else np.zeros_like(K_cross)
-        return K_star - U.T @ U + U.T @ (self.W @ U)
+    def predictor(self) -> Predictor:
+        """The posterior as it stands (algorithms.md §3.6): ``μ* = k_BVᵀα`` and
+        ``σ*² = k** − ‖u‖² + uᵀWu`` with ``u = L⁻¹k_BV``, so the whitened correction
+        is ``W − I``; a copy, the state's buffers change with the next example."""
+        inner = self.W.copy()
+        inner[np.diag_indices_from(inner)] -= 1.0
+        return Predictor(weights=self.alpha, chol=self.L.copy(), inner=inner)
 
 
 @numba.njit(cache=True)

@@ -57,15 +57,16 @@ from .ep import (
     site_evidence_terms,
 )
 from .fitc_ep import (
-    FITCPredictor,
     InMemoryFITC,
     PointSensitivities,
     cross_sensitivity,
     fitc_marginal_moments,
+    inducing_point_predictor,
     inducing_sensitivities,
     point_sensitivities,
     site_statistics,
 )
+from .predictor import Predictor
 
 __all__ = [
     "FITCBlock",
@@ -464,12 +465,12 @@ class PartitionedFITCPosterior:
     def sequential_sweep(self, order: np.ndarray, site_update: SiteUpdate) -> None:
         raise ValueError("FITC-EP over row blocks runs parallel sweeps only.")
 
-    def predictor(self) -> FITCPredictor:
+    def predictor(self) -> Predictor:
         """The fitted predictor: ``ŵ = L_u⁻ᵀ L_B⁻ᵀ u`` ([NGH07] §3.1)."""
         weights = solve_lower_transpose(
             self.chol_uu, solve_lower_transpose(self.chol_B, self.u)
         )
-        return FITCPredictor(chol_uu=self.chol_uu, chol_B=self.chol_B, weights=weights)
+        return inducing_point_predictor(self.chol_uu, self.chol_B, weights)
 
 
 def _gradient_sums(
@@ -602,5 +603,5 @@ class PartitionedFITC:
             inducing_cross - 2.0 * inducing_uu,
         )
 
-    def predictor(self, state: EPState) -> FITCPredictor:
+    def predictor(self, state: EPState) -> Predictor:
         return posterior_of(state, PartitionedFITCPosterior).predictor()

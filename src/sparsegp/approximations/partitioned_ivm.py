@@ -35,8 +35,8 @@ from .adf_active_set import (
     entropy_reduction,
 )
 from .blocks import Blocks
-from .ep import DensePredictor
 from .ivm import GrowingActiveSet, InMemorySelection, Progress, advance
+from .predictor import Predictor
 
 __all__ = [
     "ADFBlock",
@@ -430,7 +430,7 @@ class PartitionedActiveSet:
         its held-out scores are done."""
         self.blocks.close()
 
-    def predictor(self) -> DensePredictor:
+    def predictor(self) -> Predictor:
         """[LSH02] eq. 5's predictor from the active set's sites."""
         return active_set_predictor(self.L, self.c, self.p[self.active])
 

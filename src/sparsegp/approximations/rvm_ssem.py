@@ -40,6 +40,7 @@ from ..likelihoods import Moments, Probit
 from .blocks import LocalBlocks, ThreadBlocks, balanced_row_ranges, mapped_on
 from .ep import run_ep
 from .partitioned_fitc import FITCBlock, PartitionedFITCPosterior
+from .predictor import Predictor
 
 #: Smallest precision of a weight (prior standard deviation 1 000).
 _MIN_ALPHA = 1e-6
@@ -87,11 +88,11 @@ E_STEP_BLOCK_ROWS, _SMALLEST_E_STEP_BLOCK_ROWS = 8192, 1024
 __all__ = [
     "MeanFieldSites",
     "RVMFit",
-    "WeightPredictor",
     "batch_em",
     "e_step_row_ranges",
     "ep_e_step",
     "mean_field_e_step",
+    "relevance_predictor",
     "regression_e_step",
     "subspace_em",
     "update_alpha",
@@ -128,60 +129,25 @@ class Posterior:
         return inv.T @ inv
 
 
-@dataclass(frozen=True)
-class WeightPredictor:
-    """The fitted RVM's prediction from the relevance vectors' kernel columns.
-
-    ``ψ(x) = (1, k(x, x_r)…)`` (the bias first where kept), latent mean ``ψ(x)ᵀμ`` and
-    variance ``ψ(x)ᵀΣψ(x)`` ([QW03] eqs. 9-10, without the noise): O(r²) per point.
-
-    Attributes
-    ----------
-    mean : ndarray of shape (r,)
-    chol : ndarray of shape (r, r)
-        Lower Cholesky factor of ``Σ⁻¹``.
-    has_bias : bool
-        Whether weight 0 is the bias's.
-    """
-
-    mean: np.ndarray
-    chol: np.ndarray
-    has_bias: bool
-
-    @classmethod
-    def in_basis_order(
-        cls, fit: RVMFit, with_bias: bool
-    ) -> tuple[np.ndarray, np.ndarray, WeightPredictor]:
-        """``fit``'s relevant basis functions in index order, their ``α`` and the
-        predictor on them; with ``with_bias``, basis function 0 is the bias."""
-        order = np.argsort(fit.relevant)
-        relevant = fit.relevant[order]
-        predictor = cls(
-            mean=fit.posterior.mean[order],
-            chol=cholesky_permuted(fit.posterior.chol, order),
-            has_bias=bool(with_bias and relevant[0] == 0),
-        )
-        return relevant, fit.alpha[order], predictor
-
-    def latent_mean_and_variance(
-        self, K_cross: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """At test points seen through ``K_cross = k(relevance vectors, X*)``."""
-        Psi_t = self._design(K_cross)
-        W = solve_lower(self.chol, Psi_t)
-        return Psi_t.T @ self.mean, np.einsum("ij,ij->j", W, W)
-
-    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
-        """``ΨᵀΣΨ`` of test points: the RVM is a finite linear model, so ``K_star``,
-        the prior's, does not enter."""
-        W = solve_lower(self.chol, self._design(K_cross))
-        return W.T @ W
-
-    def _design(self, K_cross: np.ndarray) -> np.ndarray:
-        """``Ψᵀ``: the kernel columns, a row of ones first where the bias is kept."""
-        if self.has_bias:
-            return np.vstack([np.ones((1, K_cross.shape[1])), K_cross])
-        return K_cross
+def relevance_predictor(
+    fit: RVMFit, with_bias: bool
+) -> tuple[np.ndarray, np.ndarray, Predictor]:
+    """``fit``'s relevant basis functions in index order, their ``α`` and the
+    predictor on them (with ``with_bias``, basis function 0 is the bias): latent mean
+    ``ψ(x)ᵀμ`` and variance ``ψ(x)ᵀΣψ(x) = ‖L⁻¹ψ(x)‖²``, ``L = chol(Σ⁻¹)`` and
+    ``ψ(x) = (1, k(x, x_r)…)`` with the bias ([QW03] eqs. 9-10, without the noise):
+    a finite linear model, the prior's ``k(x, x)`` does not enter. O(r²) per point."""
+    order = np.argsort(fit.relevant)
+    relevant = fit.relevant[order]
+    chol = cholesky_permuted(fit.posterior.chol, order)
+    predictor = Predictor(
+        weights=fit.posterior.mean[order],
+        chol=chol,
+        inner=np.eye(len(chol)),
+        prior_share=0.0,
+        bias_feature=bool(with_bias and relevant[0] == 0),
+    )
+    return relevant, fit.alpha[order], predictor
 
 
 def _posterior_from_precision(

@@ -46,7 +46,8 @@ from .._linalg import (
 )
 from ..kernels import CrossCovariance, is_input_differentiable
 from .blocks import Blocks
-from .fitc_ep import FITCPredictor
+from .fitc_ep import inducing_point_predictor
+from .predictor import Predictor
 
 __all__ = [
     "Bound",
@@ -169,15 +170,13 @@ class Bound:
     trace: float
     n: int
 
-    def predictor(self) -> FITCPredictor:
+    def predictor(self) -> Predictor:
         """Mean ``k_uᵀ L_u⁻ᵀ L_B⁻ᵀ c`` and latent variance ``k** − ‖a‖² + ‖L_B⁻¹a‖²``
         with ``a = L_u⁻¹ k_u`` (algorithms.md §6.3)."""
         weights = solve_lower_transpose(
             self.shared.chol_uu, solve_lower_transpose(self.chol_B, self.c)
         )
-        return FITCPredictor(
-            chol_uu=self.shared.chol_uu, chol_B=self.chol_B, weights=weights
-        )
+        return inducing_point_predictor(self.shared.chol_uu, self.chol_B, weights)
 
 
 def evaluate_bound(

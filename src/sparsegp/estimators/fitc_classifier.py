@@ -22,7 +22,6 @@ from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
-    MultiClassFITCPredictor,
 )
 from ..approximations.partitioned_fitc import PartitionedFITC
 from ..exceptions import warn_at_caller
@@ -316,12 +315,9 @@ default="kmeans"
         """Learnt pseudo-inputs (in ``X``'s units), one array per binary problem for
         one-vs-rest and per class for a multinomial model with a set per class."""
         points = per_problem(m.points for m in self.estimators_)
-        predictor = self.estimators_[0].predictor
-        if (
-            isinstance(predictor, MultiClassFITCPredictor)
-            and len(predictor.chol_uu) > 1
-        ):
-            points = np.split(points, len(predictor.chol_uu))
+        chol = self.estimators_[0].predictor.chol
+        if chol.ndim == 3 and len(chol) > 1:  # a set of pseudo-inputs per class
+            points = np.split(points, len(chol))
         return in_input_units(self, points)
 
     @property

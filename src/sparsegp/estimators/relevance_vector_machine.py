@@ -17,8 +17,8 @@ from .._memory import require_memory
 from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
 from ..approximations.rvm_ssem import (
-    WeightPredictor,
     batch_em,
+    relevance_predictor,
     subspace_em,
     sweep_offers,
 )
@@ -168,7 +168,7 @@ class _RVMFitting:
     def _model_from_fit(self, X, kernel, centres, fit):
         """The fitted model with the bias (basis index 0), if kept, first."""
         offset = 1 if self.bias else 0
-        relevant, alpha, predictor = WeightPredictor.in_basis_order(fit, self.bias)
+        relevant, alpha, predictor = relevance_predictor(fit, self.bias)
         vectors = centres[relevant[relevant >= offset] - offset]
         return FittedModel(
             kernel=kernel,

@@ -209,8 +209,8 @@ class _OnlineFitting:
 
 
 def online_model(state: SparseOnlineGP, details=None) -> FittedModel:
-    """The fitted model of an online state as it stands: its predictor is the state
-    itself ([Csa02] §3.6), its iterations the examples absorbed; a single pass has
+    """The fitted model of an online state as it stands: its predictor is the state's
+    posterior ([Csa02] §3.6), its iterations the examples absorbed; a single pass has
     nothing to converge. ``details`` keep the state (``"online_state"``) for
     ``partial_fit`` also where a later EP replaces the predictor (§3.7). Rebuilt
     after each ``partial_fit``."""
@@ -218,7 +218,7 @@ def online_model(state: SparseOnlineGP, details=None) -> FittedModel:
         kernel=state.kernel,
         likelihood=state.likelihood,
         points=state.basis_vectors,
-        predictor=state,
+        predictor=state.predictor(),
         n_iterations=state.n_seen,
         details={**(details or {}), "online_state": state},
     )

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
 from .. import kernel_expression as expression
 from ..approximations.evidence import EvidenceFit
+from ..approximations.predictor import Predictor
 from ..kernels import KernelBlocks
 
 __all__ = [
     "FittedModel",
-    "JointPredictor",
     "Predictor",
     "batched_latent",
     "fitted_model",
@@ -29,25 +29,6 @@ __all__ = [
 
 #: Kernel entries evaluated at once when predicting in batches (256 MB of float64).
 _BATCH_ENTRIES = 2**25
-
-
-class Predictor(Protocol):
-    """What every engine's predictor offers: the latent predictive moments of test
-    points it sees through ``k(points, x)`` and ``k(x, x)``."""
-
-    def latent_mean_and_variance(
-        self, K_cross: np.ndarray, k_diag: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and variance (without the bias) from ``K_cross`` of shape (m, n*)."""
-
-
-@runtime_checkable
-class JointPredictor(Protocol):
-    """A predictor that also gives the latent posterior covariance of test points."""
-
-    def latent_covariance(self, K_cross: np.ndarray, K_star: np.ndarray) -> np.ndarray:
-        """The covariance (m × m) from ``K_cross`` (points × m) and the prior's
-        ``K_star`` (m × m)."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +72,7 @@ class FittedModel:
 
     def latent_covariance(self, X: np.ndarray) -> np.ndarray:
         """The latent posterior covariance of the points ``X`` (m × m, so for
-        moderate m), where the predictor has one (:class:`JointPredictor`)."""
-        if not isinstance(self.predictor, JointPredictor):
-            raise TypeError(
-                f"{type(self.predictor).__name__} predicts marginal variances only."
-            )
+        moderate m)."""
         K_cross = KernelBlocks(self.kernel, self.points).cross(X)
         return self.predictor.latent_covariance(K_cross, self.kernel(X))
 
