@@ -185,6 +185,7 @@ def test_one_fitted_model_class():
 
 #: Modules whose functions are linear algebra: the engines' business, not the
 
+
 def predictor_definitions():
     """``(module, class or function, returns)`` for every predictor builder in
     ``src``: each ``predictor``/``*_predictor`` function and each class that
@@ -215,6 +216,7 @@ def test_every_engine_returns_the_one_predictor_type():
     assert len(others) >= 8  # every engine builds one
     wrong = [d for d in others if "Predictor" not in (d[2] or "")]
     assert not wrong, f"engines predicting in a form of their own: {wrong}"
+
 
 #: estimators' (CONTRIBUTING.md, "Layers").
 LINEAR_ALGEBRA = ("_linalg", "linalg", "scipy.linalg", "numpy.linalg")

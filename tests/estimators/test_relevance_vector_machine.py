@@ -68,7 +68,9 @@ def test_regressor_prediction_is_the_weight_posterior(normalize_y):
         Psi = np.column_stack([np.ones(len(X_test)), Psi])
     Sigma = np.linalg.inv(weights.chol @ weights.chol.T)
     mean, std = rvm.predict(X_test, return_std=True)
-    np.testing.assert_allclose(mean, shift + scale * (Psi @ weights.weights), rtol=1e-10)
+    np.testing.assert_allclose(
+        mean, shift + scale * (Psi @ weights.weights), rtol=1e-10
+    )
     latent = scale**2 * np.einsum("ij,jk,ik->i", Psi, Sigma, Psi)
     np.testing.assert_allclose(std**2, rvm.noise_ + latent, rtol=1e-8)
 

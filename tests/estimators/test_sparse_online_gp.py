@@ -15,8 +15,8 @@ from sparsegp import (
     _memory,
 )
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators import sparse_online_gp
-from sparsegp.estimators.sparse_online_gp import (
+from sparsegp.methods import online_gp
+from sparsegp.methods.online_gp import (
     default_basis_size,
     default_hyperparameter_samples,
     hyperparameter_sample_size,
@@ -215,13 +215,13 @@ def test_the_classifier_learns_its_hyperparameters_on_the_grown_subsample(monkey
     X = rng.standard_normal((4000, 3))
     y = np.where(np.arange(4000) < 100, 1, -1)
     sizes = []
-    fit = sparse_online_gp.fit_full_ep
+    fit = online_gp.fit_full_ep
 
     def recorded(X, y, *args):
         sizes.append(len(y))
         return fit(X, y, *args)
 
-    monkeypatch.setattr(sparse_online_gp, "fit_full_ep", recorded)
+    monkeypatch.setattr(online_gp, "fit_full_ep", recorded)
     SparseOnlineGPClassifier(
         max_basis_vectors=10,
         n_hyperparameter_samples=60,
@@ -260,13 +260,13 @@ def test_default_sizes_follow_the_classes(monkeypatch):
     X, labels = make_xor_clusters(1200, random_state=0)
     three = np.where(X[:, 0] > 1.0, 2, labels)
     sizes = []
-    fit = sparse_online_gp.fit_full_ep
+    fit = online_gp.fit_full_ep
 
     def recorded(X, y, *args):
         sizes.append(len(y))
         return fit(X[:40], y[:40], *args)  # the kernel's fit itself is not the point
 
-    monkeypatch.setattr(sparse_online_gp, "fit_full_ep", recorded)
+    monkeypatch.setattr(online_gp, "fit_full_ep", recorded)
     options = dict(ard=False, n_restarts_optimizer=0, random_state=0)
     for y, n_problems in [(labels, 1), (three, 3)]:
         sizes.clear()

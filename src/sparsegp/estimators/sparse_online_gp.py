@@ -20,18 +20,24 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
-from tqdm.auto import tqdm
 
 from .._threads import one_blas_thread
 from ..approximations.ivm import maximize_regression_evidence
-from ..approximations.online import SparseOnlineGP
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
-from ..methods.ard import ard_starts
 from ..methods.every_site import every_site_if_it_fits
-from ..methods.fitted import FittedModel, fitted_model
-from ..methods.full_ep import ard_by_full_ep, ard_refit, fit_full_ep, full_ep_settings
-from ..methods.kernel_defaults import default_kernel, feature_spreads
+from ..methods.full_ep import full_ep_settings
+from ..methods.kernel_defaults import default_kernel
+from ..methods.online_gp import (
+    OnlinePasses,
+    classifier_hyperparameters,
+    default_basis_size,
+    default_hyperparameter_samples,
+    hyperparameter_sample_size,
+    online_model,
+    prequential_choice,
+    run_passes,
+)
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
     ARD_CONSTRAINT,
@@ -65,71 +71,9 @@ _SHARED_CONSTRAINTS: dict = {
 }
 
 
-#: Examples per progress-bar step of a pass.
-_PROGRESS_CHUNK = 10_000
-#: Examples of the rarer class the classifier's hyperparameter subsample should hold
-#: (in expectation). With fewer, full EP's evidence can prefer a kernel under which
-#: the examples are independent and the base rate explains the labels (at 2.5 %
-#: positives, 300 examples hold about 8 positive ones).
-MIN_RARER_CLASS_EXAMPLES = 30
-#: The subsample grows to at most this multiple of ``n_hyperparameter_samples``.
-_MAX_SUBSAMPLE_GROWTH = 4
-
-#: ``SparseOnlineGPClassifier``'s default sizes (``None``): one binary problem keeps up
-#: to ``DEFAULT_MAX_BASIS_VECTORS`` basis vectors, whose pass over
-#: ``SIZED_FOR_EXAMPLES`` examples costs about ten seconds on one core, and learns its
-#: hyperparameters on ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples (full EP, O(s³),
-#: about ten seconds); C one-vs-rest problems, or more examples, share those budgets
-#: down to the ``MIN_`` sizes (docs/guide.md, "Default sizes").
-DEFAULT_MAX_BASIS_VECTORS = 600
-MIN_DEFAULT_BASIS_VECTORS = 300
-SIZED_FOR_EXAMPLES = 50_000
-DEFAULT_HYPERPARAMETER_SAMPLES = 1000
-MIN_DEFAULT_HYPERPARAMETER_SAMPLES = 300
-
-
-def default_basis_size(n, n_problems):
-    """``max_basis_vectors=None``: the ``d`` at which ``n_problems`` passes over ``n``
-    examples (O(C·n·d²)) cost one pass of ``DEFAULT_MAX_BASIS_VECTORS`` over
-    ``SIZED_FOR_EXAMPLES`` examples, between ``MIN_DEFAULT_BASIS_VECTORS`` and
-    ``DEFAULT_MAX_BASIS_VECTORS``; ``n=None`` (a stream) counts
-    ``SIZED_FOR_EXAMPLES``."""
-    n = SIZED_FOR_EXAMPLES if n is None else n
-    d = DEFAULT_MAX_BASIS_VECTORS * np.sqrt(SIZED_FOR_EXAMPLES / (n_problems * n))
-    return int(np.clip(round(d), MIN_DEFAULT_BASIS_VECTORS, DEFAULT_MAX_BASIS_VECTORS))
-
-
-def default_hyperparameter_samples(n_problems):
-    """``n_hyperparameter_samples=None``: the ``s`` at which ``n_problems`` full-EP
-    fits (O(C·s³)) cost one of ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples, at least
-    ``MIN_DEFAULT_HYPERPARAMETER_SAMPLES``."""
-    s = DEFAULT_HYPERPARAMETER_SAMPLES / np.cbrt(n_problems)
-    return int(max(MIN_DEFAULT_HYPERPARAMETER_SAMPLES, round(s)))
-
-
-def hyperparameter_sample_size(y, n_samples):
-    """Examples for the classifier's hyperparameters: ``n_samples``, grown (up to
-    ``_MAX_SUBSAMPLE_GROWTH`` times) until it holds :data:`MIN_RARER_CLASS_EXAMPLES` of
-    the rarer of the ±1 labels ``y`` in expectation; never more than ``len(y)``."""
-    rarer_share = min(np.mean(y == 1), np.mean(y != 1))
-    if rarer_share * n_samples < MIN_RARER_CLASS_EXAMPLES and rarer_share > 0:
-        n_samples = min(
-            int(np.ceil(MIN_RARER_CLASS_EXAMPLES / rarer_share)),
-            _MAX_SUBSAMPLE_GROWTH * n_samples,
-        )
-    return min(n_samples, len(y))
-
-
 class _OnlineFitting:
-    """The passes over the data shared by both estimators.
-
-    A first pass starts from an empty BV set and chooses the basis. A second pass
-    restarts from that basis, held fixed (``α = 0``, ``C = 0``, [Csa02] §3.6), and projects
-    every example onto it by eq. 88: each likelihood term enters once, and the
-    examples seen early meet the final basis rather than the smaller one of their
-    time (for regression this is exactly the DTC posterior on the basis). Passes
-    beyond the second only change the order of presentation.
-    """
+    """How both estimators read their parameters into the passes
+    (:mod:`sparsegp.methods.online_gp`)."""
 
     # The estimators' parameters and their task's hooks, which the passes read.
     max_basis_vectors: int | None
@@ -141,53 +85,21 @@ class _OnlineFitting:
     verbose: int
     _n_binary_problems: Callable[[], int]
 
-    def _run_passes(self, X, y, kernel, likelihood, rng):
-        """The state after ``n_passes`` passes, and each example's latent mean and
-        variance before the first pass absorbed it (rows in ``X``'s order; the
-        prediction of a model that had not seen it)."""
-        d = self._basis_size(len(y))
-        state = self._new_state(kernel, likelihood, d)
-        predictive = np.empty((len(y), 2))
-        for n_pass in range(self.n_passes):
-            if n_pass:
-                state = SparseOnlineGP.with_basis(
-                    kernel,
-                    likelihood,
-                    state.basis_vectors,
-                    d,
-                    self.tol,
-                    self.deletion_score,
-                )
-            order = rng.permutation(len(y)) if self.shuffle else np.arange(len(y))
-            seen = self._absorb(state, X[order], y[order], f"online pass {n_pass + 1}")
-            if not n_pass:
-                predictive[order] = seen
-        return state, predictive
-
-    def _absorb(self, state, X, y, description):
-        """``state.update`` in chunks of ``_PROGRESS_CHUNK`` examples, with a progress
-        bar when ``verbose`` (chunked updates equal one update: the pass is sequential).
-        Returns each example's latent mean and variance before its update (n × 2).
-        """
-        predictive = np.empty((len(y), 2))
-        with tqdm(
-            total=len(y), desc=description, disable=not self.verbose, leave=False
-        ) as bar:
-            for start in range(0, len(y), _PROGRESS_CHUNK):
-                stop = start + _PROGRESS_CHUNK
-                state.update(X[start:stop], y[start:stop], predictive[start:stop])
-                bar.update(min(_PROGRESS_CHUNK, len(y) - start))
-        return predictive
-
-    def _basis_size(self, n):
-        """The cap ``d`` on the BV set of a pass over ``n`` examples (None: a
-        stream): ``max_basis_vectors``, or :func:`default_basis_size`."""
-        if self.max_basis_vectors is None:
-            return default_basis_size(n, self._n_binary_problems())
-        return self.max_basis_vectors
-
-    def _new_state(self, kernel, likelihood, d):
-        return SparseOnlineGP(kernel, likelihood, d, self.tol, self.deletion_score)
+    def _passes(self, n):
+        """The passes over ``n`` examples (None: a stream), their BV set capped at
+        ``max_basis_vectors`` or
+        :func:`~sparsegp.methods.online_gp.default_basis_size`."""
+        d = self.max_basis_vectors
+        if d is None:
+            d = default_basis_size(n, self._n_binary_problems())
+        return OnlinePasses(
+            basis_size=d,
+            tol=self.tol,
+            deletion_score=self.deletion_score,
+            n_passes=self.n_passes,
+            shuffle=self.shuffle,
+            progress=bool(self.verbose),
+        )
 
     def _hyperparameter_samples(self):
         """The size of the hyperparameter subsample, before any growth."""
@@ -206,22 +118,6 @@ class _OnlineFitting:
             f"vectors, {state.n_deleted} deleted, {state.n_projected} projected "
             f"({time.perf_counter() - start:.1f} s)",
         )
-
-
-def online_model(state: SparseOnlineGP, details=None) -> FittedModel:
-    """The fitted model of an online state as it stands: its predictor is the state's
-    posterior ([Csa02] §3.6), its iterations the examples absorbed; a single pass has
-    nothing to converge. ``details`` keep the state (``"online_state"``) for
-    ``partial_fit`` also where a later EP replaces the predictor (§3.7). Rebuilt
-    after each ``partial_fit``."""
-    return FittedModel(
-        kernel=state.kernel,
-        likelihood=state.likelihood,
-        points=state.basis_vectors,
-        predictor=state.predictor(),
-        n_iterations=state.n_seen,
-        details={**(details or {}), "online_state": state},
-    )
 
 
 class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
@@ -244,7 +140,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         by the subsample's evidence (``True`` applies to ``kernel=None`` only).
     max_basis_vectors : int or None, default=None
         The cap ``d`` on the BV set. ``None``: the classifier's budget for two
-        classes, :func:`default_basis_size` (600 up to 50 000 examples, fewer
+        classes, :func:`~sparsegp.methods.online_gp.default_basis_size` (600 up to 50 000 examples, fewer
         beyond, at least 300): a pass costs O(n·d²), and a BV set of 100 kept the
         error of larger training sets above that of smaller ones.
     tol : float, default=1e-6
@@ -320,7 +216,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     }
 
     def _n_binary_problems(self):
-        """One fit has the default size's budget (:func:`default_basis_size`)."""
+        """One fit has the default size's budget (:func:`~sparsegp.methods.online_gp.default_basis_size`)."""
         return 1
 
     def __init__(
@@ -369,7 +265,8 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         kernel = self._hyperparameters(X, y, rng)
         self.kernel_ = kernel_in_input_units(self, kernel)
         latent, likelihood = _split_noise(kernel)
-        self.state_, _ = self._run_passes(X, y, latent, likelihood, rng)
+        passes = self._passes(len(y))
+        self.state_, _ = run_passes(X, y, latent, likelihood, passes, rng)
         self._report(self.state_, start)
         self.n_iter_, self.converged_ = self.state_.n_seen, True
         return self
@@ -397,7 +294,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             kernel = self._hyperparameters(X, y, check_random_state(self.random_state))
             self.kernel_ = kernel_in_input_units(self, kernel)
             latent, likelihood = _split_noise(kernel)
-            self.state_ = self._new_state(latent, likelihood, self._basis_size(None))
+            self.state_ = self._passes(None).new_state(latent, likelihood)
         else:
             y = (y - self.y_mean_) / self.y_std_
         self.state_.update(X, y)
@@ -429,8 +326,9 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         return in_input_units(self, self.state_.basis_vectors)
 
     def _latent_and_noise(self, X):
-        mean, var = self._fitted_model().latent_mean_and_variance(X)
-        return mean, var, self.state_.likelihood.noise
+        model = self._fitted_model()
+        mean, var = model.latent_mean_and_variance(X)
+        return mean, var, model.likelihood.noise
 
     def _fitted_model(self):
         return online_model(self.state_)
@@ -469,7 +367,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         classes up to 50 000 examples, fewer
         where C one-vs-rest problems or more examples would cost more — ``d`` such
         that the passes cost one such pass together (``600·√(50 000/(C·n))``), at
-        least 300 (:func:`default_basis_size`; 600 for ``partial_fit``'s two classes,
+        least 300 (:func:`~sparsegp.methods.online_gp.default_basis_size`; 600 for ``partial_fit``'s two classes,
         a stream's length unknown). On low-noise data the error keeps falling past
         d = 300 (docs/guide.md, "Default sizes").
     tol, deletion_score, n_passes, shuffle
@@ -496,7 +394,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         about 30 examples of the rarer class: with fewer, EP's evidence can prefer a
         model that predicts the base rate everywhere. ``None``: 1 000 for two classes,
         ``1 000/∛C`` (at least 300) for C one-vs-rest problems, which together then
-        cost one subsample's fit (:func:`default_hyperparameter_samples`). A larger
+        cost one subsample's fit (:func:`~sparsegp.methods.online_gp.default_hyperparameter_samples`). A larger
         subsample learns the shorter length-scales that many examples support.
     n_restarts_optimizer : int, default=2
         Extra optimiser starts from random hyperparameters.
@@ -609,13 +507,14 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         rng = check_random_state(random_state)
         candidates, outside, details = self._hyperparameters(X, y, rng, True)
         order = rng.get_state()
-        runs = []
+        passes, runs = self._passes(len(y)), []
         for kernel, likelihood in candidates:
             rng.set_state(order)  # every candidate sees the examples in one order
-            runs.append(self._run_passes(X, y, kernel, likelihood, rng))
+            runs.append(run_passes(X, y, kernel, likelihood, passes, rng))
         chosen = 0
         if len(runs) > 1:
-            chosen, details = self._prequential_choice(candidates, runs, y, outside)
+            chosen, details, message = prequential_choice(candidates, runs, y, outside)
+            report_progress(self, message=message)
         state, predictive = runs[chosen]
         self._report(state, start)
         if self.n_passes == 1:  # held out, as EP's cavities: not after a later pass
@@ -632,28 +531,6 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         return every_site_if_it_fits(
             pass_caller(self), X, y, model, random_state, None, kept
         )
-
-    def _prequential_choice(self, candidates, runs, y, outside):
-        """``ard="auto"``'s choice between the isotropic and the ARD model (the
-        index, and the details recording it): ARD where its prequential NLP (each
-        example predicted before the first pass absorbed it, [Daw84]) over the
-        examples outside the hyperparameters' subsample is lower than the isotropic
-        model's by more than one standard error of their paired difference."""
-        losses = [
-            -likelihood.log_predictive(seen[outside, 0], seen[outside, 1], y[outside])
-            for (_, likelihood), (_, seen) in zip(candidates, runs, strict=True)
-        ]
-        difference = losses[1] - losses[0]
-        standard_error = np.std(difference) / np.sqrt(len(difference))
-        ard = bool(np.mean(difference) < -standard_error)
-        report_progress(
-            self,
-            message=f"  prequential NLP: isotropic {np.mean(losses[0]):.4f}, ARD "
-            f"{np.mean(losses[1]):.4f} ± {standard_error:.4f}: "
-            f"{'ARD' if ard else 'isotropic'} kept",
-        )
-        details = {"ard": ard, "prequential_nlp": tuple(map(np.mean, losses))}
-        return int(ard), details
 
     def _hyperparameters(self, X, y, rng, replayable=False):
         """The kernels and likelihoods to run the pass with, the rows outside the
@@ -684,33 +561,21 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
         )
         advice = "to keep a kernel fixed, pass it with optimizer=None"
-
-        def warn(fit):
-            warn_full_ep_not_converged(self, fit, settings, advice)
-
-        fit = fit_full_ep(X_sub, y_sub, kernel, self.bias, settings)
-        warn(fit)
-        model = fitted_model(fit)
-        if not chooses_ard(self, X):
-            return [(model.kernel, model.likelihood)], None, {}
         outside = np.ones(len(y), dtype=bool)
         outside[rows] = False
-        if not (replayable and outside.any()):
-            model = ard_by_full_ep(X_sub, y_sub, model, settings, warn)
-            choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
-            return [(model.kernel, model.likelihood)], None, choice
-        refit = ard_refit(X_sub, y_sub, settings, warn)
-        starts = ard_starts(
-            model.kernel,
-            feature_spreads(X_sub),
-            lambda kernel: refit(kernel, model, "evaluate").log_marginal_likelihood,
-            model.log_marginal_likelihood,
+        ard = None
+        if chooses_ard(self, X):
+            ard = "candidates" if replayable and outside.any() else "evidence"
+        candidates, choice = classifier_hyperparameters(
+            X_sub,
+            y_sub,
+            kernel,
+            self.bias,
+            settings,
+            ard,
+            lambda fit: warn_full_ep_not_converged(self, fit, settings, advice),
         )
-        ard = max(
-            (refit(kernel, model) for kernel, _ in starts),
-            key=lambda fit: fit.log_marginal_likelihood,
-        )
-        return [(m.kernel, m.likelihood) for m in (model, ard)], outside, {}
+        return candidates, outside if len(candidates) > 1 else None, choice
 
     @restore_on_failure
     @one_blas_thread
@@ -774,7 +639,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         states = []
         for labels in one_vs_rest(self.classes_, y):
             kernel, likelihood = self._hyperparameters(X, labels, rng)[0][0]
-            states.append(self._new_state(kernel, likelihood, self._basis_size(None)))
+            states.append(self._passes(None).new_state(kernel, likelihood))
         return states
 
     def _set_fitted_summaries(self):
