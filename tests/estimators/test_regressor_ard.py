@@ -48,7 +48,7 @@ def test_rvm_widths_that_stopped_on_their_cap_warn(monkeypatch):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from sparsegp.estimators import relevance_vector_machine as rvm_module
+    from sparsegp.methods import rvm as rvm_module
 
     capped = partial(rvm_module.SparseRegression, max_iter=2)
     monkeypatch.setattr(rvm_module, "SparseRegression", capped)

@@ -18,6 +18,7 @@ from sparsegp.datasets import (
 from sparsegp.methods.fitc_ep import LEARNT_FITC_DEFAULTS, learnt_fitc_model
 from sparsegp.methods.kernel_defaults import default_rbf
 from sparsegp.methods.pseudo_inputs import equal_shares
+from sparsegp.methods.rvm import dictionary
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
@@ -104,14 +105,17 @@ def test_classifier_dictionary_is_500_random_centres_by_default():
     inputs, drawn by ``random_state``; all of them with ``n_basis=None`` or fewer."""
     X = np.zeros((1_200, 2))
     default = RVMClassifier()
-    centres = default._centres(X, np.random.default_rng(0))
+    centres = dictionary(X, default.n_basis, np.random.default_rng(0))
     assert len(centres) == len(np.unique(centres)) == 500
     np.testing.assert_array_equal(
-        centres, default._centres(X, np.random.default_rng(0))
+        centres, dictionary(X, default.n_basis, np.random.default_rng(0))
     )
-    assert len(default._centres(X[:300], np.random.default_rng(0))) == 300
+    assert len(dictionary(X[:300], default.n_basis, np.random.default_rng(0))) == 300
     assert (
-        len(RVMClassifier(n_basis=None)._centres(X, np.random.default_rng(0))) == 1_200
+        len(
+            dictionary(X, RVMClassifier(n_basis=None).n_basis, np.random.default_rng(0))
+        )
+        == 1_200
     )
 
 
@@ -120,11 +124,11 @@ def test_classifier_dictionary_takes_an_equal_share_of_each_class():
     smaller than its share is taken whole and the other fills the dictionary."""
     X = np.arange(5_000.0)[:, None]
     labels = np.where(np.arange(5_000) % 10 == 0, 1.0, -1.0)
-    centres = RVMClassifier(n_basis=500)._centres(X, np.random.default_rng(0), labels)
+    centres = dictionary(X, 500, np.random.default_rng(0), labels)
     assert len(centres) == len(np.unique(centres)) == 500
     assert np.sum(labels[centres] == 1) == 250
     rare = np.where(np.arange(5_000) < 40, 1.0, -1.0)
-    centres = RVMClassifier(n_basis=500)._centres(X, np.random.default_rng(0), rare)
+    centres = dictionary(X, 500, np.random.default_rng(0), rare)
     assert np.sum(rare[centres] == 1) == 40 and len(np.unique(centres)) == 500
 
 

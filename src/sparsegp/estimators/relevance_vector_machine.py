@@ -8,28 +8,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
+from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .. import kernel_expression as expression
-from .._memory import require_memory
 from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
-from ..approximations.rvm_ssem import (
-    batch_em,
-    relevance_predictor,
-    subspace_em,
-    sweep_offers,
-)
 from ..exceptions import warn_at_caller
-from ..kernels import KernelBlocks
 from ..likelihoods import Gaussian, Probit
-from ..methods.fitc_ep import learnt_fitc_model, require_fitc_memory
-from ..methods.fitted import FittedModel
 from ..methods.kernel_defaults import default_rbf
-from ..methods.pseudo_inputs import class_shares
-from ..methods.sparse_regression import SparseRegression, default_starts
+from ..methods.rvm import RVMSettings, fit_rvm, widths_by_fitc_ep, widths_by_vfe
 from ._base import (
     ARD_CONSTRAINT,
     CLASSIFIER_RUNTIME_CONSTRAINTS,
@@ -43,15 +31,6 @@ from ._base import (
 )
 from ._feature_units import standardised_if_better
 from ._input_units import in_input_units, kernel_in_input_units
-
-#: Pseudo-inputs of the FITC-EP model whose evidence gives the classifier's basis a
-#: width per feature (``ard``): few, as its evidence need only tell the features'
-#: scales apart (algorithms.md §4.5).
-BASIS_INDUCING = 50
-
-#: M × M matrices the batch method holds beside its n × M design matrix (ΨᵀΨ, the
-#: posterior covariance and its factor).
-_BATCH_SQUARE_ARRAYS = 3
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -68,9 +47,10 @@ _SHARED_CONSTRAINTS: dict = {
 
 
 class _RVMFitting:
-    """Basis dictionary, SSEM or batch EM, and the fitted model, for both tasks."""
+    """How both estimators read their parameters into the RVM's recipe
+    (:mod:`sparsegp.methods.rvm`)."""
 
-    # The estimators' parameters, which the shared steps read.
+    # The estimators' parameters, which the recipe reads.
     kernel: Kernel | None
     method: str
     update: str
@@ -83,121 +63,50 @@ class _RVMFitting:
     max_iter: int
     verbose: int
 
-    def _centres(self, X, rng, labels=None):
-        """Row indices of the dictionary: ``n_basis`` distinct random rows of ``X``
-        (all of them when there are fewer); with ``labels``, as equal a share from
-        each class as the classes' sizes allow (algorithms.md §4.3)."""
-        if self.n_basis is None or self.n_basis >= len(X):
-            return np.arange(len(X))
-        if labels is None:
-            return np.sort(rng.choice(len(X), size=self.n_basis, replace=False))
-        drawn = [
-            rng.choice(rows, size=k, replace=False)
-            for rows, k in class_shares(labels, self.n_basis)
-        ]
-        return np.sort(np.concatenate(drawn))
-
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`FittedModel` and the fit."""
         start = time.perf_counter()
-        centres = self._centres(X, rng, t if options.get("classification") else None)
-        if self.method == "batch":
-            _require_batch_memory(len(X), len(centres) + (1 if self.bias else 0))
-        kernel, choice = self._basis(X, t, rng, options.get("pool"))
-        fit = self._run_em(X, t, kernel, centres, options)
-        model = self._model_from_fit(X, kernel, centres, fit)
-        model = replace(model, details=model.details | choice)
-        report_progress(
-            self,
-            message=f"{type(self).__name__}: {len(model.points)} relevance "
-            f"vectors of {len(centres)} after {fit.n_iterations} E-steps "
-            f"({time.perf_counter() - start:.1f} s)",
+        settings = RVMSettings(
+            method=self.method,
+            update=self.update,
+            threshold=self.threshold,
+            entering=self.entering,
+            bias=self.bias,
+            n_basis=self.n_basis,
+            batch_start=self.batch_start,
+            tol=self.tol,
+            max_iter=self.max_iter,
+        )
+        model, fit = fit_rvm(
+            X,
+            t,
+            lambda: self._basis(X, t, rng, options.get("pool")),
+            settings,
+            rng,
+            self._report,
+            **options,
+        )
+        self._report(
+            f"{type(self).__name__}: {len(model.points)} relevance vectors after "
+            f"{fit.n_iterations} E-steps ({time.perf_counter() - start:.1f} s)"
         )
         return model, fit
+
+    def _report(self, message):
+        report_progress(self, message=message)
 
     def _basis(self, X, t, rng, pool):
         """The basis functions' kernel and a record of how it was chosen: ``kernel``,
         or [QW03]'s fixed ``RBF(ℓ₀)``."""
         return (default_rbf(X) if self.kernel is None else self.kernel), {}
 
-    def _run_em(self, X, t, kernel, centres, options):
-        """Subspace EM over kernel columns computed on demand, or batch EM on ``Ψ``."""
-        offset = 1 if self.bias else 0
-        n_basis = len(centres) + offset
-        callback = None
-        if self.verbose:
-            reported = [0]  # the last multiple of 200 offers reported
-
-            def callback(step, size):
-                if step // 200 > reported[0]:  # the sweep may offer several at once
-                    reported[0] = step // 200
-                    report_progress(
-                        self,
-                        message=f"  RVM step {step}: {size} active basis functions",
-                    )
-
-        common = dict(
-            update=self.update,
-            threshold=self.threshold,
-            entering=self.entering,
-            batch_start=self.batch_start,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            callback=callback,
-            **options,
+    def _warn_widths_not_converged(self, what):
+        warn_at_caller(
+            f"{type(self).__name__}: {what} on the sparse GP that gives the basis its "
+            "widths; the widths may be poor. Pass ard=False ([QW03]'s fixed basis) "
+            "or a kernel.",
+            ConvergenceWarning,
         )
-        if self.method == "ssem":
-            rows = KernelBlocks(kernel, X)
-            ones = np.ones(len(X))
-
-            def column(j):
-                return (
-                    ones
-                    if j < offset
-                    else rows(centres[j - offset : j - offset + 1])[0]
-                )
-
-            # a classifier's E-steps cost O(n·|R|²), a regressor's O(|R|³)
-            offers = sweep_offers(len(X)) if options.get("classification") else 1
-            return subspace_em(column, n_basis, t, offers_per_step=offers, **common)
-        Psi = kernel(X, X[centres])
-        if self.bias:
-            Psi = np.column_stack([np.ones(len(X)), Psi])
-        return batch_em(Psi, t, **common)
-
-    def _model_from_fit(self, X, kernel, centres, fit):
-        """The fitted model with the bias (basis index 0), if kept, first."""
-        offset = 1 if self.bias else 0
-        relevant, alpha, predictor = relevance_predictor(fit, self.bias)
-        vectors = centres[relevant[relevant >= offset] - offset]
-        return FittedModel(
-            kernel=kernel,
-            likelihood=None,
-            points=X[vectors],
-            predictor=predictor,
-            log_marginal_likelihood=float(fit.posterior.log_evidence),
-            n_iterations=fit.n_iterations,
-            converged=fit.converged,
-            details={"alpha": alpha},
-        )
-
-
-def _require_batch_memory(n, n_basis):
-    """``MemoryError`` before a batch fit whose ``n × n_basis`` design matrix and
-    square matrices would not fit in memory."""
-    require_memory(
-        8.0 * (n * n_basis + _BATCH_SQUARE_ARRAYS * n_basis**2),
-        f"the batch RVM's design matrix ({n} × {n_basis}) and its "
-        f"{_BATCH_SQUARE_ARRAYS} {n_basis} × {n_basis} matrices (float64)",
-        "use method='ssem', a smaller n_basis, or fit on a subsample",
-    )
-
-
-def _rbf_length_scales(kernel):
-    """The length-scales of the RBF in ``kernel`` (``ConstantKernel * RBF``)."""
-    leaves = expression.parse(kernel).leaves()
-    (rbf,) = [leaf for leaf in leaves if isinstance(leaf, expression.Stationary)]
-    return np.atleast_1d(rbf.length_scale)
 
 
 class RVMRegressor(_RVMFitting, GPRegressorMixin):
@@ -389,29 +298,19 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
 
     def _basis(self, X, t, rng, pool):
         """``kernel``, [QW03]'s fixed ``RBF(ℓ₀)``, or with ``ard`` a width per
-        feature: the length-scales over √2 of the VFE sparse GP regression of
-        :data:`BASIS_INDUCING` pseudo-inputs learnt on the same targets."""
+        feature (:func:`~sparsegp.methods.rvm.widths_by_vfe`)."""
         if self.kernel is not None or not self.ard:
             return starting_kernel(self, X, lambda: default_rbf(X)), {}
-        method = SparseRegression(
-            n_inducing=min(BASIS_INDUCING, len(X)),
-            progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
+        return widths_by_vfe(
+            X,
+            t,
+            rng,
+            f"{type(self).__name__}: basis widths" if self.verbose else None,
+            lambda cap: self._warn_widths_not_converged(
+                f"L-BFGS-B stopped at its cap of {cap} iterations"
+            ),
+            self._report,
         )
-        gp = method.fit(X, t, default_starts(X, ard=True), rng)
-        if not gp.converged:
-            warn_at_caller(
-                f"{type(self).__name__}: L-BFGS-B stopped at its cap of "
-                f"{method.max_iter} iterations on the sparse GP that gives the basis "
-                "its widths; the widths may be poor. Pass ard=False ([QW03]'s fixed "
-                "basis) or a kernel.",
-                ConvergenceWarning,
-            )
-        report_progress(
-            self,
-            message=f"  RVM basis: VFE (M = {method.n_inducing}) kernel {gp.kernel}",
-        )
-        widths = _rbf_length_scales(gp.kernel) / np.sqrt(2.0)
-        return RBF(widths, length_scale_bounds="fixed"), {"ard": True}
 
     def _latent_and_noise(self, X):
         """Latent mean and variance and ``σ²`` in normalised units ([QW03] eqs. 9-10)."""
@@ -556,53 +455,27 @@ class RVMClassifier(_RVMFitting, GPClassifierMixin):
 
     def _basis(self, X, t, rng, pool):
         """``kernel``, or ``ard``'s basis (algorithms.md §4.5): [QW03]'s fixed
-        ``RBF(ℓ₀)``, or a width per feature, the length-scales over √2 of the FITC-EP
-        model of :data:`BASIS_INDUCING` pseudo-inputs learnt on the same labels (for
-        ``"auto"``, where that GP's evidence keeps its ARD kernel). The record holds
-        the GP's choice and its evidence gain."""
+        ``RBF(ℓ₀)``, or a width per feature
+        (:func:`~sparsegp.methods.rvm.widths_by_fitc_ep`; for ``"auto"``, where that
+        GP's evidence keeps its ARD kernel)."""
         if self.kernel is not None:
             return starting_kernel(self, X), {}  # refuses ard=True with a kernel
         rbf = default_rbf(X)
         auto = isinstance(self.ard, str)
         if not (auto or self.ard) or (auto and X.shape[1] == 1):
             return rbf, {}
-        require_fitc_memory(
-            min(BASIS_INDUCING, len(X)),
-            len(X),
-            remedy="use ard=False ([QW03]'s fixed basis), or fit on a subsample",
-        )
-        start = ConstantKernel(1.0) * rbf
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        gp = learnt_fitc_model(
+        return widths_by_fitc_ep(
             X,
             t,
-            start,
-            BASIS_INDUCING,
-            seed,
+            rbf,
+            auto,
+            rng,
             pool,
-            "auto" if auto else True,
-            progress=f"{type(self).__name__}: basis widths" if self.verbose else None,
-            not_converged=self._warn_basis_not_converged,
-        )
-        ard = not auto or gp.details["ard"]
-        choice = {"ard": ard, "ard_evidence_gain": gp.details.get("ard_evidence_gain")}
-        report_progress(
-            self,
-            message=f"  RVM basis: FITC-EP (M = {BASIS_INDUCING}) kernel {gp.kernel}, "
-            f"evidence gain of ARD {choice['ard_evidence_gain']}: "
-            f"{'widths per feature' if ard else 'the fixed RBF(ℓ₀)'}",
-        )
-        if not ard:
-            return rbf, choice
-        widths = _rbf_length_scales(gp.kernel) / np.sqrt(2.0)
-        return RBF(widths, length_scale_bounds="fixed"), choice
-
-    def _warn_basis_not_converged(self, n_sweeps):
-        warn_at_caller(
-            f"{type(self).__name__}: the EP of the FITC model that gives the basis its "
-            f"widths did not converge in {n_sweeps} sweeps; the widths may be poor. "
-            "Pass ard=False ([QW03]'s fixed basis) or a kernel.",
-            ConvergenceWarning,
+            f"{type(self).__name__}: basis widths" if self.verbose else None,
+            lambda n_sweeps: self._warn_widths_not_converged(
+                f"the EP of the FITC model did not converge in {n_sweeps} sweeps"
+            ),
+            self._report,
         )
 
     def _fit_binary(self, X, y, random_state):

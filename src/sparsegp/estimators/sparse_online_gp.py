@@ -140,9 +140,10 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         by the subsample's evidence (``True`` applies to ``kernel=None`` only).
     max_basis_vectors : int or None, default=None
         The cap ``d`` on the BV set. ``None``: the classifier's budget for two
-        classes, :func:`~sparsegp.methods.online_gp.default_basis_size` (600 up to 50 000 examples, fewer
-        beyond, at least 300): a pass costs O(n·d²), and a BV set of 100 kept the
-        error of larger training sets above that of smaller ones.
+        classes, :func:`~sparsegp.methods.online_gp.default_basis_size` (600 up to
+        50 000 examples, fewer beyond, at least 300): a pass costs O(n·d²), and a BV
+        set of 100 kept the error of larger training sets above that of smaller
+        ones.
     tol : float, default=1e-6
         ``ε_tol``: an example whose feature-space residual ``γ`` is below
         ``tol·k(x, x)`` is projected onto the current basis (eq. 88) and does not join
@@ -216,7 +217,8 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     }
 
     def _n_binary_problems(self):
-        """One fit has the default size's budget (:func:`~sparsegp.methods.online_gp.default_basis_size`)."""
+        """One fit has the default size's budget
+        (:func:`~sparsegp.methods.online_gp.default_basis_size`)."""
         return 1
 
     def __init__(
@@ -367,9 +369,9 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         classes up to 50 000 examples, fewer
         where C one-vs-rest problems or more examples would cost more — ``d`` such
         that the passes cost one such pass together (``600·√(50 000/(C·n))``), at
-        least 300 (:func:`~sparsegp.methods.online_gp.default_basis_size`; 600 for ``partial_fit``'s two classes,
-        a stream's length unknown). On low-noise data the error keeps falling past
-        d = 300 (docs/guide.md, "Default sizes").
+        least 300 (:func:`~sparsegp.methods.online_gp.default_basis_size`; 600 for
+        ``partial_fit``'s two classes, a stream's length unknown). On low-noise data
+        the error keeps falling past d = 300 (docs/guide.md, "Default sizes").
     tol, deletion_score, n_passes, shuffle
         As for :class:`SparseOnlineGPRegressor`.
     posterior : {"auto", "online"}, default="auto"
@@ -394,7 +396,8 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         about 30 examples of the rarer class: with fewer, EP's evidence can prefer a
         model that predicts the base rate everywhere. ``None``: 1 000 for two classes,
         ``1 000/∛C`` (at least 300) for C one-vs-rest problems, which together then
-        cost one subsample's fit (:func:`~sparsegp.methods.online_gp.default_hyperparameter_samples`). A larger
+        cost one subsample's fit
+        (:func:`~sparsegp.methods.online_gp.default_hyperparameter_samples`). A larger
         subsample learns the shorter length-scales that many examples support.
     n_restarts_optimizer : int, default=2
         Extra optimiser starts from random hyperparameters.
