@@ -12,8 +12,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sparsegp import IVMClassifier, IVMRegressor, _memory
 from sparsegp.datasets import make_xor_clusters
-from sparsegp.estimators import informative_vector_machine as ivm_module
 from sparsegp.methods import every_site
+from sparsegp.methods import ivm as ivm_method
+from sparsegp.methods.ivm import GaussianTask, ProbitTask
 
 from ..conftest import features_that_count_alike, relevant_and_irrelevant_features
 
@@ -349,7 +350,7 @@ def test_default_active_set_is_a_fifth_of_the_data_up_to_5_root_n_and_a_thousand
 
 
 def test_one_vs_rest_problems_share_the_default_active_sets_budget(monkeypatch):
-    monkeypatch.setattr(ivm_module, "DEFAULT_MAX_ACTIVE_SET", 40)
+    monkeypatch.setattr(ivm_method, "DEFAULT_MAX_ACTIVE_SET", 40)
     X, y = make_blobs(400, centers=4, random_state=0)
     options = dict(posterior="active_set", n_outer_iterations=1, random_state=0)
     four = IVMClassifier(**options).fit(X, y)
@@ -393,12 +394,12 @@ def test_a_head_started_pass_gives_the_one_thread_model(monkeypatch, chosen):
     from sparsegp.approximations.blocks import GatedPool
     from sparsegp.methods.every_site import EverySitePass
 
-    fit_ivm, evidence = ivm_module._IVMFitting._fit_ivm, EverySitePass.evidence
+    fit_ivm, evidence = ivm_method.ActiveSetFitting._fit_ivm, EverySitePass.evidence
     pools, head_started = [], threading.Event()
 
     def held_back(self, X, y, kernel, rng, strategy, stop=None):
         result = fit_ivm(self, X, y, kernel, rng, strategy, stop)
-        if strategy == "randomized" and self._n_row_threads > 1:
+        if strategy == "randomized" and self.settings.threads > 1:
             assert head_started.wait(5)  # until the uniform fit's pass has begun
         return result
 
@@ -408,10 +409,10 @@ def test_a_head_started_pass_gives_the_one_thread_model(monkeypatch, chosen):
             head_started.set()
         return evidence(self, model, pool)
 
-    monkeypatch.setattr(ivm_module._IVMFitting, "_fit_ivm", held_back)
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_fit_ivm", held_back)
     monkeypatch.setattr(EverySitePass, "evidence", recorded)
     monkeypatch.setattr(
-        ivm_module._IVMFitting,
+        ivm_method.ActiveSetFitting,
         "_better_fit",
         lambda *args: ("randomized", "random").index(chosen),
     )
@@ -438,13 +439,13 @@ def test_the_hyperparameter_rounds_objective_adds_the_amplitude_prior():
     X_I, y_I = rng.standard_normal((12, 3)), np.where(rng.random(12) > 0.5, 1.0, -1.0)
     sites = (rng.uniform(0.2, 2.0, 12), rng.standard_normal(12))
     kernel = ConstantKernel(30.0) * RBF(1.3) + ConstantKernel(0.5)
-    with_prior = IVMClassifier(amplitude_prior=2.0)
-    alone = IVMClassifier(amplitude_prior=None)
+    with_prior = ProbitTask(amplitude_prior=2.0)
+    alone = ProbitTask(amplitude_prior=None)
 
-    def value(theta, estimator=with_prior):
-        return estimator._evidence(kernel.clone_with_theta(theta), X_I, y_I, sites)[0]
+    def value(theta, task=with_prior):
+        return task.evidence(kernel.clone_with_theta(theta), X_I, y_I, sites)[0]
 
-    got, gradient = with_prior._evidence(kernel, X_I, y_I, sites)
+    got, gradient = with_prior.evidence(kernel, X_I, y_I, sites)
     log_amplitude = np.log(30.0)
     assert got == pytest.approx(
         value(kernel.theta, alone) - log_amplitude**2 / (2 * 2.0**2)
@@ -484,7 +485,7 @@ def test_ard_round_reselects_only_where_l_ivm_gains_more_than_its_penalty(
     nats of ``L_IVM`` before the set is reselected with it."""
     X, y = relevant_and_irrelevant_features(200, 0)
     calls = []
-    select = ivm_module.IVMClassifier._select
+    select = ivm_method.ActiveSetFitting._select
 
     def counted(self, *args, **kwargs):
         calls.append(args[2])  # the kernel
@@ -494,8 +495,8 @@ def test_ard_round_reselects_only_where_l_ivm_gains_more_than_its_penalty(
         ard = np.ndim(kernel.k1.k2.length_scale) == 1
         return kernel, gain if ard else 1.0  # ARD from the isotropic optimum
 
-    monkeypatch.setattr(ivm_module.IVMClassifier, "_select", counted)
-    monkeypatch.setattr(ivm_module.IVMClassifier, "_maximize_l_ivm", fake_maximize)
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_select", counted)
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_maximize_l_ivm", fake_maximize)
     IVMClassifier(
         ard="auto",
         active_set_size=30,
@@ -521,14 +522,14 @@ def test_ivm_ard_true_starts_with_a_length_scale_per_feature():
 def test_regressor_keeps_its_store_in_float64_whatever_its_size():
     """A float32 store rounds the selection's variances to about 10⁻⁷ of the prior's:
     on nearly noise-free targets they went negative (issue 89)."""
-    assert IVMRegressor()._store_dtype(10**6, 1000) == np.float64
-    assert IVMClassifier()._store_dtype(10**6, 1000) == np.float32
+    assert GaussianTask().store_dtype("auto", 10**6, 1000) == np.float64
+    assert ProbitTask().store_dtype("auto", 10**6, 1000) == np.float32
 
 
 def test_rounds_without_a_finite_held_out_nlp_warn(monkeypatch):
     X = np.random.default_rng(0).normal(size=(80, 2))
     monkeypatch.setattr(
-        IVMRegressor, "_held_out_nlp", lambda self, state, n, rng: np.nan
+        ivm_method.ActiveSetFitting, "_held_out_nlp", lambda self, state, n, rng: np.nan
     )
     with pytest.warns(UserWarning, match="was not finite"):
         IVMRegressor(active_set_size=20, random_state=0).fit(X, X[:, 0])
@@ -539,16 +540,16 @@ def test_auto_selection_beyond_the_subsample_starts_from_its_kernel(monkeypatch)
     selection on every row starts from it, with no rounds of its own where the pass
     relearns the kernel, and with its rounds where there is no pass."""
     X, y = make_classification(n_samples=400, n_features=4, random_state=0)
-    monkeypatch.setattr(ivm_module, "AUTO_SELECTION_ROWS", 150)
+    monkeypatch.setattr(ivm_method, "AUTO_SELECTION_ROWS", 150)
     calls = []
-    fit_ivm = IVMClassifier._fit_ivm
+    fit_ivm = ivm_method.ActiveSetFitting._fit_ivm
 
     def recorded(self, X, y, kernel, rng, strategy, stop=None, d=None, rounds=None):
         model, learnt = fit_ivm(self, X, y, kernel, rng, strategy, stop, d, rounds)
         calls.append((len(y), kernel, rounds, learnt))
         return model, learnt
 
-    monkeypatch.setattr(IVMClassifier, "_fit_ivm", recorded)
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_fit_ivm", recorded)
     IVMClassifier(active_set_size=40, random_state=0).fit(X, y)
     *subsample, full = calls
     assert [n for n, *_ in subsample] == [150, 150] and full[0] == 400

@@ -82,9 +82,10 @@ def test_an_interrupted_selection_stops_the_other_one_on_its_thread():
     from sklearn.datasets import make_classification
 
     from sparsegp.approximations import blocks
+    from sparsegp.methods.ivm import ActiveSetFitting
 
     X, y = make_classification(n_samples=4000, random_state=0)
-    inclusions, original = [], sparsegp.IVMClassifier._select
+    inclusions, original = [], ActiveSetFitting._select
 
     def select(self, X, y, kernel, d, rng, strategy, stop=None):
         if strategy == "random":
@@ -98,7 +99,7 @@ def test_an_interrupted_selection_stops_the_other_one_on_its_thread():
     original_update = blocks.CheckedProgress.update
     estimator = sparsegp.IVMClassifier(active_set_size=600, n_jobs=2, random_state=0)
     with (
-        mock.patch.object(sparsegp.IVMClassifier, "_select", select),
+        mock.patch.object(ActiveSetFitting, "_select", select),
         mock.patch.object(blocks.CheckedProgress, "update", counted),
         pytest.raises(KeyboardInterrupt),
     ):
@@ -112,11 +113,11 @@ def test_an_interrupt_abandons_the_head_started_pass():
     """On two threads the pass over every site starts on the first selection's model
     while the other runs; Ctrl-C as the model is chosen stops it at its next block."""
     from sparsegp.approximations.blocks import GatedPool, Stopped
-    from sparsegp.estimators import informative_vector_machine as ivm_module
+    from sparsegp.methods import ivm as ivm_method
     from sparsegp.methods.every_site import EverySitePass
 
     started, outcomes = threading.Event(), []
-    fit_ivm = ivm_module._IVMFitting._fit_ivm
+    fit_ivm = ivm_method.ActiveSetFitting._fit_ivm
 
     def held_back(self, X, y, kernel, rng, strategy, stop=None):
         result = fit_ivm(self, X, y, kernel, rng, strategy, stop)
@@ -143,9 +144,9 @@ def test_an_interrupt_abandons_the_head_started_pass():
         active_set_size=30, posterior="fitc", n_jobs=2, random_state=0
     )
     with (
-        mock.patch.object(ivm_module._IVMFitting, "_fit_ivm", held_back),
+        mock.patch.object(ivm_method.ActiveSetFitting, "_fit_ivm", held_back),
         mock.patch.object(EverySitePass, "evidence", endless),
-        mock.patch.object(ivm_module._IVMFitting, "_better_fit", interrupted),
+        mock.patch.object(ivm_method.ActiveSetFitting, "_better_fit", interrupted),
         pytest.raises(KeyboardInterrupt),
     ):
         estimator.fit(X, y)

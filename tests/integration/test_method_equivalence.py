@@ -118,7 +118,9 @@ def test_regression_without_deletion_is_exact_gp_after_every_example():
         np.testing.assert_allclose(state.alpha, inverse @ y[: i + 1], atol=1e-9)
         np.testing.assert_allclose(state.C, -inverse, atol=1e-9)
         np.testing.assert_allclose(state.Q @ K, np.eye(i + 1), atol=1e-6)
-    mean, var = state.latent_mean_and_variance(KERNEL(X, X[:3]), KERNEL.diag(X[:3]))
+    mean, var = state.predictor().latent_mean_and_variance(
+        KERNEL(X, X[:3]), KERNEL.diag(X[:3])
+    )
     gpr = GaussianProcessRegressor(KERNEL + WhiteKernel(NOISE), optimizer=None)
     gpr_mean, gpr_std = gpr.fit(X, y).predict(X[:3], return_std=True)
     np.testing.assert_allclose(mean, gpr_mean, atol=1e-9)
