@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import time
-from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,7 +15,7 @@ from .._dask import is_dask_array, rows_of
 from ..approximations.blocks import (
     thread_pool,
 )
-from ..approximations.evidence import EvidenceSettings, maximize_evidence
+from ..approximations.evidence import EvidenceSettings
 from ..approximations.fitc_ep import InMemoryFITC
 from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
@@ -27,19 +25,18 @@ from ..approximations.partitioned_fitc import PartitionedFITC
 from ..exceptions import warn_at_caller
 from ..kernels import (
     KernelBlocks,
-    KernelPerClass,
     check_input_differentiable,
 )
 from ..likelihoods import Probit
 from ..methods.ard import screen_rows
 from ..methods.fitc_ep import (
     DEFAULT_MAX_INDUCING,
+    FITCRecipe,
+    fit_fitc_ep,
     fitc_approximation,
     kmeans_pseudo_inputs,
     require_fitc_memory,
-    screened_ard,
 )
-from ..methods.fitted import fitted_model
 from ..methods.kernel_defaults import default_length_scale, feature_spreads
 from ._base import (
     AMPLITUDE_PRIOR_CONSTRAINT,
@@ -487,7 +484,8 @@ default="kmeans"
     def _fit_on(self, data, X, y, random_state, pool=None):
         """Fit from ``n_restarts_optimizer + 1`` initialisations on ``data``, an
         :class:`InMemoryFITC` or a :class:`PartitionedFITC` of ``X``, ``y`` (row
-        blocks on the thread ``pool``, which the ARD screen's rows share)."""
+        blocks on the thread ``pool``, which the ARD screen's rows share), by
+        :func:`~sparsegp.methods.fitc_ep.fit_fitc_ep`."""
         start_time = time.perf_counter()
         rng = check_random_state(random_state)
         kernel = starting_kernel(self, X)
@@ -499,30 +497,19 @@ default="kmeans"
         starts = [
             self._initial_pseudo_inputs(X, y, kernel, rng) for _ in range(n_starts)
         ]
-        settings = self._evidence_settings(unit, random_state)
-        fits = [self._fit_start(data, kernel, Z0, None, settings) for Z0 in starts]
-        best = max(fits, key=lambda model: model.log_marginal_likelihood)
-        if chooses_ard(self, X):  # screened from the isotropic optimum
-
-            def whole_ard_fit(screen):  # the screen's kernel, the fit's own starts
-                return max(
-                    (
-                        self._fit_start(data, screen.kernel, Z0, None, settings)
-                        for Z0 in starts
-                    ),
-                    key=lambda model: model.log_marginal_likelihood,
-                )
-
-            best, ard_fits = screened_ard(
-                best,
-                functools.partial(self._fit_start, data),
-                whole_ard_fit,
-                settings,
-                feature_spreads(X),
-                self._n_inducing_sets(),
-                self._screen_start(data, X, y, rng, pool),
-            )
-            fits += ard_fits
+        ard = chooses_ard(self, X)
+        recipe = FITCRecipe(
+            self._evidence_settings(unit, random_state),
+            bias=float(self.bias),
+            n_sets=self._n_inducing_sets(),
+            ard=ard,
+            spreads=feature_spreads(X) if ard else None,
+            not_converged=lambda n_sweeps: warn_ep_not_converged(
+                self, n_sweeps, self.tol
+            ),
+        )
+        screen_data = self._screen_data(data, X, y, rng, pool) if ard else None
+        best = fit_fitc_ep(data, kernel, starts, recipe, screen_data)
         report_progress(
             self,
             message=f"FITCGPClassifier: n={len(y)} M={len(best.points)} "
@@ -530,25 +517,19 @@ default="kmeans"
             f"bias={np.array2string(np.asarray(best.likelihood.bias), precision=3)} "
             f"({time.perf_counter() - start_time:.1f} s)",
         )
-        return replace(
-            best,
-            n_iterations=sum(model.n_iterations for model in fits),
-            details=best.details
-            | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
-        )
+        return best
 
-    def _screen_start(self, data, X, y, rng, pool):
-        """``ard="auto"``'s screen fits on :func:`~sparsegp.methods.ard.screen_rows`' rows of a
-        binary problem in memory with parallel EP, their row blocks on ``pool``;
-        None (the screen on every row) for a multi-class model, a cluster, sequential
-        EP or a training set no larger than the screen's."""
+    def _screen_data(self, data, X, y, rng, pool):
+        """``ard="auto"``'s screen fits on :func:`~sparsegp.methods.ard.screen_rows`'
+        rows of a binary problem in memory with parallel EP, their row blocks on
+        ``pool``; None (the screen on every row) for a multi-class model, a cluster,
+        sequential EP or a training set no larger than the screen's."""
         if not isinstance(data, PartitionedFITC) or is_dask_array(X):
             return None
         rows = screen_rows(len(y), rng)
         if len(rows) == len(y) or self._fits_jointly():
             return None
-        screened = fitc_approximation(X[rows], y[rows], self.jitter, pool=pool)
-        return functools.partial(self._fit_start, screened)
+        return fitc_approximation(X[rows], y[rows], self.jitter, pool=pool)
 
     def _evidence_settings(self, unit, random_state):
         """How :func:`~sparsegp.approximations.evidence.maximize_evidence` runs,
@@ -564,20 +545,3 @@ default="kmeans"
             progress="FITCGPClassifier: EP evidence" if self.verbose else None,
             report=lambda line: report_progress(self, level=2, message=line),
         )
-
-    def _fit_start(self, data, kernel, Z0, bias, settings, warn=True):
-        """One initialisation: L-BFGS-B on the EP evidence from ``kernel``,
-        pseudo-inputs ``Z0`` and probit ``bias`` (None: the ``bias`` parameter);
-        ``warn``: a warning where the final EP run did not converge (an ARD screen
-        has none: the whole fit after it warns)."""
-        if self._n_inducing_sets() > 1 and not isinstance(kernel, KernelPerClass):
-            kernel = KernelPerClass(  # each class's latent function its own
-                [kernel.clone_with_theta(kernel.theta) for _ in self.classes_]
-            )
-        if bias is None:
-            bias = float(self.bias)
-        bias = np.broadcast_to(np.asarray(bias, dtype=float), data.bias_shape)
-        fit = maximize_evidence(data, kernel, Z0, bias.copy(), settings)
-        if warn and not fit.ep_converged:
-            warn_ep_not_converged(self, fit.final_sweeps, self.tol)
-        return fitted_model(fit)

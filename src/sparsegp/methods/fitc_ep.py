@@ -8,9 +8,10 @@ its defaults in one place.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from .._memory import require_memory
 from ..approximations.blocks import LocalBlocks, ThreadBlocks, balanced_row_ranges
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
-from ..kernels import with_length_scale_per_feature
+from ..kernels import KernelPerClass, with_length_scale_per_feature
 from .ard import ARD_SCREEN_ITERATIONS, ard_if_it_pays
 from .fitted import FittedModel, fitted_model
 from .kernel_defaults import default_length_scale, feature_spreads
@@ -31,8 +32,10 @@ from .pseudo_inputs import class_shares, kmeans_centres
 __all__ = [
     "BLOCK_ROWS",
     "DEFAULT_MAX_INDUCING",
+    "FITCRecipe",
     "LEARNT_FITC_DEFAULTS",
     "block_rows",
+    "fit_fitc_ep",
     "fitc_approximation",
     "kmeans_pseudo_inputs",
     "learnt_fitc_model",
@@ -181,6 +184,81 @@ def screened_ard(
     )
 
 
+@dataclass(frozen=True)
+class FITCRecipe:
+    """How a FITC-EP fit runs besides its data and starts: the evidence's
+    ``settings``, the probit ``bias`` it starts from, ``n_sets`` sets of
+    pseudo-inputs (a kernel per class where more than one), whether ``ard="auto"``
+    decides (from the features' standard deviations ``spreads``), and
+    ``not_converged(n_sweeps)``, called for a whole fit whose EP did not converge."""
+
+    settings: EvidenceSettings
+    bias: float = 0.0
+    n_sets: int = 1
+    ard: bool = False
+    spreads: np.ndarray | None = None
+    not_converged: Callable[[int], None] | None = None
+
+
+def fit_fitc_ep(
+    data: Any,
+    kernel: Kernel,
+    starts: list[np.ndarray],
+    recipe: FITCRecipe,
+    screen_data: Any = None,
+) -> FittedModel:
+    """FITC-EP ([NGH07]) on ``data`` (an
+    :class:`~sparsegp.approximations.evidence.EvidenceApproximation`): L-BFGS-B on the
+    EP evidence from ``kernel`` and each of the initial pseudo-inputs ``starts``, the
+    best kept; with ``recipe.ard``, the ARD model where :func:`screened_ard` keeps it,
+    screened on ``screen_data`` (a subsample's approximation; None: ``data``). The
+    model's iterations and sweeps count every fit made."""
+
+    def fit_start(
+        on: Any,
+        kernel: Kernel,
+        Z: np.ndarray,
+        bias: Any,
+        settings: EvidenceSettings,
+        warn: bool = True,
+    ) -> FittedModel:
+        if recipe.n_sets > 1 and not isinstance(kernel, KernelPerClass):
+            kernel = KernelPerClass(  # each class's latent function its own
+                [kernel.clone_with_theta(kernel.theta) for _ in range(recipe.n_sets)]
+            )
+        bias = recipe.bias if bias is None else bias
+        bias = np.broadcast_to(np.asarray(bias, dtype=float), on.bias_shape)
+        fit = maximize_evidence(on, kernel, Z, bias.copy(), settings)
+        if warn and not fit.ep_converged and recipe.not_converged is not None:
+            recipe.not_converged(fit.final_sweeps)
+        return fitted_model(fit)
+
+    def best_of(kernel: Kernel) -> FittedModel:
+        fits = [fit_start(data, kernel, Z, None, recipe.settings) for Z in starts]
+        return max(fits, key=lambda model: model.log_marginal_likelihood)
+
+    fits = [fit_start(data, kernel, Z, None, recipe.settings) for Z in starts]
+    best = max(fits, key=lambda model: model.log_marginal_likelihood)
+    if recipe.ard:  # screened from the isotropic optimum
+        assert recipe.spreads is not None  # the recipe's ARD needs the features'
+        best, ard_fits = screened_ard(
+            best,
+            functools.partial(fit_start, data),
+            lambda screen: best_of(screen.kernel),
+            recipe.settings,
+            recipe.spreads,
+            recipe.n_sets,
+            None if screen_data is None else functools.partial(fit_start, screen_data),
+        )
+        fits += ard_fits
+    return replace(
+        best,
+        n_iterations=sum(model.n_iterations for model in fits),
+        details=best.details
+        | {"n_sweeps": sum(model.details["n_sweeps"] for model in fits)},
+    )
+
+
 #: ``FITCGPClassifier``'s defaults for :func:`learnt_fitc_model` (a test holds them to
 #: the estimator's): parallel EP's damping, its tolerance and sweeps, the jitter and
 #: the amplitude's prior.
@@ -222,40 +300,22 @@ def learnt_fitc_model(
     ``kernel`` (a length-scale per feature for ``ard=True``; for ``"auto"`` the ARD
     model where :func:`screened_ard` keeps it, its record in ``details``), k-means
     pseudo-inputs, the kernel, the bias and the pseudo-inputs learnt by the EP
-    evidence, row blocks on the thread ``pool``; ``progress`` labels a bar over the
-    optimizer's iterations, ``not_converged(n_sweeps)`` is called for a whole fit
-    whose EP did not converge. For a method that takes its kernel from a GP's
-    evidence (the RVM's basis, algorithms.md §4.5), which checks its memory first
-    (:func:`require_fitc_memory`)."""
+    evidence (:func:`fit_fitc_ep`), row blocks on the thread ``pool``; ``progress``
+    labels a bar over the optimizer's iterations, ``not_converged(n_sweeps)`` is
+    called for a whole fit whose EP did not converge. For a method that takes its
+    kernel from a GP's evidence (the RVM's basis, algorithms.md §4.5), which checks
+    its memory first (:func:`require_fitc_memory`)."""
     n_features = X.shape[1]
     auto = isinstance(ard, str)
     if not auto and ard:
         kernel = with_length_scale_per_feature(kernel, n_features)
     M = min(n_inducing, len(X))
-    settings = _learnt_fitc_settings(X, random_state, progress)
+    recipe = FITCRecipe(
+        _learnt_fitc_settings(X, random_state, progress),
+        ard=auto and n_features > 1,
+        spreads=feature_spreads(X),
+        not_converged=not_converged,
+    )
     data = fitc_approximation(X, y, LEARNT_FITC_DEFAULTS["jitter"], pool=pool)
-
-    def fit_start(
-        kernel: Kernel,
-        Z: np.ndarray,
-        bias: Any,
-        settings: EvidenceSettings,
-        warn: bool = True,
-    ) -> FittedModel:
-        bias = np.broadcast_to(np.asarray(bias, dtype=float), data.bias_shape)
-        fit = maximize_evidence(data, kernel, Z, bias.copy(), settings)
-        if warn and not fit.ep_converged and not_converged is not None:
-            not_converged(fit.final_sweeps)
-        return fitted_model(fit)
-
     Z0 = kmeans_pseudo_inputs(X, y, M, check_random_state(random_state))
-    model = fit_start(kernel, Z0, 0.0, settings)
-    if not auto or n_features == 1:
-        return model
-    return screened_ard(
-        model,
-        fit_start,
-        lambda screen: fit_start(screen.kernel, Z0, 0.0, settings),
-        settings,
-        feature_spreads(X),
-    )[0]
+    return fit_fitc_ep(data, kernel, [Z0], recipe)
