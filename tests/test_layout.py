@@ -75,6 +75,52 @@ def test_no_estimator_module_imports_another(path):
     assert not imported & (PUBLIC_ESTIMATORS - {path.stem})
 
 
+#: What an estimator may take from the engines besides their types: its fit's thread
+#: pool and how it combines its binary models' predictions.
+ENGINE_PLUMBING = {"thread_pool", "class_log_probabilities"}
+
+
+def engine_functions_imported(path):
+    """The functions an estimator module imports from ``approximations`` beyond
+    :data:`ENGINE_PLUMBING`, and any import of the optimizer: a fitting recipe's
+    parts, which belong in ``methods/``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        if node.module.endswith("_optimize"):
+            found.append(node.module)
+        elif node.module.startswith("approximations"):
+            found += [
+                alias.name
+                for alias in node.names
+                if not alias.name[0].isupper() and alias.name not in ENGINE_PLUMBING
+            ]
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in (SOURCE / "estimators").glob("*.py") if p.name != "__init__.py"),
+    ids=lambda p: p.name,
+)
+def test_no_estimator_module_builds_a_fitting_recipe(path):
+    """Estimators read parameters and call a method (CONTRIBUTING.md, "Layers"): no
+    optimizer, selection, EM or evidence function of the engines in them."""
+    assert not engine_functions_imported(path)
+
+
+def test_the_recipe_check_finds_an_engine_function(tmp_path):
+    recipe = tmp_path / "recipe.py"
+    recipe.write_text(
+        "from ..approximations.ivm import select_active_set\n"
+        "from .._optimize import maximize\n"
+        "from ..approximations.blocks import thread_pool\n"
+        "from ..approximations.evidence import EvidenceSettings\n"
+    )
+    assert engine_functions_imported(recipe) == ["select_active_set", "_optimize"]
+
+
 def _module_name(path):
     parts = list(path.relative_to(SOURCE.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

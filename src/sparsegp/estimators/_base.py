@@ -37,8 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._dask import is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.evidence import EvidenceFit, EvidenceSettings
-from ..approximations.multiclass_fitc import fit_variance_scale
-from ..approximations.one_vs_rest import class_log_probabilities, fit_odds_weight
+from ..approximations.one_vs_rest import class_log_probabilities
 from ..exceptions import warn_at_caller
 from ..kernels import (
     offset_names,
@@ -49,6 +48,7 @@ from ..methods.fitted import (
     FittedModel,
 )
 from ..methods.kernel_defaults import default_kernel
+from ..methods.multiclass import odds_weight, with_variance_scale
 from ._feature_units import standardised_if_better
 from ._input_units import (
     conditioned_dask_inputs,
@@ -635,19 +635,14 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
 
     def _odds_weight(self, y):
         """How one-vs-rest probabilities are combined
-        (:func:`~sparsegp.approximations.one_vs_rest.fit_odds_weight`, on the binary
+        (:func:`~sparsegp.methods.multiclass.odds_weight`, on the binary
         models' held-out latents at the training points, ``details["leave_one_out"]``);
         0 (the ``Φ``'s normalised) for one binary or joint model, or where a binary
         model has none."""
         models = self.estimators_
         if len(models) < 2 or self._is_multiclass_model():
             return 0.0
-        if not all("leave_one_out" in model.details for model in models):
-            return 0.0
-        scores = np.column_stack(
-            [m.likelihood.predictive_z(*m.details["leave_one_out"]) for m in models]
-        )
-        return fit_odds_weight(scores, np.searchsorted(self.classes_, y))
+        return odds_weight(models, np.searchsorted(self.classes_, y))
 
     def _fit_joint(self, X, y, seed, distributed):
         """The one multi-class model (in memory only), its predictive variance scale
@@ -659,9 +654,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             )
         codes = np.searchsorted(self.classes_, y)
         model = self._fit_multiclass_one_blas_thread(X, codes, seed)
-        mean, var = model.details["leave_one_out"]
-        likelihood = fit_variance_scale(model.likelihood, mean, var, codes)
-        return replace(model, likelihood=likelihood)
+        return with_variance_scale(model, codes)
 
     def _fit_one_vs_rest(self, X, problems, distributed):
         """The binary models of ``problems``: on the cluster one after another, each

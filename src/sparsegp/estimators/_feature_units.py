@@ -1,87 +1,25 @@
-"""Features in different units: standardised where the evidence prefers them.
-
-An isotropic kernel weighs each feature by its variance, so where features are in
-different units the widest decide alone (raw breast cancer: the default kernel sees
-about 1.7 of its 30 features, algorithms.md §0.5). An estimator with the default
-kernel, on inputs where it would see fewer than a fifth of the features
-(:func:`~sparsegp.methods.kernel_defaults.few_features_seen`), fits the isotropic
-kernel on a subsample (full EP for a classifier, exact regression for a regressor)
-twice — on the inputs as they are and with each feature divided by its spread —
-and keeps the units of the higher log evidence: one model family each, with as many
-hyperparameters, so the evidence compares them without a penalty. A regressor, whose
-kernel has no length-scale per feature to find a narrow feature with, asks the same
-where some feature is narrow (:func:`~sparsegp.kernels.has_narrow_feature`). Pixels
-(MNIST, scikit-learn's digits) keep their units on their own: the rarely inked ones
-would be magnified.
-"""
+"""An estimator's inputs standardised where the evidence prefers them
+(:func:`~sparsegp.methods.feature_units.standardising_scales`)."""
 
 from __future__ import annotations
 
-import warnings
-
-import numpy as np
 from sklearn.base import is_classifier
-from sklearn.gaussian_process.kernels import WhiteKernel
 
-from ..approximations.ivm import maximize_regression_evidence
-from ..kernels import has_narrow_feature
-from ..methods.full_ep import fit_full_ep, full_ep_settings
-from ..methods.kernel_defaults import default_kernel, feature_spreads, few_features_seen
-
-#: Points of the subsample whose evidence chooses the units, the L-BFGS-B iterations
-#: of its kernel and the amplitude's prior of full EP's (``EPGPClassifier``'s).
-_SUBSAMPLE, _MAX_ITER, _AMPLITUDE_PRIOR = 200, 20, 3.0
+from ..methods.feature_units import standardising_scales
 
 
 def standardised_if_better(estimator, X, y):
-    """``X`` in the units an estimator with the default kernel fits in.
-
-    ``X`` itself, or each (non-constant) feature divided by its spread where the
-    default kernel sees few of the features (for a regressor, also where one of them
-    is narrow) and the default isotropic kernel's log evidence on up to
-    :data:`_SUBSAMPLE` points (a fixed draw) is higher so: full EP's for a classifier
-    (the most frequent class against the rest), exact regression's for a regressor
-    (``y`` its normalised targets). The division is folded into
-    ``estimator.input_scale_`` (per feature then), so predictions, the model's points
-    and its kernel come back in ``X``'s units; the kernel then has a length-scale per
-    feature.
-    """
+    """``X`` in the units an estimator with the default kernel fits in: ``X`` itself,
+    or each feature divided by its spread where
+    :func:`~sparsegp.methods.feature_units.standardising_scales` finds the evidence
+    higher so. The division is folded into ``estimator.input_scale_`` (per feature
+    then), so predictions, the model's points and its kernel come back in ``X``'s
+    units; the kernel then has a length-scale per feature. A given kernel keeps
+    ``X``."""
     if getattr(estimator, "kernel", None) is not None:
         return X
-    spreads = feature_spreads(X)
-    narrow = not is_classifier(estimator) and has_narrow_feature(spreads)
-    if few_features_seen(spreads) is None and not narrow:
-        return X
-    scales = np.where(spreads > 0, spreads, 1.0)
-    rows = np.random.default_rng(0).permutation(len(X))[:_SUBSAMPLE]
-    evidence = (
-        _classification_evidence if is_classifier(estimator) else _regression_evidence
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the raw units' kernel warns, as it should
-        as_given = evidence(X[rows], y[rows])
-        standardised = evidence(X[rows] / scales, y[rows])
-    if as_given is None or not standardised > as_given:
+    scales = standardising_scales(X, y, is_classifier(estimator))
+    if scales is None:
         return X
     estimator.input_scale_ = estimator.input_scale_ * scales
     return X / scales
-
-
-def _classification_evidence(X, y):
-    """Full EP's log evidence, its default isotropic kernel learnt, of the most
-    frequent class against the rest (None for one class)."""
-    classes, counts = np.unique(y, return_counts=True)
-    if len(classes) < 2:
-        return None
-    labels = np.where(y == classes[np.argmax(counts)], 1.0, -1.0)
-    settings = full_ep_settings(max_iter=_MAX_ITER, amplitude_prior=_AMPLITUDE_PRIOR)
-    return fit_full_ep(X, labels, default_kernel(X), 0.0, settings).log_evidence
-
-
-def _regression_evidence(X, y):
-    """Exact GP regression's log evidence ([RW06] eq. 5.9) of the standardised targets,
-    the default isotropic kernel and a ``WhiteKernel`` noise learnt."""
-    spread = float(np.std(y))
-    y = (y - np.mean(y)) / (spread or 1.0)
-    kernel = default_kernel(X) + WhiteKernel(0.1)
-    return maximize_regression_evidence(kernel, X, y, max_iter=_MAX_ITER)[1]

@@ -17,23 +17,21 @@ from ..approximations.blocks import (
 )
 from ..approximations.evidence import EvidenceSettings
 from ..approximations.fitc_ep import InMemoryFITC
-from ..approximations.ivm import select_active_set
 from ..approximations.multiclass_fitc import (
     InMemoryMultiClassFITC,
 )
 from ..approximations.partitioned_fitc import PartitionedFITC
 from ..exceptions import warn_at_caller
 from ..kernels import (
-    KernelBlocks,
     check_input_differentiable,
 )
-from ..likelihoods import Probit
 from ..methods.ard import screen_rows
 from ..methods.fitc_ep import (
     DEFAULT_MAX_INDUCING,
     FITCRecipe,
     fit_fitc_ep,
     fitc_approximation,
+    ivm_pseudo_inputs,
     kmeans_pseudo_inputs,
     require_fitc_memory,
 )
@@ -398,16 +396,7 @@ default="kmeans"
                     "inducing_init='ivm' needs X in memory; use 'kmeans' or 'random' "
                     "with a dask array."
                 )
-            active_set = select_active_set(
-                KernelBlocks(kernel, X),
-                kernel.diag(X),
-                y,
-                Probit(self.bias),
-                M,
-                rng,
-                strategy="greedy",
-            )
-            return X[active_set.active].copy()
+            return ivm_pseudo_inputs(X, y, kernel, self.bias, M, rng)
         return self._kmeans_inducing(X, y, M, rng)
 
     def _kmeans_inducing(self, X, y, M, rng):

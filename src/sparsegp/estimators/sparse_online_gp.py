@@ -22,7 +22,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._threads import one_blas_thread
-from ..approximations.ivm import maximize_regression_evidence
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ..methods.every_site import every_site_if_it_fits
@@ -36,6 +35,7 @@ from ..methods.online_gp import (
     hyperparameter_sample_size,
     online_model,
     prequential_choice,
+    regressor_hyperparameters,
     run_passes,
 )
 from ._base import (
@@ -312,12 +312,8 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         if self.optimizer is None:
             return kernel
         rows = self._subsample(len(y), rng)
-        learnt, _ = maximize_regression_evidence(
-            kernel,
-            X[rows],
-            y[rows],
-            n_restarts=self.n_restarts_optimizer,
-            random_state=rng,
+        learnt = regressor_hyperparameters(
+            X[rows], y[rows], kernel, self.n_restarts_optimizer, rng
         )
         warn_at_bounds(learnt, self)
         return learnt

@@ -22,8 +22,10 @@ from .._dask import DaskBlocks, current_client, is_dask_array
 from .._memory import require_memory
 from ..approximations.blocks import LocalBlocks, ThreadBlocks, balanced_row_ranges
 from ..approximations.evidence import EvidenceSettings, maximize_evidence
+from ..approximations.ivm import select_active_set
 from ..approximations.partitioned_fitc import PartitionedFITC, new_block
-from ..kernels import KernelPerClass, with_length_scale_per_feature
+from ..kernels import KernelBlocks, KernelPerClass, with_length_scale_per_feature
+from ..likelihoods import Probit
 from .ard import ARD_SCREEN_ITERATIONS, ard_if_it_pays
 from .fitted import FittedModel, fitted_model
 from .kernel_defaults import default_length_scale, feature_spreads
@@ -37,6 +39,7 @@ __all__ = [
     "block_rows",
     "fit_fitc_ep",
     "fitc_approximation",
+    "ivm_pseudo_inputs",
     "kmeans_pseudo_inputs",
     "learnt_fitc_model",
     "require_fitc_memory",
@@ -125,6 +128,28 @@ def kmeans_pseudo_inputs(
     if len(np.unique(centres, axis=0)) == M:  # no class short of distinct inputs
         return centres
     return kmeans_centres(X, np.arange(len(X)), M, rng)
+
+
+def ivm_pseudo_inputs(
+    X: np.ndarray,
+    y: np.ndarray,
+    kernel: Kernel,
+    bias: float,
+    M: int,
+    rng: np.random.RandomState,
+) -> np.ndarray:
+    """``M`` initial pseudo-inputs of a binary problem: the active set that greedy
+    IVM selection ([LSH02] eqs. 1-4) picks at ``kernel`` and the probit ``bias``."""
+    active_set = select_active_set(
+        KernelBlocks(kernel, X),
+        kernel.diag(X),
+        y,
+        Probit(bias),
+        M,
+        rng,
+        strategy="greedy",
+    )
+    return X[active_set.active].copy()
 
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it). A fit costs

@@ -20,6 +20,7 @@ from sklearn.gaussian_process.kernels import Kernel
 from tqdm.auto import tqdm
 
 from ..approximations.evidence import EvidenceFit, EvidenceSettings
+from ..approximations.ivm import maximize_regression_evidence
 from ..approximations.online import SparseOnlineGP
 from ..likelihoods import Likelihood
 from .ard import ard_starts
@@ -42,6 +43,7 @@ __all__ = [
     "hyperparameter_sample_size",
     "online_model",
     "prequential_choice",
+    "regressor_hyperparameters",
     "run_passes",
 ]
 
@@ -262,3 +264,19 @@ def classifier_hyperparameters(
         key=lambda fit: fit.log_marginal_likelihood,
     )
     return [(m.kernel, m.likelihood) for m in (model, with_ard)], {}
+
+
+def regressor_hyperparameters(
+    X_sub: np.ndarray,
+    y_sub: np.ndarray,
+    kernel: Kernel,
+    n_restarts: int,
+    rng: np.random.RandomState,
+) -> Kernel:
+    """The regressor's kernel, its ``WhiteKernel`` noise included, by the exact GP
+    regression evidence of the subsample ``X_sub``, ``y_sub`` (algorithms.md §3.6),
+    from ``kernel`` and ``n_restarts`` random starts."""
+    learnt, _ = maximize_regression_evidence(
+        kernel, X_sub, y_sub, n_restarts=n_restarts, random_state=rng
+    )
+    return learnt
