@@ -61,7 +61,7 @@ def regression(n_total):
         return dict(
             finite=bool(np.all(np.isfinite(prediction))),
             mse=float(np.mean((prediction - y_test) ** 2)),
-            basis=int(model.state_.size),
+            basis=int(model.model_.details["online_state"].size),
         )
 
     def chunk(size, seed):
@@ -104,7 +104,7 @@ def full_basis_speed(n_examples=50_000):
     start = time.perf_counter()
     model.partial_fit(X[2000:], y[2000:])
     seconds = time.perf_counter() - start
-    state = model.state_
+    state = model.model_.details["online_state"]
     return dict(
         examples_per_second=n_examples / seconds,
         basis=int(state.size),

@@ -390,11 +390,12 @@ def chooses_ard(estimator, X):
 
 
 class GPRegressorMixin(RegressorMixin, BaseEstimator):
-    """Target normalisation and ``predict(X, return_std)`` shared by the GP regressors.
+    """``fit``, target normalisation and the predictions shared by the GP regressors.
 
-    Subclasses have a ``normalize_y`` parameter, call :meth:`_normalize_targets` in
-    ``fit`` and implement ``_latent_and_noise(X) -> (mean, var, noise)`` in the
-    normalised units.
+    ``fit`` validates ``X`` and ``y``, normalises ``y`` (the ``normalize_y``
+    parameter), puts ``X`` in the units the fit sees, and calls the subclass's
+    ``_fit_model(X, y) -> (FittedModel, kernel)`` (the kernel with its
+    ``WhiteKernel`` noise, in those units); its predictions come from that model.
     """
 
     def __sklearn_tags__(self):
@@ -402,18 +403,57 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
 
     #: Whether ``fit`` keeps a dask array's rows on its cluster (else it refuses one).
     _fits_dask_arrays = False
+    #: The fewest training samples a fit accepts.
+    _min_samples = 1
+
+    @restore_on_failure
+    @one_blas_thread
+    def fit(self, X, y):
+        """Learn the model and its hyperparameters from ``X``, ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            (A dask array where the regressor fits one on its cluster.)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = self._training_data(X, y)
+        self.model_, kernel = self._fit_model(X, y)
+        self.kernel_ = kernel_in_input_units(self, kernel)
+        self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
+        self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
+        self._set_fitted_summaries()
+        return self
+
+    def _set_fitted_summaries(self):
+        """Attributes a regressor adds after ``fit`` (its active set, …)."""
+
+    def _latent_and_noise(self, X):
+        """Latent mean and variance at ``X`` and the noise, in normalised units."""
+        mean, var = self._fitted_model().latent_mean_and_variance(X)
+        return mean, var, self._fitted_model().likelihood.noise
 
     def _training_data(self, X, y):
         """``X`` and ``y`` validated, ``y`` normalised (:meth:`_normalize_targets`) and
         ``X`` in the units the fit sees
         (:func:`~._feature_units.standardised_if_better`)."""
         self._validate_params()
-        if is_dask_array(X) and self._fits_dask_arrays:  # rows stay on the cluster
+        distributed = is_dask_array(X) and self._fits_dask_arrays
+        if distributed:  # the rows stay on the cluster
             X, y = validate_dask(self, X, y)
-            return X, self._normalize_targets(y)
-        X, y = validate_dense(self, X, y, y_numeric=True)
+        else:
+            X, y = validate_dense(self, X, y, y_numeric=True)
+        if len(y) < self._min_samples:
+            raise ValueError(
+                f"{type(self).__name__} needs at least {self._min_samples} samples; "
+                f"got n_samples = {len(y)}."
+            )
         y = self._normalize_targets(y)
-        return standardised_if_better(self, X, y), y
+        return (X if distributed else standardised_if_better(self, X, y)), y
 
     def _normalize_targets(self, y):
         """Record the targets' mean and scale (identity without ``normalize_y``)."""

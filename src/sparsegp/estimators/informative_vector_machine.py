@@ -9,7 +9,6 @@ from sklearn.gaussian_process.kernels import ConstantKernel, Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._threads import one_blas_thread
 from ..methods.every_site import EverySitePass, pass_fits_in_memory, relearning
 from ..methods.fitc_ep import require_fitc_memory
 from ..methods.ivm import (
@@ -30,11 +29,9 @@ from ._base import (
     pass_caller,
     per_problem,
     report_progress,
-    restore_on_failure,
     starting_kernel,
     warn_at_bounds,
 )
-from ._input_units import kernel_in_input_units
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -504,26 +501,18 @@ class IVMRegressor(_IVMFitting, GPRegressorMixin):
     def _task(self):
         return GaussianTask(type(self).__name__)
 
-    @restore_on_failure
-    @one_blas_thread
-    def fit(self, X, y):
+    def _fit_model(self, X, y):
         """Select the active set (and learn the kernel) from ``X``, ``y``."""
-        X, y = self._training_data(X, y)
         kernel = starting_kernel(self, X, lambda: default_kernel(X) + WhiteKernel(0.1))
         self._task().likelihood(kernel, y)  # validates the noise term first
-        self.model_, kernel = self._fit_active_set(
+        model, kernel = self._fit_active_set(
             X, y, kernel, check_random_state(self.random_state)
         )
         if self.optimizer is not None:
             warn_at_bounds(kernel, self)
-        self.kernel_ = kernel_in_input_units(self, kernel)
+        return model, kernel
+
+    def _set_fitted_summaries(self):
         self.active_set_ = self.model_.details["active_set"]
         self.selection_time_ = self.model_.details["selection_seconds"]
         self.selection_used_ = self.model_.details["selection"]
-        self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
-        self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
-        return self
-
-    def _latent_and_noise(self, X):
-        mean, var = self.model_.latent_mean_and_variance(X)
-        return mean, var, self.model_.likelihood.noise

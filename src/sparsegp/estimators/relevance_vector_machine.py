@@ -12,7 +12,6 @@ from sklearn.gaussian_process.kernels import Kernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._threads import one_blas_thread
 from ..approximations.blocks import thread_pool
 from ..exceptions import warn_at_caller
 from ..likelihoods import Gaussian, Probit
@@ -25,12 +24,9 @@ from ._base import (
     GPRegressorMixin,
     per_problem,
     report_progress,
-    restore_on_failure,
     starting_kernel,
-    validate_dense,
 )
-from ._feature_units import standardised_if_better
-from ._input_units import in_input_units, kernel_in_input_units
+from ._input_units import in_input_units
 
 _SHARED_CONSTRAINTS: dict = {
     "kernel": [None, Kernel],
@@ -265,36 +261,26 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    @restore_on_failure
-    @one_blas_thread
-    def fit(self, X, y):
-        """Grow the relevance vectors and learn α and σ² from ``X``, ``y``."""
-        self._validate_params()
-        X, y = validate_dense(self, X, y, y_numeric=True)
-        if len(y) < 2:
-            raise ValueError(
-                f"RVMRegressor needs at least two samples; got n_samples = {len(y)}."
-            )
-        normalized = self._normalize_targets(y)  # refuses targets float64 cannot hold
-        noise = self.noise if self.noise is not None else 0.01 * np.var(y)
-        y, noise = normalized, noise / self.y_std_**2
-        X = standardised_if_better(self, X, y)
-        self.model_, fit = self._fit_rvm(
+    #: Two samples at least: the default initial noise is their variance's share.
+    _min_samples = 2
+
+    def _fit_model(self, X, y):
+        """Grow the relevance vectors and learn α and σ² from ``X``, ``y``
+        (normalised: the default initial σ² is 1 % of their variance)."""
+        noise = 0.01 * np.var(y) if self.noise is None else self.noise / self.y_std_**2
+        model, fit = self._fit_rvm(
             X,
             y,
             check_random_state(self.random_state),
             noise=max(noise, 1e-12),
             learn_noise=self.learn_noise,
         )
-        self.model_ = replace(self.model_, likelihood=Gaussian(float(fit.noise)))
-        self.kernel_ = kernel_in_input_units(self, self.model_.kernel)
+        return replace(model, likelihood=Gaussian(float(fit.noise))), model.kernel
+
+    def _set_fitted_summaries(self):
         self.relevance_vectors_ = in_input_units(self, self.model_.points)
         self.alpha_ = self.model_.details["alpha"]
-        self.noise_ = float(fit.noise) * self.y_std_**2
-        self.log_marginal_likelihood_value_ = float(fit.posterior.log_evidence)
-        self.n_iter_ = fit.n_iterations
-        self.converged_ = fit.converged
-        return self
+        self.noise_ = self.model_.likelihood.noise * self.y_std_**2
 
     def _basis(self, X, t, rng, pool):
         """``kernel``, [QW03]'s fixed ``RBF(ℓ₀)``, or with ``ard`` a width per
@@ -311,11 +297,6 @@ class RVMRegressor(_RVMFitting, GPRegressorMixin):
             ),
             self._report,
         )
-
-    def _latent_and_noise(self, X):
-        """Latent mean and variance and ``σ²`` in normalised units ([QW03] eqs. 9-10)."""
-        mean, var = self.model_.latent_mean_and_variance(X)
-        return mean, var, self.noise_ / self.y_std_**2
 
 
 class RVMClassifier(_RVMFitting, GPClassifierMixin):

@@ -10,7 +10,6 @@ from sklearn.gaussian_process.kernels import Kernel, WhiteKernel
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._threads import one_blas_thread
 from ..exceptions import warn_at_caller
 from ..kernels import (
     check_input_differentiable,
@@ -22,10 +21,9 @@ from ._base import (
     GPRegressorMixin,
     fifth_up_to,
     report_progress,
-    restore_on_failure,
     warn_at_bounds,
 )
-from ._input_units import in_input_units, kernel_in_input_units
+from ._input_units import in_input_units
 
 #: The largest ``M`` that ``n_inducing=None`` picks (N/5 below it): an evaluation of
 #: the bound costs O(N·M²), and the fit a few hundred of them.
@@ -153,50 +151,37 @@ class SparseGPRegressor(GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    @restore_on_failure
-    @one_blas_thread
-    def fit(self, X, y):
-        """Learn the pseudo-inputs, the kernel and the noise from ``X``, ``y``.
+    #: Two samples at least: one cannot tell a function from its noise.
+    _min_samples = 2
 
-        Parameters
-        ----------
-        X : array-like or dask array of shape (n_samples, n_features)
-            A dask array's rows stay on the workers of the active
-            ``distributed.Client``, in the in-memory fit's row blocks.
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, y = self._training_data(X, y)
+    def _fit_model(self, X, y):
+        """The pseudo-inputs, the kernel and the noise learnt from ``X``, ``y`` (a
+        dask array's rows stay on the workers of the active ``distributed.Client``,
+        in the in-memory fit's row blocks)."""
         starts = self._starts(X)
         kernel = self.kernel
         if kernel is None:
             kernel = starts[0][0] + WhiteKernel(starts[0][1])
-        self.model_ = self._method(X, kernel).fit(
+        model = self._method(X, kernel).fit(
             X,
             y,
             starts,
             check_random_state(self.random_state),
             report=lambda line: report_progress(self, line),
         )
-        fitted = self.model_.kernel + WhiteKernel(
-            self.model_.likelihood.noise, white_noise_bounds(kernel)
+        fitted = model.kernel + WhiteKernel(
+            model.likelihood.noise, white_noise_bounds(kernel)
         )
         if self.optimizer is not None:
             warn_at_bounds(fitted, self)
-            if not self.model_.converged:
+            if not model.converged:
                 warn_at_caller(
                     f"SparseGPRegressor: L-BFGS-B stopped at max_iter={self.max_iter} "
                     "iterations before its tolerance; raise max_iter for a higher "
                     "bound.",
                     ConvergenceWarning,
                 )
-        self.kernel_ = kernel_in_input_units(self, fitted)
-        self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
-        self.n_iter_, self.converged_ = self.model_.n_iterations, self.model_.converged
-        return self
+        return model, fitted
 
     def _starts(self, X):
         """The ``(kernel, noise)`` starts of the fit: the given kernel as it is, or
@@ -212,10 +197,6 @@ class SparseGPRegressor(GPRegressorMixin):
         """The fit's settings: M from ``n_inducing`` (N/5 up to the cap), the noise
         learnt within its ``WhiteKernel``'s bounds (held where they are fixed)."""
         n_inducing = self.n_inducing or fifth_up_to(len(X), DEFAULT_MAX_INDUCING)
-        if len(X) < 2:
-            raise ValueError(
-                f"SparseGPRegressor needs at least 2 samples; got {len(X)} sample."
-            )
         if n_inducing > len(X):
             raise ValueError(
                 f"n_inducing={n_inducing} exceeds the {len(X)} training points."
@@ -246,7 +227,3 @@ class SparseGPRegressor(GPRegressorMixin):
     def noise_variance_(self):
         """The learnt noise variance, in the targets' units squared."""
         return self.model_.likelihood.noise * self.y_std_**2
-
-    def _latent_and_noise(self, X):
-        mean, var = self.model_.latent_mean_and_variance(X)
-        return mean, var, self.model_.likelihood.noise

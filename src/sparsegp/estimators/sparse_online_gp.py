@@ -190,8 +190,12 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         The current BV set (t ≤ max_basis_vectors).
     kernel_ : Kernel
         Kernel of the online pass, ``WhiteKernel`` term included.
-    state_ : SparseOnlineGP
-        ``α``, ``C``, ``Q`` and counters (``n_seen``, ``n_deleted``, ``n_projected``).
+    model_ : FittedModel
+        The posterior as it stands; ``model_.details["online_state"]`` is the online
+        state (``α``, ``C``, ``Q`` and counters ``n_seen``, ``n_deleted``,
+        ``n_projected``) that ``partial_fit`` continues.
+    log_marginal_likelihood_value_ : float
+        NaN: a single pass defines no evidence.
 
     References
     ----------
@@ -252,26 +256,16 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self.random_state = random_state
         self.verbose = verbose
 
-    @restore_on_failure
-    @one_blas_thread
-    def fit(self, X, y):
-        """Learn from ``X``, ``y`` in ``n_passes`` passes, starting afresh.
-
-        Returns
-        -------
-        self : object
-        """
+    def _fit_model(self, X, y):
+        """Learn from ``X``, ``y`` in ``n_passes`` passes, starting afresh."""
         start = time.perf_counter()
-        X, y = self._training_data(X, y)
         rng = check_random_state(self.random_state)
         kernel = self._hyperparameters(X, y, rng)
-        self.kernel_ = kernel_in_input_units(self, kernel)
         latent, likelihood = _split_noise(kernel)
         passes = self._passes(len(y))
-        self.state_, _ = run_passes(X, y, latent, likelihood, passes, rng)
-        self._report(self.state_, start)
-        self.n_iter_, self.converged_ = self.state_.n_seen, True
-        return self
+        state, _ = run_passes(X, y, latent, likelihood, passes, rng)
+        self._report(state, start)
+        return online_model(state), kernel
 
     @restore_on_failure
     @one_blas_thread
@@ -287,7 +281,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
         self : object
         """
         start = time.perf_counter()
-        first = not hasattr(self, "state_")
+        first = not hasattr(self, "model_")
         if first:
             self._validate_params()
         X, y = validate_dense(self, X, y, y_numeric=True, reset=first)
@@ -296,12 +290,15 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
             kernel = self._hyperparameters(X, y, check_random_state(self.random_state))
             self.kernel_ = kernel_in_input_units(self, kernel)
             latent, likelihood = _split_noise(kernel)
-            self.state_ = self._passes(None).new_state(latent, likelihood)
+            state = self._passes(None).new_state(latent, likelihood)
         else:
             y = (y - self.y_mean_) / self.y_std_
-        self.state_.update(X, y)
-        self._report(self.state_, start)
-        self.n_iter_, self.converged_ = self.state_.n_seen, True
+            state = self.model_.details["online_state"]
+        state.update(X, y)
+        self._report(state, start)
+        self.model_ = online_model(state)
+        self.n_iter_, self.converged_ = state.n_seen, True
+        self.log_marginal_likelihood_value_ = self.model_.log_marginal_likelihood
         return self
 
     def _hyperparameters(self, X, y, rng):
@@ -321,15 +318,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     @property
     def basis_vectors_(self):
         check_is_fitted(self)
-        return in_input_units(self, self.state_.basis_vectors)
-
-    def _latent_and_noise(self, X):
-        model = self._fitted_model()
-        mean, var = model.latent_mean_and_variance(X)
-        return mean, var, model.likelihood.noise
-
-    def _fitted_model(self):
-        return online_model(self.state_)
+        return in_input_units(self, self.model_.points)
 
 
 class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
