@@ -471,7 +471,9 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
             spread = 0.0  # constant targets: their spread is the mean's rounding
         self.y_mean_, self.y_std_ = scale * mean, (scale * spread) or 1.0
         _check_target_scale(self, largest, self.y_std_)
-        return (shrunk - mean) / (spread or 1.0 / scale)
+        if spread == 0.0:  # constant: the deviations are the mean's rounding
+            return np.zeros_like(shrunk)
+        return (shrunk - mean) / spread
 
     def predict(self, X, return_std=False, return_cov=False):
         """Predictive mean, and the standard deviation or covariance of ``y``.
