@@ -106,7 +106,7 @@ def test_one_vs_rest_probabilities_combine_by_the_leave_one_out_odds_weight():
     )
     np.testing.assert_allclose(clf.predict_proba(X), expected)
     # the training latents' cavities served the fit and are not kept
-    assert all("leave_one_out" not in m.details for m in clf.estimators_)
+    assert all(m.leave_one_out is None for m in clf.estimators_)
 
 
 def test_a_binary_model_or_one_without_held_out_latents_normalises_the_probabilities():

@@ -106,11 +106,6 @@ def one_vs_rest(classes, y):
         yield np.where(y == positive, 1.0, -1.0)
 
 
-def _without_leave_one_out(details):
-    """``details`` less the training latents' cavities (O(n), needed in fit only)."""
-    return {key: value for key, value in details.items() if key != "leave_one_out"}
-
-
 #: The package's logger; a fit's progress goes here when logging is configured.
 LOGGER = logging.getLogger("sparsegp")
 
@@ -648,7 +643,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
             self.estimators_ = self._fit_one_vs_rest(X, problems, distributed)
         self.odds_weight_ = self._odds_weight(y)
         self.estimators_ = [
-            replace(model, details=_without_leave_one_out(model.details))
+            replace(model, leave_one_out=None)  # O(n), needed in fit only
             for model in self.estimators_
         ]
         self._set_fitted_summaries()
@@ -678,7 +673,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     def _odds_weight(self, y):
         """How one-vs-rest probabilities are combined
         (:func:`~sparsegp.methods.multiclass.odds_weight`, on the binary
-        models' held-out latents at the training points, ``details["leave_one_out"]``);
+        models' held-out latents at the training points, ``leave_one_out``);
         0 (the ``Φ``'s normalised) for one binary or joint model, or where a binary
         model has none."""
         models = self.estimators_

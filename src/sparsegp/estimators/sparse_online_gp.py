@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -505,9 +506,10 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             report_progress(self, message=message)
         state, predictive = runs[chosen]
         self._report(state, start)
+        model = online_model(state, details)
         if self.n_passes == 1:  # held out, as EP's cavities: not after a later pass
-            details["leave_one_out"] = (predictive[:, 0], predictive[:, 1])
-        return self._every_example(X, y, online_model(state, details), random_state)
+            model = replace(model, leave_one_out=(predictive[:, 0], predictive[:, 1]))
+        return self._every_example(X, y, model, random_state)
 
     def _every_example(self, X, y, model, random_state):
         """``posterior="auto"``'s EP over every example on the FITC prior whose

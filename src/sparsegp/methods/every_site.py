@@ -304,10 +304,10 @@ class EverySitePass:
             likelihood=fit.likelihood,
             predictor=fit.predictor,
             log_marginal_likelihood=fit.log_evidence,
+            leave_one_out=fit.leave_one_out,
             details=dict(
                 model.details,
                 n_sweeps=fit.n_sweeps,
                 fitc_evaluations=fit.n_evaluations,
-                leave_one_out=fit.leave_one_out,
             ),
         )

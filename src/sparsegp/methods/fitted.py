@@ -52,6 +52,11 @@ class FittedModel:
         absorbed, …).
     converged : bool
         Whether every iterative part stopped on its tolerance, not on its cap.
+    leave_one_out : (ndarray, ndarray) or None
+        The latent mean and variance of each training point held out of its own
+        posterior (EP's cavities, the online GP's predictions before absorbing it):
+        what one-vs-rest's odds weight and the multinomial variance scale are fitted
+        to (:mod:`~sparsegp.methods.multiclass`); O(n), dropped after ``fit``.
     details : dict
         What one method alone reports (the active set's training indices, the
         selection's seconds, EP sweeps, the RVM's ``α``, …).
@@ -64,6 +69,7 @@ class FittedModel:
     log_marginal_likelihood: float = np.nan
     n_iterations: int = 0
     converged: bool = True
+    leave_one_out: tuple[np.ndarray, np.ndarray] | None = None
     details: dict = field(default_factory=dict)
 
     def latent_mean_and_variance(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,5 +139,6 @@ def fitted_model(fit: EvidenceFit) -> FittedModel:
         log_marginal_likelihood=fit.log_evidence,
         n_iterations=fit.n_evaluations,
         converged=fit.optimizer_converged and fit.ep_converged,
-        details={"n_sweeps": fit.n_sweeps, "leave_one_out": fit.leave_one_out},
+        leave_one_out=fit.leave_one_out,
+        details={"n_sweeps": fit.n_sweeps},
     )

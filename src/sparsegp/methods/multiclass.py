@@ -22,21 +22,23 @@ __all__ = ["odds_weight", "with_variance_scale"]
 def odds_weight(models: list[FittedModel], codes: np.ndarray) -> float:
     """``w`` of one-vs-rest ``models`` (one per class, in order) for the training
     labels' class indices ``codes``, from each binary model's held-out latents at the
-    training points (``details["leave_one_out"]``,
+    training points (``leave_one_out``,
     :func:`~sparsegp.approximations.one_vs_rest.fit_odds_weight`); 0 (the ``Φ_k``
     normalised) where a model has none."""
-    if not all("leave_one_out" in model.details for model in models):
-        return 0.0
-    scores = np.column_stack(
-        [m.likelihood.predictive_z(*m.details["leave_one_out"]) for m in models]
-    )
-    return fit_odds_weight(scores, codes)
+    scores = []
+    for model in models:
+        if model.leave_one_out is None:
+            return 0.0
+        scores.append(model.likelihood.predictive_z(*model.leave_one_out))
+    return fit_odds_weight(np.column_stack(scores), codes)
 
 
 def with_variance_scale(model: FittedModel, codes: np.ndarray) -> FittedModel:
     """The multinomial ``model`` with its predictive variance scale ``γ`` fitted to
     the class indices ``codes`` from its held-out latents
     (:func:`~sparsegp.approximations.multiclass_fitc.fit_variance_scale`)."""
-    mean, var = model.details["leave_one_out"]
+    if model.leave_one_out is None:
+        raise ValueError("the multinomial model holds no held-out latents to fit γ to.")
+    mean, var = model.leave_one_out
     likelihood = fit_variance_scale(model.likelihood, mean, var, codes)
     return replace(model, likelihood=likelihood)
