@@ -3,8 +3,12 @@
 Parameters live in one vector of named blocks (:class:`ParameterSpace`), each block
 owning its transform and chain rule: the kernel (its ``theta``, log-space, as
 scikit-learn's kernels store it), the probit bias, the slope (its log), pseudo-inputs
-(in units of the inputs' spread). Objectives return ``(value, gradient)`` to be
-*maximised*.
+(in units of the inputs' spread). An :data:`Objective` returns ``(value, gradient)``
+to be *maximised*: EP's evidence, warm-started from the last converged sites
+(:func:`~sparsegp.approximations.evidence.maximize_evidence`), the Gaussian
+likelihood's closed-form bound (:mod:`sparsegp.methods.sparse_regression`), the IVM's
+``L_IVM`` and the NLP classifier's validation loss are its implementations, all driven
+by :func:`maximize`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from tqdm.auto import tqdm
 
 from ._linalg import quiet_jitter
 from .exceptions import NotPSDError
+
+#: What :func:`maximize` climbs: the optimizer's vector to the value and its gradient.
+Objective = Callable[[np.ndarray], tuple[float, np.ndarray]]
 
 #: Value returned to the line search where the objective cannot be evaluated.
 _FAILED_VALUE = -1e10
@@ -209,7 +216,7 @@ class _Negated:
     where it raises :class:`NotPSDError` or is not finite are reported as very poor,
     and the jitter its factorisations need is added without a warning."""
 
-    def __init__(self, objective: Callable[[np.ndarray], tuple[float, np.ndarray]]):
+    def __init__(self, objective: Objective):
         self.objective = objective
         self.n_evaluations = 0
         self.first_value = np.nan  # the objective at the first point evaluated
@@ -233,7 +240,7 @@ class _Negated:
 
 
 def maximize(
-    objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    objective: Objective,
     x0,
     bounds,
     *,

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._optimize import (
+    Objective,
     OptimizationResult,
     ParameterSpace,
     bias_block,
@@ -225,7 +226,7 @@ def _parameter_space(
 
 
 def _maximize(
-    evidence: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    evidence: Objective,
     x: np.ndarray,
     bounds: np.ndarray,
     settings: EvidenceSettings,

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 
 from .._optimize import (
+    Objective,
     ParameterSpace,
     bias_block,
     kernel_block,
@@ -420,7 +421,7 @@ class _Loops:
 
 def _negative_validation_loss(
     space: ParameterSpace, initial: dict, data: tuple
-) -> Callable[[np.ndarray], tuple[float, np.ndarray]]:
+) -> Objective:
     """``x ↦ (−NLP(u), its gradient)`` in ``space``'s vector (algorithms.md §2.5),
     ``initial`` holding what ``space`` does not learn; ``data``: the basis' inputs,
     site precisions and means, and the validation points' inputs and labels."""
