@@ -60,9 +60,11 @@ def scores(mean, std, y_test):
     return rmse, float(nlpd)
 
 
-def _ours(approximation, ard=True):
+def _ours(approximation, ard=True, max_iter=200):
     def fit(X, y, X_test):
-        model = SparseGPRegressor(approximation=approximation, ard=ard, random_state=0)
+        model = SparseGPRegressor(
+            approximation=approximation, ard=ard, max_iter=max_iter, random_state=0
+        )
         model.fit(X, y)
         return model.predict(X_test, return_std=True), model.noise_variance_
 
@@ -130,6 +132,7 @@ def _default(estimator):
 MODELS = {
     "vfe": _ours("vfe"),
     "vfe_isotropic": _ours("vfe", ard=False),
+    "vfe_1000": _ours("vfe", max_iter=1000),
     "fitc": _ours("fitc"),
     "gpy_vfe": _gpy,
     "exact_3000": _exact,
