@@ -215,8 +215,8 @@ def _validation_kernel(
     ask for more rows than that and it fits in ``_KEPT_KERNEL_ENTRIES``; else None.
 
     The κ·(d − k) candidate rows left in a pass are then read from one large product
-    instead of one skinny block per inclusion (n = 3 000, d = 500: each row about ten
-    times over).
+    instead of one skinny block per inclusion, which computes each row κ·(d − k)/n
+    times over in a pass.
     """
     n, s = len(state.y), len(validation.points)
     kappa = n if working_set_size is None else min(working_set_size, n)

@@ -59,10 +59,10 @@ _MAX_SUBSAMPLE_GROWTH = 4
 
 #: The default sizes (``None``): one binary problem keeps up to
 #: ``DEFAULT_MAX_BASIS_VECTORS`` basis vectors, whose pass over
-#: ``SIZED_FOR_EXAMPLES`` examples costs about ten seconds on one core, and learns its
-#: hyperparameters on ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples (full EP, O(s³),
-#: about ten seconds); C one-vs-rest problems, or more examples, share those budgets
-#: down to the ``MIN_`` sizes (docs/guide.md, "Default sizes").
+#: ``SIZED_FOR_EXAMPLES`` examples (O(n·d²)) is the time budget of one fit, and learns
+#: its hyperparameters on ``DEFAULT_HYPERPARAMETER_SAMPLES`` examples (full EP, O(s³),
+#: about the same); C one-vs-rest problems, or more examples, share those budgets
+#: down to the ``MIN_`` sizes (docs/guide.md, "Default sizes", gives the times).
 DEFAULT_MAX_BASIS_VECTORS = 600
 MIN_DEFAULT_BASIS_VECTORS = 300
 SIZED_FOR_EXAMPLES = 50_000
