@@ -264,3 +264,15 @@ def test_every_result_file_is_referenced():
         if path.stem not in texts
     ]
     assert not orphans
+
+
+def test_the_uci_peers_start_where_our_run_over_every_row_starts():
+    """GPy's SGPR is given our screen's end and k-means pseudo-inputs: a kernel of a
+    length-scale per feature, a noise and M inputs of the data's width."""
+    uci = importlib.import_module("benchmarks.tit09_sgpr.uci_regression")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(300)
+    kernel, noise, Z = uci._our_start(X, (y - y.mean()) / y.std())
+    assert np.shape(kernel.k2.length_scale) == (3,)
+    assert noise > 0 and Z.shape == (60, 3)

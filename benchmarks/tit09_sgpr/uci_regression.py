@@ -36,7 +36,6 @@ from sparsegp import (
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import UCI_NAMES, load_uci
 from sparsegp.estimators.sparse_gp_regressor import DEFAULT_MAX_INDUCING
-from sparsegp.kernels import split_white_noise
 from sparsegp.methods.kernel_defaults import default_length_scale
 from sparsegp.methods.pseudo_inputs import kmeans_centres
 from sparsegp.methods.sparse_regression import SparseRegression
@@ -104,7 +103,7 @@ def _our_start(X, y_normalised):
     estimator = SparseGPRegressor()
     M = min(len(X) // 5, DEFAULT_MAX_INDUCING)
     rng = np.random.RandomState(0)
-    starts = [split_white_noise(k) for k in estimator._starts(X)]
+    starts = estimator._starts(X)  # (kernel, noise) pairs
     kernel, noise = SparseRegression(n_inducing=M)._best_start(
         X, y_normalised, starts, rng
     )
