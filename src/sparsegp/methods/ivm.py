@@ -363,7 +363,7 @@ class ActiveSetFitting:
         rng: np.random.RandomState,
         then: Any,
     ) -> Fit:
-        """:meth:`_fit_active_set`'s two fits at once, and ``then``'s EP started on
+        """:meth:`fit`'s two fits at once, and ``then``'s EP started on
         the model of the fit that ends first, on the thread it leaves, its row blocks
         on one thread fewer than the fit's (a :class:`GatedPool`: the core the other
         fit runs on stays its own). If that model is chosen its EP gets every thread
@@ -398,7 +398,7 @@ class ActiveSetFitting:
         self, X: Any, y: np.ndarray, fits: list[Fit], rng: np.random.RandomState
     ) -> int:
         """The index of the fit of the two that predicts the points outside both
-        active sets better (:meth:`_fit_active_set`)."""
+        active sets better (:meth:`fit`)."""
         outside = np.ones(len(y), dtype=bool)
         for model, _ in fits:
             outside[model.details["active_set"]] = False
@@ -443,7 +443,7 @@ class ActiveSetFitting:
         therefore scored by the predictive NLP of up to ``_N_SCORE`` training points
         outside the active set (the O(n) criterion of [LSH02] §3), and the best round
         kept; with ``ard="auto"`` one more round may try a length-scale per feature
-        (:meth:`_ard_round`). ``d`` (None: the estimator's) is the active set's size,
+        (:meth:`_ard_round`). ``d`` (None: ``settings.active_set_size``) is the active set's size,
         ``rounds`` (None: ``n_outer_iterations``) the rounds' count.
         """
         start = time.perf_counter()
