@@ -429,8 +429,9 @@ class GPRegressorMixin(RegressorMixin, BaseEstimator):
 
     def _latent_and_noise(self, X):
         """Latent mean and variance at ``X`` and the noise, in normalised units."""
-        mean, var = self._fitted_model().latent_mean_and_variance(X)
-        return mean, var, self._fitted_model().likelihood.noise
+        model = self._fitted_model()
+        mean, var = model.latent_mean_and_variance(X)
+        return mean, var, model.likelihood.noise
 
     def _training_data(self, X, y):
         """``X`` and ``y`` validated, ``y`` normalised (:meth:`_normalize_targets`) and

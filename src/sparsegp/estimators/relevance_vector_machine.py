@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -61,7 +60,6 @@ class _RVMFitting:
 
     def _fit_rvm(self, X, t, rng, **options):
         """Train on targets/labels ``t``; returns the :class:`FittedModel` and the fit."""
-        start = time.perf_counter()
         settings = RVMSettings(
             method=self.method,
             update=self.update,
@@ -73,20 +71,16 @@ class _RVMFitting:
             tol=self.tol,
             max_iter=self.max_iter,
         )
-        model, fit = fit_rvm(
+        return fit_rvm(
             X,
             t,
             lambda: self._basis(X, t, rng, options.get("pool")),
             settings,
             rng,
             self._report,
+            type(self).__name__,
             **options,
         )
-        self._report(
-            f"{type(self).__name__}: {len(model.points)} relevance vectors after "
-            f"{fit.n_iterations} E-steps ({time.perf_counter() - start:.1f} s)"
-        )
-        return model, fit
 
     def _report(self, message):
         report_progress(self, message=message)

@@ -9,6 +9,7 @@ same loss with the basis fixed, and again, until the loss stops falling
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -222,6 +223,7 @@ def fit_nlp_classifier(
     counted; the loss's completion of the columns outside the basis on the thread
     ``pool`` (the model does not depend on it). Warns where the loss was still
     falling at ``max_outer_iterations``."""
+    start = time.perf_counter()
     loops = _Loops(X, y, settings, rng, pool, report)
     iterations, plateau = loops.outer(kernel, likelihood, settings.learn)
     if settings.ard:
@@ -242,7 +244,8 @@ def fit_nlp_classifier(
     report(
         f"NLPSparseGPClassifier: n={len(y)} d={settings.basis_size} "
         f"{len(iterations)} outer iterations, iteration "
-        f"{iterations.index(chosen) + 1} kept, NLP {chosen.loss.value:.4f}"
+        f"{iterations.index(chosen) + 1} kept, NLP {chosen.loss.value:.4f} "
+        f"({time.perf_counter() - start:.1f} s)"
     )
     model = chosen.freeze(X)
     if settings.ard:

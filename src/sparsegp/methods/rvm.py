@@ -10,6 +10,7 @@ algorithms.md §4.5).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -98,12 +99,14 @@ def fit_rvm(
     settings: RVMSettings,
     rng: np.random.RandomState,
     report: Report,
+    name: str = "RVM",
     **options: Any,
 ) -> tuple[FittedModel, RVMFit]:
     """Train on targets (regression) or ±1 labels (``classification=True``) ``t``:
     the dictionary first, then ``basis()``'s kernel, then EM; the fitted model (the
-    choice of basis in its details) and the EM's fit. ``options`` go to the EM
-    (the noise, or the mean field and the thread pool)."""
+    choice of basis in its details) and the EM's fit; ``name`` heads the progress
+    line. ``options`` go to the EM (the noise, or the mean field and the pool)."""
+    start = time.perf_counter()
     classification = bool(options.get("classification"))
     centres = dictionary(X, settings.n_basis, rng, t if classification else None)
     if settings.method == "batch":
@@ -112,8 +115,8 @@ def fit_rvm(
     fit = _run_em(X, t, kernel, centres, settings, report, options)
     model = _model_from_fit(X, kernel, centres, fit, settings.bias)
     report(
-        f"  {len(model.points)} relevance vectors of {len(centres)} after "
-        f"{fit.n_iterations} E-steps"
+        f"{name}: {len(model.points)} relevance vectors of {len(centres)} after "
+        f"{fit.n_iterations} E-steps ({time.perf_counter() - start:.1f} s)"
     )
     return replace(model, details=model.details | choice), fit
 
