@@ -26,11 +26,12 @@ from .._threads import one_blas_thread
 from ..kernels import split_white_noise
 from ..likelihoods import Gaussian, Probit
 from ..methods.every_site import every_site_if_it_fits
-from ..methods.full_ep import full_ep_settings
+from ..methods.full_ep import ard_by_full_ep, full_ep_settings
 from ..methods.kernel_defaults import default_kernel
 from ..methods.online_gp import (
     OnlinePasses,
-    classifier_hyperparameters,
+    ard_candidates,
+    classifier_model,
     default_basis_size,
     default_hyperparameter_samples,
     hyperparameter_sample_size,
@@ -551,21 +552,20 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
             progress=f"{type(self).__name__}: EP evidence" if self.verbose else None,
         )
         advice = "to keep a kernel fixed, pass it with optimizer=None"
+
+        def warn(fit):
+            warn_full_ep_not_converged(self, fit, settings, advice)
+
+        model = classifier_model(X_sub, y_sub, kernel, self.bias, settings, warn)
+        if not chooses_ard(self, X):
+            return [(model.kernel, model.likelihood)], None, {}
         outside = np.ones(len(y), dtype=bool)
         outside[rows] = False
-        ard = None
-        if chooses_ard(self, X):
-            ard = "candidates" if replayable and outside.any() else "evidence"
-        candidates, choice = classifier_hyperparameters(
-            X_sub,
-            y_sub,
-            kernel,
-            self.bias,
-            settings,
-            ard,
-            lambda fit: warn_full_ep_not_converged(self, fit, settings, advice),
-        )
-        return candidates, outside if len(candidates) > 1 else None, choice
+        if not (replayable and outside.any()):  # the subsample's evidence decides
+            model = ard_by_full_ep(X_sub, y_sub, model, settings, warn)
+            choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
+            return [(model.kernel, model.likelihood)], None, choice
+        return ard_candidates(X_sub, y_sub, model, settings, warn), outside, {}
 
     @restore_on_failure
     @one_blas_thread

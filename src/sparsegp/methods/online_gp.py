@@ -25,7 +25,7 @@ from ..approximations.online import SparseOnlineGP
 from ..likelihoods import Likelihood
 from .ard import ard_starts
 from .fitted import FittedModel, fitted_model
-from .full_ep import ard_by_full_ep, ard_refit, fit_full_ep
+from .full_ep import ard_refit, fit_full_ep
 from .kernel_defaults import feature_spreads
 
 __all__ = [
@@ -37,7 +37,8 @@ __all__ = [
     "SIZED_FOR_EXAMPLES",
     "OnlinePasses",
     "absorb",
-    "classifier_hyperparameters",
+    "ard_candidates",
+    "classifier_model",
     "default_basis_size",
     "default_hyperparameter_samples",
     "hyperparameter_sample_size",
@@ -227,31 +228,33 @@ def prequential_choice(
     return int(ard), details, message
 
 
-def classifier_hyperparameters(
+def classifier_model(
     X_sub: np.ndarray,
     y_sub: np.ndarray,
     kernel: Kernel,
     bias: float,
     settings: EvidenceSettings,
-    ard: str | None,
     warn: Callable[[EvidenceFit], None],
-) -> tuple[list[Candidate], dict[str, Any]]:
-    """The kernels and likelihoods to run the classifier's pass with, learnt by full
-    EP's evidence on the subsample ``X_sub``, ``y_sub`` (algorithms.md §3.6), and the
-    record of a choice made. ``ard``: ``None`` for the one learnt model; ``"evidence"``
-    for ``ard="auto"`` decided by the subsample's evidence; ``"candidates"`` for the
-    isotropic model and the ARD model fitted from it, both, for
-    :func:`prequential_choice` over the examples outside the subsample. ``warn`` sees
-    every full-EP fit."""
+) -> FittedModel:
+    """The classifier's kernel and probit bias, learnt by full EP's evidence on the
+    subsample ``X_sub``, ``y_sub`` from ``kernel`` (algorithms.md §3.6); ``warn`` sees
+    the fit."""
     fit = fit_full_ep(X_sub, y_sub, kernel, bias, settings)
     warn(fit)
-    model = fitted_model(fit)
-    if ard is None:
-        return [(model.kernel, model.likelihood)], {}
-    if ard == "evidence":
-        model = ard_by_full_ep(X_sub, y_sub, model, settings, warn)
-        choice = {key: model.details[key] for key in ("ard", "ard_evidence_gain")}
-        return [(model.kernel, model.likelihood)], choice
+    return fitted_model(fit)
+
+
+def ard_candidates(
+    X_sub: np.ndarray,
+    y_sub: np.ndarray,
+    model: FittedModel,
+    settings: EvidenceSettings,
+    warn: Callable[[EvidenceFit], None],
+) -> list[Candidate]:
+    """``ard="auto"``'s two candidates for :func:`prequential_choice`: the isotropic
+    ``model`` and the ARD model fitted from it on the same subsample (from each of
+    :func:`~sparsegp.methods.ard.ard_starts`, the higher evidence kept); ``warn`` sees
+    every full-EP fit."""
     refit = ard_refit(X_sub, y_sub, settings, warn)
     starts = ard_starts(
         model.kernel,
@@ -263,7 +266,7 @@ def classifier_hyperparameters(
         (refit(kernel, model) for kernel, _ in starts),
         key=lambda fit: fit.log_marginal_likelihood,
     )
-    return [(m.kernel, m.likelihood) for m in (model, with_ard)], {}
+    return [(m.kernel, m.likelihood) for m in (model, with_ard)]
 
 
 def regressor_hyperparameters(
