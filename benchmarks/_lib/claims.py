@@ -658,7 +658,10 @@ UCI_FINDING = (
     "pseudo-input coordinates carries a rounding difference into another path — the "
     "screen on the same 3 000 rows, gathered from the cluster or indexed in memory "
     "(equal values, other addresses), already parts after 30 iterations "
-    "(`sgpr_dask`, alone)."
+    "(`sgpr_dask`, alone). Float32 row blocks would move the bound by 0.003–0.27 "
+    "nats on pol, elevators and kin40k, 10⁴ times L-BFGS-B's tolerance there, for "
+    "0.4–0.6× the sums' time: the blocks stay float64 (`python -m benchmarks run "
+    "sgpr_float32`, 2026-12-07 12:02, alone; algorithms.md §6.3)."
 )
 
 #: Column order and names of the UCI regression table.
