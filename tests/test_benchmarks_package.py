@@ -244,6 +244,38 @@ def test_the_gate_counts_wins_and_losses_beyond_a_tie_and_applies_its_rule():
         [row for k in range(5) for row in pair(f"s{k}", 0.5, 0.4, 1.0, 2.0)], budget=1.3
     )
     assert slow["time_ratio"] == pytest.approx(2.0) and not slow["passes"]
+    assert not slow["passes_as_speed_fix"]
+
+
+def test_the_gate_takes_a_faster_setting_that_loses_nothing_clearly_as_a_speed_fix():
+    """Half the time, two sets a little worse and two a little better: a speed fix; a
+    set 6 % worse (over ``SPEED_FIX_WORST_LOSS``), or losses on clearly more sets
+    than wins, is not."""
+    from benchmarks.across_methods.gate import summarize
+
+    def pair(dataset, candidate_nlp):
+        return [
+            {
+                "dataset": dataset,
+                "side": side,
+                "error": 0.1,
+                "nlp": nlp,
+                "ece": 0.0,
+                "fit_seconds": seconds,
+            }
+            for side, nlp, seconds in (
+                ("current", 0.5, 2.0),
+                ("candidate", candidate_nlp, 1.0),
+            )
+        ]
+
+    mixed = [*pair("a", 0.51), *pair("b", 0.51), *pair("c", 0.49), *pair("d", 0.49)]
+    summary = summarize(mixed, budget=1.3)
+    assert summary["passes_as_speed_fix"] and not summary["passes"]
+    assert not summarize([*mixed, *pair("e", 0.53)], 1.3)["passes_as_speed_fix"]
+    losing = [row for k in range(5) for row in pair(f"l{k}", 0.51)]
+    assert summarize(losing, 1.3)["sign_p_current"] == pytest.approx(0.5**5)
+    assert not summarize(losing, 1.3)["passes_as_speed_fix"]
 
 
 def test_every_result_file_is_referenced():

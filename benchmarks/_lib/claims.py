@@ -727,6 +727,9 @@ GATE_RUNS = {
     "(the five sets beyond 2 000 rows)",
     "gate_nlp_one_nat": "NLP classifier: its outer loop stops where the loss gains "
     "less than a nat over its points (c45725d → now)",
+    "gate_ivm_auto_once": 'IVM: `selection="auto"` compared on the first of several '
+    "classes under 2 000 rows, the others select once at its kernel (a5b3032 → now; "
+    "the multi-class sets)",
 }
 
 GATE_FINDING = (
@@ -751,8 +754,22 @@ GATE_FINDING = (
     "outer loop counting only gains of at least one nat over the held-out points "
     "(algorithms.md §2.3) changes no model on 19 sets and fits digits, whose classes "
     "separate, in 0.66× the time at the same NLP: no NLP moves, so the sign test "
-    "cannot pass; taken as a speed fix."
+    "cannot pass; taken as a speed fix. The speed-fix rule (CONTRIBUTING.md: not "
+    "slower in the mean, the current default winning on no clearly larger number of "
+    "sets, no set more than 5 % worse) now says so of it and of the IVM's two "
+    'choices made once: `selection="auto"` compared on the first of several classes '
+    "under 2 000 rows fits the six multi-class sets it touches in 0.58× the time, "
+    "two NLP wins and three losses of at most 1.9 % (splice3), the error no higher "
+    "on any (digits 1.30 → 1.11 %)."
 )
+
+
+def _verdict(summary):
+    """The gate's verdict: a better default, a speed fix (CONTRIBUTING.md), or
+    neither."""
+    if summary["passes"]:
+        return "passes"
+    return "passes as a speed fix" if summary["passes_as_speed_fix"] else "does not pass"
 
 
 def _gate():
@@ -769,7 +786,7 @@ def _gate():
                 f"{summary['sign_p']:.3f}",
                 f"{100 * summary['worst_nlp_change']:+.1f} % ({summary['worst_set']})",
                 f"{summary['time_ratio']:.2f} (≤ {summary['budget']})",
-                "passes" if summary["passes"] else "does not pass",
+                _verdict(summary),
             ]
         )
         changes = [

@@ -558,3 +558,69 @@ def test_auto_selection_beyond_the_subsample_starts_from_its_kernel(monkeypatch)
     calls.clear()
     IVMClassifier(active_set_size=40, posterior="active_set", random_state=0).fit(X, y)
     assert calls[-1][2] is None  # n_outer_iterations rounds
+
+
+def test_auto_selection_is_compared_on_the_first_of_several_classes(monkeypatch):
+    """Under AUTO_SELECTION_ROWS rows only the first one-vs-rest problem fits both
+    selections; the others fit its choice once, at its kernel and with no rounds
+    where the pass relearns theirs, and with the default start and their rounds
+    where there is no pass."""
+    X, y = make_blobs(n_samples=300, centers=3, cluster_std=3.0, random_state=0)
+    calls, compared = [], []
+    fit_ivm = ivm_method.ActiveSetFitting._fit_ivm
+    better_fit = ivm_method.ActiveSetFitting._better_fit
+
+    def recorded(self, X, y, kernel, rng, strategy, stop=None, d=None, rounds=None):
+        calls.append((strategy, kernel, rounds))
+        return fit_ivm(self, X, y, kernel, rng, strategy, stop, d, rounds)
+
+    def counted(self, *args):
+        compared.append(True)
+        return better_fit(self, *args)
+
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_fit_ivm", recorded)
+    monkeypatch.setattr(ivm_method.ActiveSetFitting, "_better_fit", counted)
+    clf = IVMClassifier(active_set_size=30, random_state=0).fit(X, y)
+    first, *others = clf.estimators_
+    assert len(compared) == 1 and len(calls) == 2 + len(others)
+    assert {strategy for strategy, *_ in calls[:2]} == {"randomized", "random"}
+    for model, (strategy, kernel, rounds) in zip(others, calls[2:], strict=True):
+        assert strategy == first.details["selection"] == model.details["selection"]
+        assert kernel == first.kernel and rounds == 0
+    calls.clear()
+    IVMClassifier(active_set_size=30, posterior="active_set", random_state=0).fit(X, y)
+    assert [rounds for *_, rounds in calls[2:]] == [None, None]
+    assert calls[2][1] == calls[0][1]  # the default kernel, not the first's
+
+
+def test_auto_selection_decided_once_gives_the_model_auto_would_have():
+    """A problem that takes another's choice (and no pass relearns its kernel) fits
+    as ``"auto"`` would have had it chosen the same: the same stream, the same
+    model."""
+    from dataclasses import replace
+
+    from sparsegp.methods.kernel_defaults import default_kernel
+
+    X, y = make_classification(n_samples=240, n_features=4, random_state=1)
+    y = np.where(y == 1, 1.0, -1.0)
+    settings = ivm_method.IVMSettings(active_set_size=25, selection="auto")
+    task = ProbitTask(0.0, None, "IVMClassifier")
+    kernel = default_kernel(X, constant=1.0)
+
+    def fitted(settings):
+        fitting = ivm_method.ActiveSetFitting(settings, task, lambda line: None)
+        return fitting.fit(X, y, kernel, np.random.RandomState(3))
+
+    compared, learnt = fitted(settings)
+    for strategy in ("randomized", "random"):
+        chosen, _ = fitted(replace(settings, auto_choice=(strategy, learnt)))
+        assert chosen.details["selection"] == strategy
+        if strategy == compared.details["selection"]:
+            np.testing.assert_array_equal(
+                chosen.details["active_set"], compared.details["active_set"]
+            )
+            np.testing.assert_array_equal(chosen.kernel.theta, compared.kernel.theta)
+        else:
+            assert set(chosen.details["active_set"]) != set(
+                compared.details["active_set"]
+            )

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..methods.every_site import EverySitePass, pass_fits_in_memory, relearning
 from ..methods.fitc_ep import require_fitc_memory
 from ..methods.ivm import (
+    AUTO_SELECTION_ROWS,
     ActiveSetFitting,
     GaussianTask,
     IVMSettings,
@@ -90,6 +91,11 @@ class _IVMFitting:
             )
         return d
 
+    #: ``selection="auto"``'s choice on the first one-vs-rest problem and that
+    #: problem's kernel, which the others take (:meth:`IVMClassifier._fit_problems`);
+    #: None: each compares.
+    _auto_choice: tuple[str, Kernel] | None = None
+
     def _chooses_ard(self, X):
         """Whether a fit tries a length-scale per feature (``ard="auto"``)."""
         return False
@@ -111,6 +117,7 @@ class _IVMFitting:
             ard=self._chooses_ard(X),
             threads=self._n_row_threads,
             progress=bool(self.verbose),
+            auto_choice=self._auto_choice,
         )
         fitting = ActiveSetFitting(
             settings, self._task(), lambda line: report_progress(self, message=line)
@@ -168,7 +175,9 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         on clean digits it is several times more accurate than uniform. Beyond
         ``AUTO_SELECTION_ROWS`` (2 000) rows the two compare on a random subsample
         of that many, with ``d`` scaled to it, and the better strategy alone then
-        selects on every row.
+        selects on every row. With several classes under that many rows the
+        first one-vs-rest problem compares, and the others select once with its
+        strategy at its kernel where the pass over every site relearns theirs.
     selection_size, retain, n_random_start, n_full_greedy : default 500, 0.5, 2, 198
         The randomized greedy schedule of [LSH02] §3.
     store_dtype : {"auto", "float32", "float64"}, default="auto"
@@ -339,6 +348,22 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         if self.bias_variance is not None:
             kernel = kernel + ConstantKernel(self.bias_variance, "fixed")
         return kernel
+
+    def _fit_problems(self, X, problems):
+        """The one-vs-rest problems; below ``AUTO_SELECTION_ROWS`` rows
+        ``selection="auto"`` compares its two selections on the first problem only,
+        and the others select once with its choice at its kernel where the pass over
+        every site relearns theirs (:meth:`~sparsegp.methods.ivm.ActiveSetFitting.fit`):
+        the label noise the comparison detects is the data set's, and the second
+        selection's fit and the rounds would triple every problem's cost."""
+        if self.selection != "auto" or len(problems) < 2 or len(X) > AUTO_SELECTION_ROWS:
+            return super()._fit_problems(X, problems)
+        first = super()._fit_problems(X, problems[:1])
+        self._auto_choice = (first[0].details["selection"], first[0].kernel)
+        try:
+            return first + super()._fit_problems(X, problems[1:])
+        finally:
+            del self._auto_choice
 
     def _fit_binary(self, X, y, random_state):
         kernel = self._kernel_for(X)

@@ -83,6 +83,8 @@ SMALL_ACTIVE_SET = 300
 #: many rows where the training set is larger (:meth:`ActiveSetFitting.fit`), and
 #: then selects on every row with the strategy that predicted better there.
 AUTO_SELECTION_ROWS = 2000
+#: The two selections ``selection="auto"`` compares.
+_AUTO_STRATEGIES = ("randomized", "random")
 
 #: Training points outside the active set used to compare hyperparameter rounds.
 _N_SCORE = 2000
@@ -214,6 +216,10 @@ class IVMSettings:
     ard: bool = False
     threads: int = 1
     progress: bool = False
+    #: ``(strategy, kernel)``: what ``selection="auto"`` takes below
+    #: ``AUTO_SELECTION_ROWS`` rows without comparing, its choice on another problem
+    #: of the same rows and the kernel that problem's model ended with.
+    auto_choice: tuple[str, Kernel] | None = None
 
 
 class ActiveSetFitting:
@@ -305,7 +311,10 @@ class ActiveSetFitting:
         row from the kernel its subsample fit learnt (:meth:`_strategy_by_subsample`):
         where ``then`` relearns the kernel on rows, once at that kernel (its rounds
         would only move the pseudo-inputs the relearning starts from), else with
-        its ``n_outer_iterations`` rounds.
+        its ``n_outer_iterations`` rounds. With ``settings.auto_choice`` (the choice
+        on another one-vs-rest problem of the same rows) ``"auto"`` below
+        ``AUTO_SELECTION_ROWS`` rows fits that strategy only
+        (:meth:`_fit_as_chosen`).
         """
         if self.settings.selection != "auto" or len(y) > AUTO_SELECTION_ROWS:
             strategy, rounds = self.settings.selection, None
@@ -315,8 +324,10 @@ class ActiveSetFitting:
                     rounds = 0
             model, kernel = self._fit_ivm(X, y, kernel, rng, strategy, rounds=rounds)
         else:
-            strategies = ("randomized", "random")
+            strategies = _AUTO_STRATEGIES
             seeds = rng.randint(2**31 - 1, size=2)
+            if self.settings.auto_choice is not None:
+                return self._fit_as_chosen(X, y, kernel, seeds, then)
             stop = StopSignal()  # Ctrl-C, or an error in one fit, ends the other
 
             def fit(strategy: str, seed: int) -> Callable[[], Fit]:
@@ -331,6 +342,22 @@ class ActiveSetFitting:
             model, kernel = fits[self._better_fit(X, y, fits, rng)]
         return (model if then is None else then(model)), kernel
 
+    def _fit_as_chosen(
+        self, X: Any, y: np.ndarray, kernel: Kernel, seeds: np.ndarray, then: Any
+    ) -> Fit:
+        """:meth:`fit` by ``settings.auto_choice``'s strategy, with the stream
+        ``"auto"`` gives it. Where ``then`` relearns the kernel, one selection at the
+        other problem's kernel, as :meth:`_strategy_by_subsample`'s: the relearning
+        starts from its points, and the rounds would only move them."""
+        assert self.settings.auto_choice is not None
+        strategy, chosen_kernel = self.settings.auto_choice
+        stream = np.random.RandomState(seeds[_AUTO_STRATEGIES.index(strategy)])
+        rounds = None
+        if then is not None and then.relearns(chosen_kernel):
+            kernel, rounds = chosen_kernel, 0
+        model, kernel = self._fit_ivm(X, y, kernel, stream, strategy, rounds=rounds)
+        return (model if then is None else then(model)), kernel
+
     def _strategy_by_subsample(
         self, X: Any, y: np.ndarray, kernel: Kernel, rng: np.random.RandomState
     ) -> tuple[str, Kernel]:
@@ -342,7 +369,7 @@ class ActiveSetFitting:
         rows = np.sort(rng.choice(n, rows_n, replace=False))
         X_rows, y_rows = rows_of(X, rows), y[rows]
         d = max(1, int(round(self.settings.active_set_size * rows_n / n)))
-        strategies = ("randomized", "random")
+        strategies = _AUTO_STRATEGIES
         fits = [
             self._fit_ivm(X_rows, y_rows, kernel, rng, strategy, d=d)
             for strategy in strategies
