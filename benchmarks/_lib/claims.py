@@ -769,7 +769,9 @@ def _verdict(summary):
     neither."""
     if summary["passes"]:
         return "passes"
-    return "passes as a speed fix" if summary["passes_as_speed_fix"] else "does not pass"
+    return (
+        "passes as a speed fix" if summary["passes_as_speed_fix"] else "does not pass"
+    )
 
 
 def _gate():

@@ -356,7 +356,11 @@ class IVMClassifier(_IVMFitting, GPClassifierMixin):
         every site relearns theirs (:meth:`~sparsegp.methods.ivm.ActiveSetFitting.fit`):
         the label noise the comparison detects is the data set's, and the second
         selection's fit and the rounds would triple every problem's cost."""
-        if self.selection != "auto" or len(problems) < 2 or len(X) > AUTO_SELECTION_ROWS:
+        if (
+            self.selection != "auto"
+            or len(problems) < 2
+            or len(X) > AUTO_SELECTION_ROWS
+        ):
             return super()._fit_problems(X, problems)
         first = super()._fit_problems(X, problems[:1])
         self._auto_choice = (first[0].details["selection"], first[0].kernel)
