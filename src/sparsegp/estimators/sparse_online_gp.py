@@ -143,8 +143,7 @@ class SparseOnlineGPRegressor(_OnlineFitting, GPRegressorMixin):
     max_basis_vectors : int or None, default=None
         The cap ``d`` on the BV set. ``None``: the classifier's budget for two
         classes, :func:`~sparsegp.methods.online_gp.default_basis_size` (600 up to
-        50 000 examples, fewer beyond, at most N/5 above 300): a pass costs O(n·d²),
-        and a BV
+        50 000 examples, fewer beyond, at least 300): a pass costs O(n·d²), and a BV
         set of 100 kept the error of larger training sets above that of smaller
         ones.
     tol : float, default=1e-6
@@ -357,8 +356,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         classes up to 50 000 examples, fewer
         where C one-vs-rest problems or more examples would cost more — ``d`` such
         that the passes cost one such pass together (``600·√(50 000/(C·n))``), at
-        most N/5 and at least 300
-        (:func:`~sparsegp.methods.online_gp.default_basis_size`; 600 for
+        least 300 (:func:`~sparsegp.methods.online_gp.default_basis_size`; 600 for
         ``partial_fit``'s two classes, a stream's length unknown). On low-noise data
         the error keeps falling past d = 300 (docs/guide.md, "Default sizes").
     tol, deletion_score, n_passes, shuffle

@@ -67,9 +67,6 @@ _MAX_SUBSAMPLE_GROWTH = 4
 DEFAULT_MAX_BASIS_VECTORS = 600
 MIN_DEFAULT_BASIS_VECTORS = 300
 SIZED_FOR_EXAMPLES = 50_000
-#: Above ``MIN_DEFAULT_BASIS_VECTORS`` the default BV set holds at most this share of
-#: the examples: the IVM's and NLP classifier's N/5 where N is small.
-MAX_BASIS_SHARE = 0.2
 DEFAULT_HYPERPARAMETER_SAMPLES = 1000
 MIN_DEFAULT_HYPERPARAMETER_SAMPLES = 300
 
@@ -80,12 +77,11 @@ Candidate = tuple[Kernel, Likelihood]
 def default_basis_size(n: int | None, n_problems: int) -> int:
     """``max_basis_vectors=None``: the ``d`` at which ``n_problems`` passes over ``n``
     examples (O(C·n·d²)) cost one pass of ``DEFAULT_MAX_BASIS_VECTORS`` over
-    ``SIZED_FOR_EXAMPLES`` examples, at most ``MAX_BASIS_SHARE`` of the ``n``,
-    between ``MIN_DEFAULT_BASIS_VECTORS`` and ``DEFAULT_MAX_BASIS_VECTORS``;
-    ``n=None`` (a stream) counts ``SIZED_FOR_EXAMPLES``."""
+    ``SIZED_FOR_EXAMPLES`` examples, between ``MIN_DEFAULT_BASIS_VECTORS`` and
+    ``DEFAULT_MAX_BASIS_VECTORS``; ``n=None`` (a stream) counts
+    ``SIZED_FOR_EXAMPLES``."""
     n = SIZED_FOR_EXAMPLES if n is None else n
     d = DEFAULT_MAX_BASIS_VECTORS * np.sqrt(SIZED_FOR_EXAMPLES / (n_problems * n))
-    d = min(d, MAX_BASIS_SHARE * n)
     return int(np.clip(round(d), MIN_DEFAULT_BASIS_VECTORS, DEFAULT_MAX_BASIS_VECTORS))
 
 
