@@ -386,8 +386,11 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         cost one subsample's fit
         (:func:`~sparsegp.methods.online_gp.default_hyperparameter_samples`). A larger
         subsample learns the shorter length-scales that many examples support.
-    n_restarts_optimizer : int, default=2
-        Extra optimiser starts from random hyperparameters.
+    n_restarts_optimizer : int, default=0
+        Extra optimiser starts from random hyperparameters. The classifier, like
+        :class:`EPGPClassifier`, starts once by default: on the defaults gate's
+        sets two more found no better model at twice the time (algorithms.md
+        §3.6).
     bias : float, default=0.0
         Probit bias ``b`` (the starting value when it is learnt).
     amplitude_prior : float or None, default=3.0
@@ -463,7 +466,7 @@ class SparseOnlineGPClassifier(_OnlineFitting, GPClassifierMixin):
         posterior="auto",
         optimizer="fmin_l_bfgs_b",
         n_hyperparameter_samples=None,
-        n_restarts_optimizer=2,
+        n_restarts_optimizer=0,
         bias=0.0,
         amplitude_prior=3.0,
         n_jobs=None,
