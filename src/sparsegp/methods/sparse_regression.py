@@ -47,9 +47,11 @@ from .pseudo_inputs import kmeans_centres
 
 __all__ = ["SparseRegression", "row_blocks"]
 
-#: Rows and L-BFGS-B iterations of the fits that choose among starts
-#: (:meth:`SparseRegression._best_start`).
+#: Rows, pseudo-inputs and L-BFGS-B iterations of the fits that choose among starts
+#: (:meth:`SparseRegression._best_start`): they rank the starts' length-scales, and
+#: their pseudo-inputs are not kept.
 START_ROWS = 3000
+START_INDUCING = 100
 START_ITERATIONS = 30
 
 #: Rows of a block: its M × rows arrays stay in cache-sized pieces, and two threads
@@ -196,8 +198,9 @@ class SparseRegression:
         rng: np.random.RandomState,
     ) -> tuple[Kernel, float]:
         """The end ``(kernel, noise)`` of the start whose fit of
-        ``START_ITERATIONS`` steps on ``START_ROWS`` random rows (``M`` a fifth of
-        them at most), the noise held at its start, ends highest (algorithms.md
+        ``START_ITERATIONS`` steps on ``START_ROWS`` random rows (``M`` at most
+        ``START_INDUCING`` and a fifth of them), the noise held at its start, ends
+        highest (algorithms.md
         §6.3): with the noise free, the objective can climb to the model that calls
         every target noise (the amplitude on its lower bound, where the length-scales'
         gradient vanishes) and stay there, and from a start far from the optimum the
@@ -208,7 +211,7 @@ class SparseRegression:
         rows = rng.choice(len(y), min(START_ROWS, len(y)), replace=False)
         screen = replace(
             self,
-            n_inducing=min(self.n_inducing, len(rows) // 5 or 1),
+            n_inducing=min(self.n_inducing, START_INDUCING, len(rows) // 5 or 1),
             max_iter=START_ITERATIONS,
             noise_bounds=None,
         )
