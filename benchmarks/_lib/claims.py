@@ -634,26 +634,27 @@ UCI_RUNS = (
 
 UCI_FINDING = (
     "Partly met. From the same start, `SparseGPRegressor()`'s NLPD on split 0 is at "
-    "or below GPy's SGPR on five sets of six (kin40k: −0.088 against GPy's −0.118, "
-    "our fit at its 200-iteration cap) and below the exact GP on 3 000 points on "
-    "five (kin40k again: −0.253). Both fits stop at 200 iterations, ours in a fifth "
-    "of GPy's time; with `max_iter=1000` ours passes GPy on kin40k (−0.194) in 1.3× "
-    "GPy's time for its 200, still above the exact GP and still climbing (M = 200 is "
-    "short for this nearly noise-free set). It runs 5.0–7.9× faster than GPy on "
-    "elevators, kin40k and keggdirected, 2.1–4.0× on pumadyn32nm, pol and bike, not "
-    "≥ 5× there: our time includes the three 30-iteration screens on 3 000 rows that "
-    "choose the start GPy is given (on pumadyn32nm 2.9 s of our 5.9 s, its fit over "
-    "every row converging in 43 evaluations), and GPy's fit on bike stops early at a "
-    "far worse bound. The screens now fit 100 pseudo-inputs where they fitted 200 "
-    "(they only rank the starts): over splits 0–2 the default's NLPD and RMSE are "
-    "the same or better on all six sets (bike −1.303 → −1.316, kin40k −0.071 → "
-    "−0.085) and the fit takes 0.6–0.8× the time on the four smaller sets (runs "
-    "2026-12-07 13:37–14:10 against 08:26–08:59, two at a time on the two cores "
-    "both). A length-scale per feature "
+    "or below GPy's SGPR on five sets of six (kin40k: −0.104 against GPy's −0.120, "
+    "both fits at their 200-iteration cap) and below the exact GP on 3 000 points on "
+    "five (kin40k again: −0.253); with `max_iter=1000` ours passes GPy on kin40k "
+    "(−0.184) in 1.5× GPy's time for its 200, still above the exact GP and still "
+    "climbing (M = 200 is short for this nearly noise-free set). One evaluation of "
+    "the objective and its gradient at the same point takes 4.4–7.0× less time than "
+    "GPy's (line below); the whole fit is ≥ 5× faster than GPy's on kin40k, "
+    "elevators and keggdirected (5.2–6.7×), 3.0× on pumadyn32nm and 4.2× on pol, "
+    "where the three 30-iteration screens on 3 000 rows that choose the start GPy "
+    "is given are in our time (2.3 s of 7.7 s on pumadyn32nm); on bike GPy's "
+    "L-BFGS stops after 11 evaluations at an NLPD of −0.13 against our −1.33. The "
+    "pseudo-inputs now move in units of the rows' feature spread, not the k-means "
+    "centres' (algorithms.md §6.3): over splits 0–2 kin40k's NLPD fell from −0.085 "
+    "to −0.101 (lower on each split), the other five moved by at most 0.005 nats "
+    "in the mean (runs 2026-12-07 15:24–15:57, two at a time on the two cores, "
+    "against 13:37–14:10, likewise). A length-scale per feature "
     "lowers the NLPD on every set (pumadyn32nm 1.419 → 0.161, bike 0.472 → −1.26; "
     "keggdirected ties): it is the default. FITC has the lower NLPD on all six sets "
-    "but a 33–150 % higher RMSE on pol, bike and kin40k, and its noise falls to 10⁻⁵ "
-    "of the exact GP's on five sets, as Bauer et al. describe (learnt noise below): "
+    "but a 35–121 % higher RMSE on pol, bike and kin40k, and its noise falls to "
+    "its lower bound (10⁻⁵ of the targets' variance, 10⁻⁴–10⁻² of the exact GP's) on "
+    "five sets, as Bauer et al. describe (learnt noise below): "
     "VFE stays the default, FITC an option where error bars matter more than the "
     "mean. The IVM's and online GP's isotropic kernels, and the exact GP from its one "
     "ARD start, miss pumadyn32nm's two relevant inputs. Peers in the same process as "
@@ -726,6 +727,31 @@ def _uci():
         "Learnt noise variance on split 0 (VFE, FITC, exact GP): "
         + "; ".join(noises)
         + ".",
+        *_uci_evaluations(found),
+    ]
+
+
+def _uci_evaluations(found):
+    """A line per split-0 run with ``evaluation_time``: one evaluation's seconds, ours
+    and GPy's at the same point, and each fit's L-BFGS evaluations over every row."""
+    parts = []
+    for name, fits in found.items():
+        if "evaluation_time" not in fits or "gpy_vfe" not in fits:
+            continue
+        timed = fits["evaluation_time"][0]
+        ours, gpy = timed["seconds"], timed["gpy_seconds"]
+        evaluations = [fits[m][0].get("evaluations") for m in ("vfe", "gpy_vfe")]
+        parts.append(
+            f"{name} {1e3 * ours:.0f} / {1e3 * gpy:.0f} ms ({gpy / ours:.1f}×), "
+            f"{evaluations[0]} / {evaluations[1]} evaluations"
+        )
+    if not parts:
+        return []
+    return [
+        "",
+        "One evaluation of VFE's objective and gradient over every row at the same "
+        "point, ours / GPy's (GPy's time over ours), and the evaluations each fit "
+        "over every row made, ours / GPy's (split 0): " + "; ".join(parts) + ".",
     ]
 
 

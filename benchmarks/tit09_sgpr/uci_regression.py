@@ -10,12 +10,15 @@ density (NLPD, nats, the targets' units) and fit time of
 
 - ``SparseGPRegressor()`` (VFE, ARD), ``SparseGPRegressor(approximation="fitc")``
   and ``SparseGPRegressor(ard=False)``, with the learnt noise variance of each;
-- GPy's ``SparseGPRegression`` (VFE, ARD RBF) from the point where our run over every
+- GPy's ``SparseGPRegression`` (VFE, ARD RBF), and its L-BFGS evaluations beside
+  ours, from the point where our run over every
   row starts (the same k-means pseudo-inputs, kernel and noise, M and at most 200
   L-BFGS iterations), scikit-learn's exact ``GaussianProcessRegressor`` (ARD RBF) on a
   random 3 000-point subset (its noise the reference the sparse ones' are read
   against), and the library's three other regressors with their defaults
-  (``--models`` picks).
+  (``--models`` picks);
+- ``evaluation_time``: one evaluation of the objective and its gradient over every
+  row, ours and GPy's, at the same point.
 """
 
 import argparse
@@ -33,15 +36,19 @@ from sparsegp import (
     SparseGPRegressor,
     SparseOnlineGPRegressor,
 )
+from sparsegp.approximations.sparse_regression import bound_and_gradient
 from sparsegp.benchmarking import save_run
 from sparsegp.datasets import UCI_NAMES, load_uci
 from sparsegp.estimators.sparse_gp_regressor import DEFAULT_MAX_INDUCING
 from sparsegp.methods.kernel_defaults import default_length_scale
 from sparsegp.methods.pseudo_inputs import kmeans_centres
-from sparsegp.methods.sparse_regression import SparseRegression
+from sparsegp.methods.sparse_regression import SparseRegression, row_blocks
 
 #: Points of the exact GP's random subset.
 EXACT_SUBSET = 3000
+#: Evaluations of the objective and its gradient timed per approximation
+#: (``evaluation_time``).
+EVALUATIONS_TIMED = 5
 
 
 def _standardised(X, X_test):
@@ -65,7 +72,8 @@ def _ours(approximation, ard=True, max_iter=200):
             approximation=approximation, ard=ard, max_iter=max_iter, random_state=0
         )
         model.fit(X, y)
-        return model.predict(X_test, return_std=True), model.noise_variance_
+        prediction = model.predict(X_test, return_std=True)
+        return prediction, model.noise_variance_, {"evaluations": model.n_iter_}
 
     return fit
 
@@ -94,7 +102,39 @@ def _gpy(X, y, X_test):
     mean, var = model.predict(X_test)
     noise = float(model.likelihood.variance[0]) * y_std**2
     seconds = time.perf_counter() - start
-    return (y_mean + y_std * mean[:, 0], y_std * np.sqrt(var[:, 0])), noise, seconds
+    prediction = (y_mean + y_std * mean[:, 0], y_std * np.sqrt(var[:, 0]))
+    evaluations = model.optimization_runs[-1].funct_eval
+    return prediction, noise, {"seconds": seconds, "evaluations": evaluations}
+
+
+def _evaluation_seconds(X, y, X_test):
+    """Seconds of one evaluation of the objective and its gradient over every row,
+    ours and GPy's, at the point our run over every row starts (the mean of
+    ``EVALUATIONS_TIMED``): the ratio a fit of equal evaluations would have. No
+    prediction."""
+    import GPy
+
+    y = (y - y.mean()) / y.std()
+    kernel, noise, Z = _our_start(X, y)
+    blocks = row_blocks(X, y)
+    start = time.perf_counter()
+    for _ in range(EVALUATIONS_TIMED):
+        bound_and_gradient(blocks, kernel, Z, noise, "vfe")
+    ours = (time.perf_counter() - start) / EVALUATIONS_TIMED
+    gpy_kernel = GPy.kern.RBF(
+        X.shape[1],
+        variance=float(kernel.k1.constant_value),
+        lengthscale=np.array(kernel.k2.length_scale, dtype=float),
+        ARD=True,
+    )
+    model = GPy.models.SparseGPRegression(X, y[:, None], kernel=gpy_kernel, Z=Z)
+    model.likelihood.variance = noise
+    x = model.optimizer_array.copy()
+    start = time.perf_counter()
+    for _ in range(EVALUATIONS_TIMED):
+        model._objective_grads(x)
+    gpy = (time.perf_counter() - start) / EVALUATIONS_TIMED
+    return None, np.nan, {"seconds": ours, "gpy_seconds": gpy}
 
 
 def _our_start(X, y_normalised):
@@ -116,14 +156,13 @@ def _exact(X, y, X_test):
     )
     kernel = ConstantKernel() * RBF(default_length_scale(X)) + WhiteKernel(0.1)
     model = GaussianProcessRegressor(kernel, normalize_y=True).fit(X[rows], y[rows])
-    return model.predict(X_test, return_std=True), model.kernel_.k2.noise_level * y[
-        rows
-    ].std() ** 2
+    noise = model.kernel_.k2.noise_level * y[rows].std() ** 2
+    return model.predict(X_test, return_std=True), noise, {}
 
 
 def _default(estimator):
     def fit(X, y, X_test):
-        return estimator().fit(X, y).predict(X_test, return_std=True), np.nan
+        return estimator().fit(X, y).predict(X_test, return_std=True), np.nan, {}
 
     return fit
 
@@ -134,6 +173,7 @@ MODELS = {
     "vfe_1000": _ours("vfe", max_iter=1000),
     "fitc": _ours("fitc"),
     "gpy_vfe": _gpy,
+    "evaluation_time": _evaluation_seconds,
     "exact_3000": _exact,
     "ivm": _default(lambda: IVMRegressor(random_state=0)),
     "online": _default(lambda: SparseOnlineGPRegressor(random_state=0)),
@@ -151,26 +191,13 @@ def run(sets, splits, models):
                 start = time.perf_counter()
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    (mean, std), noise, *timed = MODELS[model](X, y, X_test)
-                seconds = timed[0] if timed else time.perf_counter() - start
-                rmse, nlpd = scores(mean, std, y_test)
-                rows.append(
-                    dict(
-                        set=name,
-                        split=split,
-                        model=model,
-                        rmse=rmse,
-                        nlpd=nlpd,
-                        seconds=seconds,
-                        noise=float(noise),
-                        n=len(y),
-                    )
-                )
-                print(
-                    f"{name} {split} {model:10s} RMSE {rmse:.4g} NLPD {nlpd:.4f} "
-                    f"noise {noise:.4g} {seconds:.1f} s",
-                    flush=True,
-                )
+                    prediction, noise, extra = MODELS[model](X, y, X_test)
+                row = dict(set=name, split=split, model=model, n=len(y))
+                row |= {"seconds": time.perf_counter() - start, "noise": float(noise)}
+                if prediction is not None:
+                    row["rmse"], row["nlpd"] = scores(*prediction, y_test)
+                rows.append(row | extra)
+                print(name, split, model, row | extra, flush=True)
     return rows
 
 

@@ -42,7 +42,7 @@ from ..approximations.sparse_regression import (
 from ..kernels import with_length_scale_per_feature
 from ..likelihoods import Gaussian
 from .fitted import FittedModel
-from .kernel_defaults import default_kernel
+from .kernel_defaults import default_kernel, feature_spreads
 from .pseudo_inputs import kmeans_centres
 
 __all__ = ["SparseRegression", "row_blocks"]
@@ -75,6 +75,15 @@ def default_starts(X: Any, ard: bool) -> list[tuple[Kernel, float]]:
     if ard:
         kernels = [with_length_scale_per_feature(k, X.shape[1]) for k in kernels]
     return [(kernel, START_NOISE) for kernel in kernels]
+
+
+def input_spread(X: Any) -> float:
+    """The mean standard deviation of ``X``'s features (1 where all are constant):
+    the unit the optimizer moves pseudo-inputs in. The rows' spread, not the k-means
+    centres': centres average their clusters, so theirs shrinks with ``M`` and with
+    the features, and steps measured in it make the pseudo-inputs move too slowly
+    beside the kernel (algorithms.md §6.3)."""
+    return float(np.mean(feature_spreads(X))) or 1.0
 
 
 def row_blocks(
@@ -181,10 +190,13 @@ class SparseRegression:
         over every row."""
         n = len(y)
         Z = kmeans_centres(X, np.arange(n), min(self.n_inducing, n), rng)
+        unit = input_spread(X)
         with thread_pool(self.n_threads) as pool:
             blocks = row_blocks(X, y, pool)
             try:
-                kernel, noise, Z, result = self._learn(blocks, kernel, noise, Z, rng)
+                kernel, noise, Z, result = self._learn(
+                    blocks, kernel, noise, Z, unit, rng
+                )
                 bound = evaluate_bound(blocks, kernel, Z, noise, self.approximation)
             finally:
                 blocks.close()
@@ -228,11 +240,13 @@ class SparseRegression:
         kernel: Kernel,
         noise: float,
         Z: np.ndarray,
+        unit: float,
         rng: np.random.RandomState,
     ) -> tuple[Kernel, float, np.ndarray, OptimizationResult | None]:
-        """``(kernel, noise, Z, result)`` after L-BFGS-B on the objective (the start
-        and None without ``max_iter``)."""
-        space = self._space(kernel, Z)
+        """``(kernel, noise, Z, result)`` after L-BFGS-B on the objective, the
+        pseudo-inputs moved in units of ``unit`` (the start and None without
+        ``max_iter``)."""
+        space = self._space(kernel, Z, unit)
         if self.max_iter is None or len(space) == 0:
             return kernel, noise, Z, None
         start = {"kernel": kernel, "noise": noise, "inducing": Z}
@@ -260,10 +274,9 @@ class SparseRegression:
         end = start | space.unpack(result.x)
         return end["kernel"], end["noise"], end["inducing"], result
 
-    def _space(self, kernel: Kernel, Z: np.ndarray) -> ParameterSpace:
+    def _space(self, kernel: Kernel, Z: np.ndarray, unit: float) -> ParameterSpace:
         """Kernel ``θ``, the noise's log and, where they are learnt, the pseudo-inputs
-        in units of the inputs' spread."""
-        unit = float(np.mean(np.std(Z, axis=0))) or 1.0
+        in units of ``unit``."""
         return ParameterSpace(
             [
                 kernel_block(kernel),
