@@ -132,3 +132,28 @@ def test_an_optimizer_stopped_by_its_cap_warns():
     X, y = _friedman(300)
     with pytest.warns(ConvergenceWarning, match="max_iter=3"):
         SparseGPRegressor(n_inducing=20, max_iter=3, random_state=0).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_pseudo_inputs_move_in_units_of_the_rows_spread_whatever_m(monkeypatch):
+    """The optimizer's unit for the pseudo-inputs is the rows' mean feature spread,
+    the same for any M (k-means centres' own spread shrinks as M grows), and 1 for
+    constant inputs."""
+    from sparsegp.methods import sparse_regression
+
+    X, y = make_friedman1(n_samples=300, noise=0.5, random_state=0)
+    units = []
+    space = sparse_regression.SparseRegression._space
+
+    def recording(self, *args):
+        parameters = space(self, *args)
+        units.append(parameters.blocks[-1].unit)  # the pseudo-inputs' block
+        return parameters
+
+    monkeypatch.setattr(sparse_regression.SparseRegression, "_space", recording)
+    for M in (5, 60):
+        SparseGPRegressor(n_inducing=M, max_iter=2, random_state=0).fit(X, y)
+    assert len(units) == 8  # three screens and the fit, twice
+    np.testing.assert_allclose(units[3], np.mean(np.std(X, axis=0)), rtol=1e-12)
+    assert units[7] == units[3]
+    assert sparse_regression.input_spread(np.ones((5, 3))) == 1.0
