@@ -5,7 +5,6 @@ import pytest
 from scipy.linalg import solve_triangular
 
 from sparsegp._linalg import (
-    add_outer_rows,
     cho_solve_lower,
     cholesky_in_place,
     cholesky_jitter,
@@ -14,7 +13,6 @@ from sparsegp._linalg import (
     log_det_from_cholesky,
     solve_lower,
     solve_lower_in_place,
-    solve_lower_rows,
     solve_lower_wide,
     weighted_gram,
 )
@@ -203,28 +201,3 @@ def test_matvec_equals_the_product_for_contiguous_and_strided_matrices(dtype):
         result = matvec(matrix, vector)
         assert result.dtype == dtype
         np.testing.assert_allclose(result, matrix @ vector, rtol=1e-5)
-
-
-def test_row_solves_and_outer_updates_work_in_a_larger_buffer_s_corner():
-    """``solve_lower_rows`` and ``add_outer_rows`` take a t × t view whose rows lie a
-    buffer's capacity apart: the triangular solves equal scipy's on the dense factor
-    (entries above the diagonal ignored), and the rank-one update changes the corner
-    only."""
-    rng = np.random.default_rng(3)
-    t = 7
-    buffer = rng.normal(size=(11, 11))
-    factor = np.tril(rng.normal(size=(t, t))) + 4.0 * np.eye(t)
-    buffer[:t, :t] = factor + np.triu(rng.normal(size=(t, t)), 1)
-    x = rng.normal(size=t)
-    for trans in (False, True):
-        np.testing.assert_allclose(
-            solve_lower_rows(buffer[:t, :t], x, trans=trans),
-            solve_triangular(factor, x, lower=True, trans="T" if trans else "N"),
-            rtol=1e-13,
-        )
-    before = buffer.copy()
-    add_outer_rows(buffer[:t, :t], 0.3, x)
-    expected = before.copy()
-    expected[:t, :t] += 0.3 * np.outer(x, x)
-    np.testing.assert_allclose(buffer, expected, rtol=1e-14, atol=1e-14)
-    assert solve_lower_rows(buffer[:0, :0], np.zeros(0)).shape == (0,)

@@ -16,7 +16,6 @@ from scipy.linalg.blas import get_blas_funcs
 from .exceptions import NotPSDError, NumericalWarning, warn_at_caller
 
 __all__ = [
-    "add_outer_rows",
     "cholesky_in_place",
     "cholesky_jitter",
     "cho_solve_lower",
@@ -26,7 +25,6 @@ __all__ = [
     "quiet_jitter",
     "solve_lower",
     "solve_lower_in_place",
-    "solve_lower_rows",
     "solve_lower_transpose",
     "solve_lower_wide",
     "weighted_gram",
@@ -153,24 +151,12 @@ def solve_lower_wide(
     return out
 
 
-_CHAR, _INT, _POINTER = ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.c_void_p
-
-#: The Fortran arguments of the BLAS routines called by ctypes, by name less its type
-#: letter: options (characters), sizes and strides (integers by pointer), arrays.
-_PROTOTYPES = {
-    "trmm": (_CHAR,) * 4 + (_INT, _INT, _POINTER, _POINTER, _INT, _POINTER, _INT),
-    "trsv": (_CHAR,) * 3 + (_INT, _POINTER, _INT, _POINTER, _INT),
-    "ger": (_INT, _INT, _POINTER, _POINTER, _INT, _POINTER, _INT, _POINTER, _INT),
-}
-
-
 @functools.cache
 def _blas_function(name: str) -> Callable[..., None]:
     """scipy's ``cython_blas`` routine ``name`` as a ctypes function (Fortran calling
     convention: every argument by pointer). A ctypes call releases the GIL, so row
     blocks on threads run it at once, where scipy's f2py wrappers hold the GIL for
-    the whole product; and it takes a leading dimension, so a view of a larger array
-    is worked on in place, where the f2py wrappers copy it."""
+    the whole product."""
     import scipy.linalg.cython_blas as cython_blas
 
     capsule = cython_blas.__pyx_capi__[name]
@@ -181,59 +167,26 @@ def _blas_function(name: str) -> Callable[..., None]:
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer.restype = ctypes.c_void_p
     get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    prototype = ctypes.CFUNCTYPE(None, *_PROTOTYPES[name[1:]])
+    char, integer, pointer = (
+        ctypes.c_char_p,
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_void_p,
+    )
+    prototype = ctypes.CFUNCTYPE(
+        None,
+        char,
+        char,
+        char,
+        char,
+        integer,
+        integer,
+        pointer,
+        pointer,
+        integer,
+        pointer,
+        integer,
+    )
     return prototype(get_pointer(capsule, get_name(capsule)))
-
-
-def _row_stride(A: np.ndarray) -> ctypes.c_int:
-    """The leading dimension of the C-ordered float64 matrix or view ``A`` (its rows
-    contiguous, any distance apart): Fortran's ``lda`` of ``Aᵀ``."""
-    assert A.dtype == np.float64 and (A.strides[1] == 8 or A.shape[1] <= 1)
-    return ctypes.c_int(max(A.strides[0] // 8, A.shape[1], 1))
-
-
-def solve_lower_rows(L: np.ndarray, x: np.ndarray, trans: bool = False) -> np.ndarray:
-    """``L⁻¹ x`` (``L⁻ᵀ x`` if ``trans``) for a lower-triangular ``L`` whose rows are
-    contiguous but may lie apart (a view of a larger buffer, used without a copy):
-    BLAS ``trsv`` on a new copy of ``x``."""
-    out = np.array(x, dtype=float)
-    if not len(out):
-        return out
-    n = ctypes.c_int(len(out))
-    # L's rows are Fortran's columns of Lᵀ (upper): L⁻¹ = (Lᵀ)⁻ᵀ, L⁻ᵀ = (Lᵀ)⁻¹
-    _blas_function("dtrsv")(
-        b"U",
-        b"N" if trans else b"T",
-        b"N",
-        ctypes.byref(n),
-        L.ctypes.data,
-        ctypes.byref(_row_stride(L)),
-        out.ctypes.data,
-        ctypes.byref(ctypes.c_int(1)),
-    )
-    return out
-
-
-def add_outer_rows(A: np.ndarray, scale: float, v: np.ndarray) -> None:
-    """``A += scale · v vᵀ`` in place for a square ``A`` whose rows are contiguous but
-    may lie apart (BLAS ``ger``; ``v vᵀ`` is symmetric, so ``A``'s order does not
-    matter)."""
-    v = np.ascontiguousarray(v, dtype=float)
-    if not len(v):
-        return
-    n, one = ctypes.c_int(len(v)), ctypes.c_int(1)
-    alpha = np.array(scale, dtype=float)
-    _blas_function("dger")(
-        ctypes.byref(n),
-        ctypes.byref(n),
-        alpha.ctypes.data,
-        v.ctypes.data,
-        ctypes.byref(one),
-        v.ctypes.data,
-        ctypes.byref(one),
-        A.ctypes.data,
-        ctypes.byref(_row_stride(A)),
-    )
 
 
 _TRMM = {np.dtype(np.float32): "strmm", np.dtype(np.float64): "dtrmm"}

@@ -181,9 +181,8 @@ def test_buffers_doubling_as_the_set_grows_give_the_same_state(monkeypatch):
 
 
 def test_a_full_set_grows_and_deletes_in_its_own_buffers():
-    """Once the set holds d elements, adding one and deleting one work in the
-    buffers allocated for d + 1: no t × t array is allocated per example, and the
-    matrices are views of the buffers."""
+    """Once the set holds d elements, adding one and deleting one moves rows within
+    the buffers allocated for d + 1: no t × t array is allocated per example."""
     X, y = regression_data(300, seed=9)
     state = SparseOnlineGP(
         ConstantKernel(4.0) * RBF(0.2), Gaussian(NOISE), 20, 1e-8, "approximate"

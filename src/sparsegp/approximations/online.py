@@ -21,12 +21,9 @@ conditional of the other coordinates given that one at zero. O(t²) per example.
 
 Kernel values are computed once per chunk of examples (chunk against BV set and chunk
 against itself), so the per-example work is a handful of O(t²) vector operations.
-``L``, ``W``, ``K_BV`` and the BV inputs live in buffers of ``capacity`` rows of
-``capacity`` entries (doubling up to ``d + 1``), the t × t matrices their top-left
-corners: growing the set writes one row and column, a deletion's rotations and
-conditional run in one compiled loop that leaves the smaller matrix in place, and the
-per-example BLAS calls (``trsv``, ``ger``) take the buffers' row stride, so no t × t
-array is moved or copied.
+``L``, ``W``, ``K_BV`` and the BV inputs live in buffers allocated once for ``d + 1``
+elements: growing or shrinking the set moves their rows in place (compiled), and a
+deletion's rotations and conditional run in one compiled loop, with no t × t copy.
 """
 
 from __future__ import annotations
@@ -35,9 +32,10 @@ import math
 
 import numba
 import numpy as np
+from scipy.linalg import blas
 from sklearn.gaussian_process.kernels import Kernel
 
-from .._linalg import add_outer_rows, cho_solve_lower, solve_lower, solve_lower_rows
+from .._linalg import cho_solve_lower, solve_lower
 from .._threads import fit_threads
 from ..likelihoods import Likelihood
 from .predictor import Predictor
@@ -143,9 +141,9 @@ class SparseOnlineGP:
     def _allocate(self, capacity: int, n_features: int) -> None:
         """Buffers for up to ``capacity`` BV elements of ``n_features`` inputs (empty)."""
         self._size = 0
-        self._L = np.zeros((capacity, capacity))
-        self._W = np.zeros((capacity, capacity))
-        self._K = np.zeros((capacity, capacity))
+        self._L = np.zeros(capacity * capacity)
+        self._W = np.zeros(capacity * capacity)
+        self._K = np.zeros(capacity * capacity)
         self._basis = np.empty((capacity, n_features))
 
     def _make_room(self) -> None:
@@ -157,15 +155,14 @@ class SparseOnlineGP:
         t, old = self._size, (self._L, self._W, self._K, self._basis)
         self._allocate(min(2 * capacity, self.max_basis_vectors + 1), old[3].shape[1])
         for new, previous in zip((self._L, self._W, self._K), old[:3], strict=True):
-            new[:t, :t] = previous[:t, :t]
+            new[: t * t] = previous[: t * t]
         self._basis[:t] = old[3][:t]
         self._size = t
 
     def _square(self, buffer: np.ndarray) -> np.ndarray:
-        """The t × t matrix in a buffer's top-left corner (a view, its rows apart by
-        the buffer's capacity)."""
+        """The t × t matrix a buffer holds row after row (a contiguous view)."""
         t = self._size
-        return buffer[:t, :t]
+        return buffer[: t * t].reshape(t, t)
 
     @property
     def L(self) -> np.ndarray:
@@ -209,8 +206,10 @@ class SparseOnlineGP:
         return L_inv.T @ (self.W - np.eye(self.size)) @ L_inv
 
     def _whiten(self, k: np.ndarray) -> np.ndarray:
-        """``L⁻¹ k`` by BLAS ``trsv`` on the buffer (:func:`solve_lower_rows`)."""
-        return solve_lower_rows(self.L, k)
+        """``L⁻¹ k`` by BLAS ``trsv`` (``L`` is C-ordered, so ``Lᵀ`` is Fortran's)."""
+        if not self.size:
+            return np.zeros(0)
+        return blas.dtrsv(self.L.T, np.asarray(k, dtype=float), lower=0, trans=1)
 
     def update(
         self, X: np.ndarray, y: np.ndarray, predictive: np.ndarray | None = None
@@ -309,7 +308,9 @@ class SparseOnlineGP:
 
     def _unwhiten(self, w: np.ndarray) -> np.ndarray:
         """``L⁻ᵀ w``: whitened coordinates back to Csató's."""
-        return solve_lower_rows(self.L, w, trans=True)
+        if not self.size:
+            return np.zeros(0)
+        return blas.dtrsv(self.L.T, np.asarray(w, dtype=float), lower=0, trans=0)
 
     def _newcomer_would_be_deleted(
         self, Ck: np.ndarray, diag_after: np.ndarray, q: float, r: float, gamma: float
@@ -329,8 +330,8 @@ class SparseOnlineGP:
         return newcomer < np.min(alpha**2 / diag_after)
 
     def _add_outer(self, scale: float, v: np.ndarray) -> None:
-        """``W += scale · v vᵀ`` in place (BLAS ``ger`` on the buffer)."""
-        add_outer_rows(self.W, scale, v)
+        """``W += scale · v vᵀ`` in place (BLAS ``dger`` on the Fortran view ``Wᵀ``)."""
+        blas.dger(scale, v, v, a=self.W.T, overwrite_a=True)
 
     def _exact_diag_q_plus_c(self) -> np.ndarray:
         """``diag(Q + C) = diag(L⁻ᵀ W L⁻¹)``, O(t³)."""
@@ -365,9 +366,9 @@ class SparseOnlineGP:
         self._make_room()
         t = self.size
         self._basis[t] = x
-        for buffer in (self._L, self._W, self._K):  # a deletion's leftovers there
-            buffer[t, : t + 1] = 0.0
-            buffer[:t, t] = 0.0
+        for buffer in (self._L, self._W, self._K):
+            _restride(buffer, t, t, t + 1)
+            buffer[t * (t + 1) : (t + 1) ** 2] = 0.0
         self._size = t + 1
         L, K = self.L, self.K
         L[t, :t] = u
@@ -407,6 +408,8 @@ class SparseOnlineGP:
         a = self.a.copy()
         _rotate_out_and_condition(self.L, a, self.W, j)
         _remove_row_and_column(self.K, j)
+        for buffer in (self._L, self._W, self._K):
+            _restride(buffer, t - 1, t, t - 1)
         self._basis[j : t - 1] = self._basis[j + 1 : t]
         self._size = t - 1
         self.a = a[:-1]
@@ -473,3 +476,19 @@ def _remove_row_and_column(A: np.ndarray, j: int) -> None:
         for c in range(j, t - 1):
             A[r, c] = A[r, c + 1]
     _remove_row(A, j)
+
+
+@numba.njit(cache=True)
+def _restride(buffer: np.ndarray, rows: int, old: int, new: int) -> None:
+    """In place: ``rows`` rows stored ``old`` apart move to ``new`` apart, keeping their
+    first ``min(old, new)`` entries; a widened row's new entries are zero."""
+    if new > old:  # last row first: no row overwrites one not yet moved
+        for r in range(rows - 1, -1, -1):
+            for c in range(new - 1, old - 1, -1):
+                buffer[r * new + c] = 0.0
+            for c in range(old - 1, -1, -1):
+                buffer[r * new + c] = buffer[r * old + c]
+    else:
+        for r in range(rows):
+            for c in range(new):
+                buffer[r * new + c] = buffer[r * old + c]
