@@ -21,9 +21,10 @@ conditional of the other coordinates given that one at zero. O(t²) per example.
 
 Kernel values are computed once per chunk of examples (chunk against BV set and chunk
 against itself), so the per-example work is a handful of O(t²) vector operations.
-``L``, ``W``, ``K_BV`` and the BV inputs live in buffers allocated once for ``d + 1``
-elements: growing or shrinking the set moves their rows in place (compiled), and a
-deletion's rotations and conditional run in one compiled loop, with no t × t copy.
+``L``, ``W`` and the BV inputs live in buffers allocated once for ``d + 1`` elements:
+growing or shrinking the set moves their rows in place (compiled), and a deletion's
+rotations and conditional run in one compiled loop, with no t × t copy. ``K_BV``
+itself is not kept (only the exact score needs it, and it is evaluated then).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class SparseOnlineGP:
     Attributes
     ----------
     basis_vectors : ndarray of shape (t, n_features)
-        A view of the preallocated buffer, as are ``L``, ``W`` and ``K``.
+        A view of the preallocated buffer, as are ``L`` and ``W``.
     L : ndarray of shape (t, t)
         Lower Cholesky factor of ``K_BV``.
     a : ndarray of shape (t,)
@@ -74,7 +75,8 @@ class SparseOnlineGP:
     W : ndarray of shape (t, t)
         Whitened posterior covariance ``I + Lᵀ C L``.
     K : ndarray of shape (t, t)
-        ``K_BV`` (used by the exact score and by tests).
+        ``K_BV``, evaluated when asked (by the exact score and by tests): the state
+        keeps its factor ``L`` only.
     diag_q_plus_c : ndarray of shape (t,)
         ``diag(Q + C)``, the denominators of the deletion scores (eq. 85), kept by
         O(t) updates and recomputed every ``t`` changes of the BV set.
@@ -130,7 +132,7 @@ class SparseOnlineGP:
             u = state._whiten(K_all[keep, i])
             gamma = k_star - float(u @ u)
             if gamma >= tol * k_star:
-                state._grow(basis_vectors[i], K_all[keep, i], k_star, u, gamma)
+                state._grow(basis_vectors[i], u, gamma)
                 keep.append(i)
         state.a = np.zeros(state.size)
         np.fill_diagonal(state.W, 1.0)
@@ -143,7 +145,6 @@ class SparseOnlineGP:
         self._size = 0
         self._L = np.zeros(capacity * capacity)
         self._W = np.zeros(capacity * capacity)
-        self._K = np.zeros(capacity * capacity)
         self._basis = np.empty((capacity, n_features))
 
     def _make_room(self) -> None:
@@ -152,11 +153,11 @@ class SparseOnlineGP:
         capacity = len(self._basis)
         if self._size < capacity:
             return
-        t, old = self._size, (self._L, self._W, self._K, self._basis)
-        self._allocate(min(2 * capacity, self.max_basis_vectors + 1), old[3].shape[1])
-        for new, previous in zip((self._L, self._W, self._K), old[:3], strict=True):
+        t, old = self._size, (self._L, self._W, self._basis)
+        self._allocate(min(2 * capacity, self.max_basis_vectors + 1), old[2].shape[1])
+        for new, previous in zip((self._L, self._W), old[:2], strict=True):
             new[: t * t] = previous[: t * t]
-        self._basis[:t] = old[3][:t]
+        self._basis[:t] = old[2][:t]
         self._size = t
 
     def _square(self, buffer: np.ndarray) -> np.ndarray:
@@ -176,8 +177,9 @@ class SparseOnlineGP:
 
     @property
     def K(self) -> np.ndarray:
-        """``K_BV`` (t × t)."""
-        return self._square(self._K)
+        """``K_BV`` (t × t), evaluated: keeping it would cost every growth and deletion
+        a third more of moved rows, for the exact score only."""
+        return self.kernel(self.basis_vectors)
 
     @property
     def basis_vectors(self) -> np.ndarray:
@@ -293,7 +295,7 @@ class SparseOnlineGP:
         if self._newcomer_would_be_deleted(Ck, diag_after, q, r, gamma):
             self._projected_update(v, s_hat, q, r, gamma)
             return False, None
-        self._grow(x, k, k_star, u, gamma)
+        self._grow(x, u, gamma)
         root = math.sqrt(gamma)
         self.a = np.append(self.a + q * v, q * root)
         self.W[-1, -1] = 1.0
@@ -356,26 +358,21 @@ class SparseOnlineGP:
             self.diag_q_plus_c = self.diag_q_plus_c + (r * eta) * s_hat**2
         self.n_projected += 1
 
-    def _grow(
-        self, x: np.ndarray, k: np.ndarray, k_star: float, u: np.ndarray, gamma: float
-    ) -> None:
-        """Append ``x``: a row ``[uᵀ, √γ]`` of ``L`` (eq. 64), ``K_BV``, a zero row of ``W``.
+    def _grow(self, x: np.ndarray, u: np.ndarray, gamma: float) -> None:
+        """Append ``x``: a row ``[uᵀ, √γ]`` of ``L`` (eq. 64) and a zero row of ``W``.
 
         ``a`` and the new diagonal entry of ``W`` are the caller's.
         """
         self._make_room()
         t = self.size
         self._basis[t] = x
-        for buffer in (self._L, self._W, self._K):
+        for buffer in (self._L, self._W):
             _restride(buffer, t, t, t + 1)
             buffer[t * (t + 1) : (t + 1) ** 2] = 0.0
         self._size = t + 1
-        L, K = self.L, self.K
+        L = self.L
         L[t, :t] = u
         L[t, t] = math.sqrt(gamma)
-        K[t, :t] = k
-        K[:t, t] = k
-        K[t, t] = k_star
 
     def scores(self) -> np.ndarray:
         """Importance of each BV element: eq. 85, or eq. 83 for ``score="exact"``."""
@@ -407,8 +404,7 @@ class SparseOnlineGP:
         )  # eqs. 80-81 on the diagonal: −(Q* + C*)²/(q* + c*)
         a = self.a.copy()
         _rotate_out_and_condition(self.L, a, self.W, j)
-        _remove_row_and_column(self.K, j)
-        for buffer in (self._L, self._W, self._K):
+        for buffer in (self._L, self._W):
             _restride(buffer, t - 1, t, t - 1)
         self._basis[j : t - 1] = self._basis[j + 1 : t]
         self._size = t - 1
@@ -466,16 +462,6 @@ def _remove_row(A: np.ndarray, j: int) -> None:
     for r in range(j, A.shape[0] - 1):
         for c in range(A.shape[1]):
             A[r, c] = A[r + 1, c]
-
-
-@numba.njit(cache=True)
-def _remove_row_and_column(A: np.ndarray, j: int) -> None:
-    """In place: ``A[:t-1, :t-1]`` becomes ``A`` without row and column ``j``."""
-    t = A.shape[0]
-    for r in range(t):
-        for c in range(j, t - 1):
-            A[r, c] = A[r, c + 1]
-    _remove_row(A, j)
 
 
 @numba.njit(cache=True)
