@@ -115,6 +115,22 @@ def test_block_count_does_not_change_the_answer():
 
 
 @pytest.mark.parametrize("approximation", ["vfe", "fitc"])
+def test_blocks_keeping_their_cross_covariance_give_the_same_numbers(approximation):
+    """The second pass reads the K_uf and V the first kept, bit for bit what it would
+    evaluate again, and the blocks hold nothing afterwards."""
+    X, y, Z = _problem(n=90)
+    kernel = KERNELS[0]
+    kept, blocks = [], _blocks(X, y)
+    for keep in (True, False):
+        kept.append(bound_and_gradient(blocks, kernel, Z, 0.1, approximation, keep))
+        assert all(block.kept is None for block in blocks.blocks)
+    (bound, *gradients), (again, *evaluated) = kept
+    assert bound.value == again.value
+    for a, b in zip(gradients, evaluated, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("approximation", ["vfe", "fitc"])
 def test_pseudo_inputs_at_the_training_inputs_give_the_exact_gp(approximation):
     """With Z = X, Q = K: both objectives are the exact log evidence ([RW06] eq. 2.30,
     up to the jitter) and the predictions exact GP regression's."""

@@ -15,7 +15,10 @@ and ``W = ½(ααᵀ − C⁻¹)``, ``d log p = tr(W̃ dQ) + Σ wᵢ dkᵢᵢ + 
 and ``R W = L_u⁻ᵀ(½ (Vα) αᵀ − ½ L_B⁻ᵀ L_B⁻¹ V D⁻¹)`` by Woodbury, one block of
 columns at a time. Every training row is seen twice per evaluation (once for ``B``
 and ``c``, once for the gradient), by :class:`~.blocks.Blocks` on whichever executor
-holds them: 8·n·M² flops for FITC, whose ``D`` differs row by row.
+holds them: 8·n·M² flops for FITC, whose ``D`` differs row by row. Where
+:func:`bound_and_gradient` is asked to ``keep`` them, each block holds its ``K_uf`` and
+``V`` from the first pass to the second (3·n·M floats at most, freed by the second), so
+the second neither evaluates the kernel nor whitens again: n·M² flops fewer.
 
 VFE's ``D = σ²I`` needs 6·n·M²: ``2 R W̃ = L_u⁻ᵀ(H V + (Vα) αᵀ)`` with
 ``H = (I − B⁻¹)/σ²``, and what the gradient sums of it over the rows has a closed
@@ -29,7 +32,7 @@ length-scales of irrelevant features make large (algorithms.md §6.3).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -68,10 +71,13 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 @dataclass(frozen=True)
 class RegressionBlock:
-    """A block of training rows and their targets."""
+    """A block of training rows and their targets; ``kept``, between the two passes
+    of a :func:`bound_and_gradient` that keeps them, the first pass's ``K_uf`` (a
+    :class:`~sparsegp.kernels.CrossCovariance`) and ``V = L_u⁻¹ K_uf``."""
 
     X: np.ndarray
     y: np.ndarray
+    kept: tuple[CrossCovariance, np.ndarray] | None = None
 
 
 def new_regression_block(
@@ -100,6 +106,13 @@ class _Inducing:
         """``V = L_u⁻¹ K_uf``, the diagonal ``d`` of ``D`` and ``kᵢᵢ − Qᵢᵢ`` of a block
         whose ``K_uf`` is ``cross``."""
         V = solve_lower_wide(self.chol_uu, cross, inverse=self.inverse_uu)
+        return (V, *self.diagonal(block, V))
+
+    def diagonal(
+        self, block: RegressionBlock, V: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The diagonal ``d`` of ``D`` and ``kᵢᵢ − Qᵢᵢ`` of a block whose
+        ``L_u⁻¹ K_uf`` is ``V``."""
         residual = np.maximum(
             self.kernel.diag(block.X) - np.einsum("ij,ij->j", V, V), 0
         )
@@ -108,7 +121,7 @@ class _Inducing:
             if self.approximation == "fitc"
             else np.full(len(block.y), self.noise)
         )
-        return V, d, residual
+        return d, residual
 
 
 def _cross(kernel: Kernel, Z: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -125,6 +138,23 @@ def _statistics(
     """A block's ``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d, Σ (kᵢᵢ − Qᵢᵢ), rows)``:
     O(b·M²)."""
     V, d, residual = shared.whitened(block, _cross(shared.kernel, shared.Z, block.X))
+    return _block_sums(block, V, d, residual)
+
+
+def _statistics_kept(
+    block: RegressionBlock, shared: _Inducing
+) -> tuple[RegressionBlock, tuple[np.ndarray, np.ndarray, float, float, float, int]]:
+    """:func:`_statistics`, the block returned holding its ``K_uf`` and ``V`` for the
+    gradient pass that follows."""
+    covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
+    V, d, residual = shared.whitened(block, covariance.value)
+    return replace(block, kept=(covariance, V)), _block_sums(block, V, d, residual)
+
+
+def _block_sums(
+    block: RegressionBlock, V: np.ndarray, d: np.ndarray, residual: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float, float, float, int]:
+    """:func:`_statistics`' sums from the block's ``V``, ``d`` and ``kᵢᵢ − Qᵢᵢ``."""
     scaled = V / np.sqrt(d)
     return (
         scaled @ scaled.T,
@@ -134,6 +164,18 @@ def _statistics(
         float(np.sum(residual)),
         len(block.y),
     )
+
+
+def _covariance_and_whitened(
+    block: RegressionBlock, shared: _Inducing
+) -> tuple[CrossCovariance, np.ndarray]:
+    """The block's ``K_uf`` and ``V = L_u⁻¹ K_uf``: those it keeps from the first pass
+    (:func:`_statistics_kept`), or evaluated again."""
+    if block.kept is not None:
+        return block.kept
+    covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
+    V = solve_lower_wide(shared.chol_uu, covariance.value, inverse=shared.inverse_uu)
+    return covariance, V
 
 
 @dataclass(frozen=True)
@@ -185,9 +227,13 @@ def evaluate_bound(
     Z: np.ndarray,
     noise: float,
     approximation: Approximation,
+    keep: bool = False,
 ) -> Bound:
     """The objective of ``approximation`` at ``kernel``, pseudo-inputs ``Z`` and noise
-    variance ``noise``, one pass over the row ``blocks``."""
+    variance ``noise``, one pass over the row ``blocks``; with ``keep``, the blocks
+    hold their ``K_uf`` and ``V`` afterwards, for :func:`bound_and_gradient`'s second
+    pass (the kernel must be one :class:`~sparsegp.kernels.CrossCovariance`
+    differentiates)."""
     K_uu = kernel(Z)
     K_uu.flat[:: len(Z) + 1] += JITTER * max(float(np.mean(np.diag(K_uu))), 1e-300)
     chol_uu = cholesky_jitter(K_uu, what="K_uu of the pseudo-inputs")
@@ -199,7 +245,11 @@ def evaluate_bound(
         float(noise),
         approximation,
     )
-    gram, projected, log_d, y_d_y, trace, n = blocks.map_sum(_statistics, shared)
+    if keep:
+        sums = blocks.update_and_sum(_statistics_kept, shared)
+    else:
+        sums = blocks.map_sum(_statistics, shared)
+    gram, projected, log_d, y_d_y, trace, n = sums
     B = gram
     B.flat[:: len(Z) + 1] += 1.0
     chol_B = cholesky_jitter(B, what="B = I + V D⁻¹ Vᵀ")
@@ -219,13 +269,14 @@ def evaluate_bound(
 
 def _sensitivities(
     block: RegressionBlock, bound: Bound
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+) -> tuple[RegressionBlock, tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
     """A block's share of FITC's gradient: ``(θ part of ⟨S_uf, dK_uf⟩, its Z part,
     P Vᵀ, Σ diag W)`` with ``S_uf = 2 R W̃`` (this block's columns) and
-    ``R W̃ = L_u⁻ᵀ P``: 6·b·M² flops."""
+    ``R W̃ = L_u⁻ᵀ P``: 6·b·M² flops (7 where the block did not keep its ``V``); the
+    block returned without what it kept."""
     shared = bound.shared
-    covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
-    V, d, _ = shared.whitened(block, covariance.value)
+    covariance, V = _covariance_and_whitened(block, shared)
+    d, _ = shared.diagonal(block, V)
     alpha = (block.y - V.T @ bound.u) / d
     E = solve_lower_wide(bound.chol_B, V, inverse=bound.inverse_B)
     diag_inverse = (1.0 - np.einsum("ij,ij->j", E, E) / d) / d  # diag (Q + D)⁻¹
@@ -237,7 +288,8 @@ def _sensitivities(
     weights = solve_lower_wide(shared.chol_uu, P, trans=True, inverse=shared.inverse_uu)
     weights *= 2.0
     grad_theta, grad_Z = covariance.gradients(weights)
-    return grad_theta, grad_Z, P @ V.T, float(np.sum(diag_W))
+    result = grad_theta, grad_Z, P @ V.T, float(np.sum(diag_W))
+    return replace(block, kept=None), result
 
 
 @dataclass(frozen=True)
@@ -253,12 +305,12 @@ class _VFEGradientWeights:
 
 def _vfe_sensitivities(
     block: RegressionBlock, weights: _VFEGradientWeights
-) -> tuple[np.ndarray, np.ndarray, float]:
+) -> tuple[RegressionBlock, tuple[np.ndarray, np.ndarray, float]]:
     """A block's ``(θ part of ⟨S_uf, dK_uf⟩, its Z part, Σ αᵢ²)`` with
-    ``S_uf = L_u⁻ᵀ(H V + (Vα) αᵀ)`` and ``α = (y − Vᵀu)/σ²``: 4·b·M² flops."""
+    ``S_uf = L_u⁻ᵀ(H V + (Vα) αᵀ)`` and ``α = (y − Vᵀu)/σ²``: 3·b·M² flops (4 where
+    the block did not keep its ``V``); the block returned without what it kept."""
     shared = weights.shared
-    covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
-    V = solve_lower_wide(shared.chol_uu, covariance.value, inverse=shared.inverse_uu)
+    covariance, V = _covariance_and_whitened(block, shared)
     alpha = (block.y - V.T @ weights.u) / shared.noise
     T = weights.H @ V
     blas.dger(1.0, alpha, weights.V_alpha, a=T.T, overwrite_a=True)  # += (Vα) αᵀ
@@ -266,7 +318,7 @@ def _vfe_sensitivities(
         shared.chol_uu, T, trans=True, out=T, inverse=shared.inverse_uu
     )
     grad_theta, grad_Z = covariance.gradients(S_uf)
-    return grad_theta, grad_Z, float(alpha @ alpha)
+    return replace(block, kept=None), (grad_theta, grad_Z, float(alpha @ alpha))
 
 
 def _vfe_gradient_pass(
@@ -278,7 +330,7 @@ def _vfe_gradient_pass(
     B_inverse = bound.inverse_B.T @ bound.inverse_B
     H = (np.eye(M) - B_inverse) / noise
     weights = _VFEGradientWeights(bound.shared, bound.u, bound.V_alpha, H)
-    grad_theta, grad_Z, alpha_alpha = blocks.map_sum(_vfe_sensitivities, weights)
+    grad_theta, grad_Z, alpha_alpha = blocks.update_and_sum(_vfe_sensitivities, weights)
     # (I − B⁻¹) V Vᵀ / σ² = (I − B⁻¹)(B − I) = B + B⁻¹ − 2I
     B = bound.chol_B @ bound.chol_B.T
     P_Vt = 0.5 * (np.outer(bound.V_alpha, bound.V_alpha) + B + B_inverse) - np.eye(M)
@@ -292,18 +344,20 @@ def bound_and_gradient(
     Z: np.ndarray,
     noise: float,
     approximation: Approximation,
+    keep: bool = True,
 ) -> tuple[Bound, np.ndarray, float, np.ndarray]:
     """The objective (:func:`evaluate_bound`) and its gradient in the kernel's ``θ``
     (log-space, the order of ``kernel.theta``), the noise variance and ``Z``: two
     passes over the row ``blocks``, 6·n·M² flops for VFE and 8·n·M² for FITC (module
-    docstring).
+    docstring), a kernel evaluation and n·M² fewer where the blocks ``keep`` their
+    ``K_uf`` and ``V`` between the passes (3·n·M floats held meanwhile).
 
     The kernel must be one :class:`~sparsegp.kernels.CrossCovariance` differentiates.
     """
-    bound = evaluate_bound(blocks, kernel, Z, noise, approximation)
+    bound = evaluate_bound(blocks, kernel, Z, noise, approximation, keep=keep)
     shared = bound.shared
     if approximation == "fitc":
-        grad_theta, grad_Z, P_Vt, trace_W = blocks.map_sum(_sensitivities, bound)
+        grad_theta, grad_Z, P_Vt, trace_W = blocks.update_and_sum(_sensitivities, bound)
     else:
         grad_theta, grad_Z, P_Vt, trace_W = _vfe_gradient_pass(blocks, bound)
     # −⟨R W̃ Rᵀ, dK_uu⟩ with R W̃ Rᵀ = L_u⁻ᵀ P Vᵀ L_u⁻¹

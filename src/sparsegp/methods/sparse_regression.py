@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.gaussian_process.kernels import Kernel
 
 from .._dask import DaskBlocks, current_client, is_dask_array, rows_of
+from .._memory import available_memory, heap_kept
 from .._optimize import (
     LogBlock,
     OptimizationResult,
@@ -105,6 +106,17 @@ def row_blocks(
     return LocalBlocks(blocks) if pool is None else ThreadBlocks(blocks, pool)
 
 
+def kept_bytes(n: int, M: int) -> int:
+    """What the row blocks hold between an evaluation's two passes where they keep
+    their ``K_uf`` and ``V``
+    (:func:`~sparsegp.approximations.sparse_regression.bound_and_gradient`): 3·n·M
+    floats where that is at most a quarter of the memory available (or it cannot be
+    told), else nothing (0: they evaluate them again)."""
+    n_bytes = 3 * 8 * n * M
+    available = available_memory()
+    return n_bytes if available is None or n_bytes <= available / 4 else 0
+
+
 @dataclass(frozen=True)
 class _Learnt:
     """A fit's end: kernel, noise, pseudo-inputs, the objective there and the
@@ -191,11 +203,13 @@ class SparseRegression:
         n = len(y)
         Z = kmeans_centres(X, np.arange(n), min(self.n_inducing, n), rng)
         unit = input_spread(X)
-        with thread_pool(self.n_threads) as pool:
+        keep = kept_bytes(n, len(Z))
+        # every evaluation allocates and frees the same temporaries (algorithms.md §6.3)
+        with heap_kept(keep), thread_pool(self.n_threads) as pool:
             blocks = row_blocks(X, y, pool)
             try:
                 kernel, noise, Z, result = self._learn(
-                    blocks, kernel, noise, Z, unit, rng
+                    blocks, kernel, noise, Z, unit, keep > 0, rng
                 )
                 bound = evaluate_bound(blocks, kernel, Z, noise, self.approximation)
             finally:
@@ -241,11 +255,13 @@ class SparseRegression:
         noise: float,
         Z: np.ndarray,
         unit: float,
+        keep: bool,
         rng: np.random.RandomState,
     ) -> tuple[Kernel, float, np.ndarray, OptimizationResult | None]:
         """``(kernel, noise, Z, result)`` after L-BFGS-B on the objective, the
-        pseudo-inputs moved in units of ``unit`` (the start and None without
-        ``max_iter``)."""
+        pseudo-inputs moved in units of ``unit`` and the blocks keeping their
+        ``K_uf`` between an evaluation's passes where ``keep`` says
+        (:func:`kept_bytes`); the start and None without ``max_iter``."""
         space = self._space(kernel, Z, unit)
         if self.max_iter is None or len(space) == 0:
             return kernel, noise, Z, None
@@ -259,6 +275,7 @@ class SparseRegression:
                 values["inducing"],
                 values["noise"],
                 self.approximation,
+                keep=keep,
             )
             gradient = {"kernel": grad_theta, "noise": grad_noise, "inducing": grad_Z}
             return bound.value, space.pack_gradient(values, gradient)
