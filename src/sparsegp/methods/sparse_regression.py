@@ -59,6 +59,11 @@ START_ITERATIONS = 30
 #: get equal shares (:func:`~sparsegp.approximations.blocks.balanced_row_ranges`).
 BLOCK_ROWS = 2048
 
+#: The most the row blocks keep between an evaluation's passes (:func:`kept_bytes`):
+#: gigabytes of kept blocks made evaluations slower than evaluating them again
+#: (algorithms.md §6.3).
+KEPT_BYTES = 256 * 2**20
+
 #: The default kernel's starting length-scales, in units of ``default_length_scale``.
 START_LENGTH_SCALES = (1.0, 0.5, 0.25)
 #: The noise variance every default start has (of targets standardised to unit
@@ -106,15 +111,17 @@ def row_blocks(
     return LocalBlocks(blocks) if pool is None else ThreadBlocks(blocks, pool)
 
 
-def kept_bytes(n: int, M: int) -> int:
-    """What the row blocks hold between an evaluation's two passes where they keep
-    their ``K_uf`` and ``V``
+def kept_bytes(n: int, M: int, X: Any = None) -> int:
+    """What the row blocks of ``X`` hold between an evaluation's two passes where they
+    keep their ``K_uf`` and ``V``
     (:func:`~sparsegp.approximations.sparse_regression.bound_and_gradient`): 3·n·M
-    floats where that is at most a quarter of the memory available (or it cannot be
-    told), else nothing (0: they evaluate them again)."""
+    floats where that is at most ``KEPT_BYTES`` and a quarter of the memory
+    available here, else nothing (0: they evaluate them again); nothing for blocks
+    on a dask cluster, whose workers' memory is not this machine's."""
     n_bytes = 3 * 8 * n * M
     available = available_memory()
-    return n_bytes if available is None or n_bytes <= available / 4 else 0
+    fits = n_bytes <= KEPT_BYTES and (available is None or n_bytes <= available / 4)
+    return n_bytes if fits and not is_dask_array(X) else 0
 
 
 @dataclass(frozen=True)
@@ -203,7 +210,7 @@ class SparseRegression:
         n = len(y)
         Z = kmeans_centres(X, np.arange(n), min(self.n_inducing, n), rng)
         unit = input_spread(X)
-        keep = kept_bytes(n, len(Z))
+        keep = kept_bytes(n, len(Z), X)
         # every evaluation allocates and frees the same temporaries (algorithms.md §6.3)
         with heap_kept(keep), thread_pool(self.n_threads) as pool:
             blocks = row_blocks(X, y, pool)
