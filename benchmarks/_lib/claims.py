@@ -649,9 +649,11 @@ UCI_FINDING = (
     "from an evaluation's first pass to its second, and the fit keeps its freed "
     "temporaries in glibc's heap rather than faulting them in again at every "
     "evaluation (algorithms.md §6.3): the same NLPDs bit for bit; in a fresh process "
-    "the default fit takes 0.69× the time on pumadyn32nm, bike and kin40k, in this "
-    "benchmark's process (whose earlier fits had already raised glibc's thresholds) "
-    "0.75–1.06× split 0's earlier times (pumadyn32nm 7.7 → 5.8 s). The "
+    "the default fit takes 0.64–0.70× the time of the same code without them on "
+    "pumadyn32nm, bike and kin40k (kin40k 69.3 → 47.5 s, its minor page faults "
+    "1.5·10⁷ → 5·10⁴; `sgpr_heap`, alone), in this benchmark's process (whose "
+    "earlier fits had already raised glibc's thresholds) 0.75–1.06× split 0's "
+    "earlier times (pumadyn32nm 7.7 → 5.8 s). The "
     "pseudo-inputs now move in units of the rows' feature spread, not the k-means "
     "centres' (algorithms.md §6.3): over splits 0–2 kin40k's NLPD fell from −0.085 "
     "to −0.101 (lower on each split), the other five moved by at most 0.005 nats "
@@ -1237,7 +1239,7 @@ CLAIMS = [
         "for our two approximations, split 0 for the rest) / fit seconds; GPy is timed "
         "from the start our run over every row takes (our screen's end).",
         UCI_FINDING,
-        (*UCI_RUNS, "sgpr_threads", "sgpr_dask", "thread_load_sgpr"),
+        (*UCI_RUNS, "sgpr_threads", "sgpr_dask", "sgpr_heap", "thread_load_sgpr"),
         _uci,
     ),
     Claim(
