@@ -82,9 +82,55 @@ def map_row_pairs(function, X, width, n_features):
 
 def rows_of(X, rows):
     """``X[rows]`` (integer ``rows``) in memory, gathered from the cluster if ``X`` is
-    a dask array."""
+    a dask array (into aligned memory: :func:`aligned`)."""
     picked = X[np.asarray(rows, dtype=int)]
-    return picked.compute() if is_dask_array(picked) else picked
+    return aligned(picked.compute()) if is_dask_array(picked) else picked
+
+
+def aligned(array):
+    """``array``, copied into memory aligned to its items where it is not.
+
+    An array unpickled from a message, or computed from a dask array, can start at
+    any byte (a gathered one was 5 bytes past an 8-byte boundary), and numpy's and the
+    BLAS's loops take other paths over unaligned memory, which round differently: the
+    same rows gave a gradient other than an aligned copy's in the last bits, and the
+    learnt fit another path (algorithms.md §6.3).
+    """
+    return np.require(array, requirements="A")
+
+
+def column_variances(X):
+    """``np.var(X, axis=0)`` of a dask array, equal bit for bit to the same array's in
+    memory: numpy adds a C-ordered array's rows one after another, and so do these
+    sums, chunk after chunk in row order, each chunk's task adding its rows to the sum
+    of the rows before it (a chain of tasks, one per chunk, each an M-vector's
+    message), where dask's own reduction adds the chunks' sums in a tree and differs
+    in the last bits: a start that depends on them (the default length-scale, the
+    pseudo-inputs' unit) would set the learnt fit on another path."""
+    X = X.rechunk({1: -1})
+    mean = _sum_in_row_order(X.to_delayed().ravel(), None) / X.shape[0]
+    squares = _sum_in_row_order(X.to_delayed().ravel(), mean)
+    return squares / X.shape[0]
+
+
+def _sum_in_row_order(chunks, mean):
+    """``Σ_rows chunk`` (``Σ_rows (chunk − mean)²`` with ``mean``) over the delayed
+    ``chunks``, added row after row as numpy adds them."""
+    import dask
+
+    total = None
+    for chunk in chunks:
+        total = dask.delayed(_rows_added)(total, chunk, mean)
+    return np.asarray(total.compute(), dtype=float)
+
+
+def _rows_added(total, chunk, mean):
+    rows = np.ascontiguousarray(chunk, dtype=float)
+    if mean is not None:
+        rows = np.square(rows - mean)
+    if total is None:
+        return np.sum(rows, axis=0)
+    return np.sum(np.vstack([total[None, :], rows]), axis=0)
 
 
 class DaskBlocks:
@@ -99,18 +145,22 @@ class DaskBlocks:
     a task per block costs the scheduler's bookkeeping, a scatter of every array
     argument and a second task to split a block from its result (several times a
     sweep's arithmetic, algorithms.md §5.9). Results come back
-    in the blocks' row order whichever worker holds them; :meth:`map_sum` and
-    :meth:`update_and_sum` add each worker's blocks' results there (one reply a
-    worker, its size independent of the blocks it holds), then the workers' sums in
-    the order of their first blocks: one process's sums to rounding. A worker lost
-    during a fit loses its blocks: the fit fails.
+    in the blocks' row order whichever worker holds them. Each worker holds a run of
+    consecutive blocks, and :meth:`map_sum` and :meth:`update_and_sum` add their
+    results in row order as one process does: every worker keeps its blocks' results,
+    and the first worker's sum goes to the next, which adds its own to it (one reply a
+    worker, its size independent of the blocks it holds). The sums, and with them the
+    fit, are one process's bit for bit. A worker lost during a fit loses its blocks:
+    the fit fails.
     The fit that made them frees them (:meth:`close`).
     """
 
     def __init__(self, actors, indices, client=None, futures=()):
         self.actors = list(actors)
-        #: The row order of the blocks each actor holds.
+        #: The row order of the blocks each actor holds: a run of consecutive ones.
         self.indices = [list(i) for i in indices]
+        if any(i != list(range(i[0], i[0] + len(i))) for i in self.indices):
+            raise ValueError("Each actor holds a run of consecutive blocks.")
         self._client, self._futures = client, list(futures)
 
     @classmethod
@@ -118,8 +168,9 @@ class DaskBlocks:
         """One block per row chunk of the dask array ``X``.
 
         Block ``b`` is ``make_block(rows, labels, first, *arguments)``, ``first`` the
-        index of its first row, made by a task on a worker holding the chunk; the
-        blocks then go to one actor per worker, as many blocks to each
+        index of its first row, made by a task on a worker holding the chunk from its
+        rows and labels in aligned memory (:func:`aligned`); the blocks then go to one
+        actor per worker, a run of consecutive blocks to each, as many to each
         (:func:`balanced_placement`): a round waits for its slowest worker. Only the
         task graph, and ``y``'s slices, leave the client.
         """
@@ -132,22 +183,29 @@ class DaskBlocks:
         edges = np.cumsum((0, *X.chunks[0]))
         blocks = client.compute(
             [
-                dask.delayed(make_block)(rows, y[start:stop], int(start), *arguments)
+                dask.delayed(_block_of_aligned)(
+                    make_block, rows, y[start:stop], int(start), *arguments
+                )
                 for rows, start, stop in zip(
                     X.to_delayed().ravel(), edges[:-1], edges[1:], strict=True
                 )
             ]
         )
         wait(blocks)
-        holders = client.who_has(blocks)
+        who_has = client.who_has(blocks)
+        holders = [who_has[block.key][0] for block in blocks]
         by_worker = balanced_placement(
-            [holders[block.key][0] for block in blocks],
-            list(client.scheduler_info()["workers"]),
+            holders, list(client.scheduler_info()["workers"])
         )
         futures = [
             client.submit(
                 LocalBlocks,
-                [blocks[i] for i in indices],
+                [
+                    blocks[i]
+                    if holders[i] == worker
+                    else client.submit(_in_aligned_memory, blocks[i], workers=[worker])
+                    for i in indices
+                ],
                 actor=True,
                 workers=[worker],
                 allow_other_workers=False,
@@ -159,8 +217,9 @@ class DaskBlocks:
     def _round(self, method, function, arguments):
         """Every actor's ``method(function, *arguments)``, sent to all before any
         reply is awaited: the replies, actor by actor."""
-        calls = [getattr(actor, method)(function, *arguments) for actor in self.actors]
-        return [call.result() for call in calls]
+        work = _InAlignedMemory(function, arguments)
+        calls = [getattr(actor, method)(work) for actor in self.actors]
+        return [_realigned(call.result()) for call in calls]
 
     def _call(self, method, function, arguments):
         """:meth:`_round`, its results in row order."""
@@ -174,22 +233,26 @@ class DaskBlocks:
         return in_order
 
     def _sum(self, method, function, arguments):
-        """Every actor's ``method`` (its blocks' results summed there), added in the
-        order of the actors' first blocks."""
-        from .approximations.blocks import summed
-
-        partials = self._round(method, function, arguments)
-        order = np.argsort([min(indices) for indices in self.indices], kind="stable")
-        return summed([partials[i] for i in order])
+        """Every actor's ``method`` (``map_and_keep`` or ``update_and_keep``) at once,
+        then their kept results added in row order: the sum of the blocks before an
+        actor's goes to it, and it adds its own (``kept_sum``)."""
+        work = _InAlignedMemory(function, arguments)
+        calls = [getattr(actor, method)(work) for actor in self.actors]
+        before: tuple = ()
+        for i in np.argsort([indices[0] for indices in self.indices], kind="stable"):
+            before = (self.actors[i].kept_sum(*before).result(),)
+        for call in calls:
+            call.result()  # raises what a block raised
+        return _realigned(before[0])
 
     def map(self, function, *arguments):
         return self._call("map", function, arguments)
 
     def map_sum(self, function, *arguments):
-        return self._sum("map_sum", function, arguments)
+        return self._sum("map_and_keep", function, arguments)
 
     def update_and_sum(self, function, *arguments):
-        return self._sum("update_and_sum", function, arguments)
+        return self._sum("update_and_keep", function, arguments)
 
     def update(self, function, *arguments):
         self._call("update", function, arguments)
@@ -209,29 +272,84 @@ class DaskBlocks:
 
 
 def balanced_placement(holders, workers):
-    """Which blocks each worker keeps: ``{worker: [block indices]}``, every worker of
-    ``workers`` given ``len(holders) // len(workers)`` blocks or one more, each block
-    kept by its holder ``holders[b]`` where that leaves the counts even.
+    """Which blocks each worker keeps: ``{worker: [block indices]}``, a run of
+    consecutive blocks for each worker of ``workers``, ``len(holders) // len(workers)``
+    of them or one more, the runs given to the workers that hold the most of their
+    blocks (``holders[b]`` holds block ``b``).
 
     A round takes as long as its busiest worker: left where the chunks of ``X``
     happened to be computed, the blocks of a large fit can leave one worker most of
-    the work (docs/dask.md). Blocks
-    move only from workers above their share, lowest indices kept, in block order; the
-    extra blocks of an uneven count stay with the workers that hold the most.
+    the work (docs/dask.md). Runs of consecutive blocks let the workers add their sums
+    in row order, as one process does (:class:`DaskBlocks`); the blocks of a run that
+    another worker computed move once, when the fit starts.
     """
-    held: dict[str, list[int]] = {worker: [] for worker in workers}
-    for index, holder in enumerate(holders):
-        held.setdefault(holder, []).append(index)
-    share, extra = divmod(len(holders), len(held))
-    by_holding = sorted(held, key=lambda worker: -len(held[worker]))
-    quota = {worker: share + (rank < extra) for rank, worker in enumerate(by_holding)}
-    kept = {worker: held[worker][: quota[worker]] for worker in held}
-    moving = sorted(i for worker in held for i in held[worker][quota[worker] :])
-    for worker in held:
-        room = quota[worker] - len(kept[worker])
-        kept[worker] = sorted(kept[worker] + moving[:room])
-        moving = moving[room:]
-    return {worker: indices for worker, indices in kept.items() if indices}
+    names = list(dict.fromkeys([*workers, *holders]))
+    share, extra = divmod(len(holders), len(names))
+    edges = np.cumsum([0, *(share + (rank < extra) for rank in range(len(names)))])
+    runs = [range(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+    held = {
+        (r, name): sum(holders[i] == name for i in run)
+        for r, run in enumerate(runs)
+        for name in names
+    }
+    placed: dict[str, range] = {}
+    for r, name in sorted(held, key=lambda pair: -held[pair]):  # ties: block order
+        if name not in placed and runs[r] not in placed.values():
+            placed[name] = runs[r]
+    return {
+        name: list(run)
+        for name, run in sorted(placed.items(), key=lambda item: item[1].start)
+    }
+
+
+class _InAlignedMemory:
+    """A round's ``function(block, *arguments)``, its arguments unpickled on the
+    worker into aligned memory (:func:`aligned`): pickled in-band (protocol 4), where
+    distributed's messages can leave an array at any byte of the frame that brought
+    it. Each worker unpickles them once a round, at its first block."""
+
+    def __init__(self, function, arguments):
+        import cloudpickle
+
+        self._payload = cloudpickle.dumps((function, arguments), protocol=4)
+        self._loaded = None
+
+    def __getstate__(self):
+        return self._payload
+
+    def __setstate__(self, payload):
+        self._payload, self._loaded = payload, None
+
+    def __call__(self, block):
+        if self._loaded is None:
+            import cloudpickle
+
+            self._loaded = cloudpickle.loads(self._payload)
+        function, arguments = self._loaded
+        return function(block, *arguments)
+
+
+def _realigned(value):
+    """``value``, an array or a tuple or list of them (or of numbers), each array
+    that a message left unaligned copied into aligned memory (:func:`aligned`)."""
+    if isinstance(value, np.ndarray):
+        return aligned(value)
+    if type(value) in (tuple, list):
+        return type(value)(_realigned(part) for part in value)
+    return value
+
+
+def _in_aligned_memory(value):
+    """A copy of ``value`` (a block that a message brought to this worker) with every
+    array in fresh, aligned memory: pickled in-band and unpickled here."""
+    import cloudpickle
+
+    return cloudpickle.loads(cloudpickle.dumps(value, protocol=4))
+
+
+def _block_of_aligned(make_block, rows, labels, first, *arguments):
+    """``make_block`` of the rows and labels in aligned memory (:func:`aligned`)."""
+    return make_block(aligned(rows), aligned(labels), first, *arguments)
 
 
 def current_client(estimator_name):

@@ -80,9 +80,8 @@ def summed(results: Sequence[Any]) -> Any:
     """The blocks' results added in order, numbers or arrays or tuples of them (added
     part by part); None if any result is None (a block's way of refusing a step).
 
-    In one process the blocks' results are added in block order; where the blocks
-    live on several workers each worker adds its own in block order and the client
-    adds the workers' sums, which differs from one process's sums by rounding only.
+    The blocks' results are added in block order, in one process as on a cluster
+    (:class:`~sparsegp._dask.DaskBlocks`).
     """
     if any(result is None for result in results):
         return None
@@ -99,6 +98,7 @@ class LocalBlocks:
 
     def __init__(self, blocks: list) -> None:
         self.blocks = blocks
+        self._kept: list = []
 
     def map(self, function: Callable[..., Any], *arguments: object) -> list:
         return [function(block, *arguments) for block in self.blocks]
@@ -116,6 +116,21 @@ class LocalBlocks:
 
     def update_and_sum(self, function: Callable[..., Any], *arguments: object) -> Any:
         return summed(self.update_and_map(function, *arguments))
+
+    def map_and_keep(self, function: Callable[..., Any], *arguments: object) -> None:
+        """:meth:`map`, its results kept for :meth:`kept_sum` (a worker's share of a
+        sum over a cluster's blocks, :class:`~sparsegp._dask.DaskBlocks`)."""
+        self._kept = self.map(function, *arguments)
+
+    def update_and_keep(self, function: Callable[..., Any], *arguments: object) -> None:
+        """:meth:`update_and_map`, its results kept for :meth:`kept_sum`."""
+        self._kept = self.update_and_map(function, *arguments)
+
+    def kept_sum(self, *before: Any) -> Any:
+        """The kept results added in order to ``before`` (the sum of the blocks before
+        these, or nothing), as :func:`summed` adds them; they are dropped."""
+        kept, self._kept = self._kept, []
+        return summed([*before, *kept])
 
     def close(self) -> None:
         self.blocks = []

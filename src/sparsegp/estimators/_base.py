@@ -34,7 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._dask import is_dask_array, map_row_blocks, map_row_pairs
+from .._dask import aligned, is_dask_array, map_row_blocks, map_row_pairs
 from .._threads import one_blas_thread
 from ..approximations.evidence import EvidenceFit, EvidenceSettings
 from ..approximations.one_vs_rest import class_log_probabilities
@@ -172,13 +172,14 @@ def validate_dense(estimator, X, y="no_validation", **options):
         X = validate_data(
             estimator, X, dtype=np.float64, accept_sparse="csr", **options
         )
-        return conditioned_inputs(estimator, X.toarray() if issparse(X) else X, reset)
+        X = aligned(X.toarray() if issparse(X) else X)
+        return conditioned_inputs(estimator, X, reset)
     if options.get("y_numeric"):
         y = _numeric_targets(estimator, y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float64, accept_sparse="csr", **options
     )
-    X = X.toarray() if issparse(X) else X
+    X = aligned(X.toarray() if issparse(X) else X)
     return conditioned_inputs(estimator, X, reset), y
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Kernel
 
-from .._dask import is_dask_array
+from .._dask import column_variances, is_dask_array
 from ..exceptions import FeatureScaleWarning, warn_at_caller
 
 __all__ = [
@@ -36,11 +36,11 @@ def default_length_scale(X: Any) -> float:
 
 
 def _feature_variances(X: Any) -> np.ndarray:
-    """The variances of ``X``'s columns, in memory (a dask array's on its cluster)."""
-    variances = np.var(X, axis=0)
-    if is_dask_array(variances):
-        variances = variances.compute()
-    return np.asarray(variances, dtype=float)
+    """The variances of ``X``'s columns, in memory (a dask array's on its cluster, to
+    the same bits: :func:`~sparsegp._dask.column_variances`)."""
+    if is_dask_array(X):
+        return column_variances(X)
+    return np.asarray(np.var(X, axis=0), dtype=float)
 
 
 def _length_scale_of(variances: np.ndarray) -> float:
@@ -60,10 +60,8 @@ def feature_spreads(X: Any) -> np.ndarray:
     if is_dask_array(largest):
         largest = largest.compute()
     largest = np.asarray(largest, dtype=float)
-    relative = np.std(X / np.where(largest > 0, largest, 1.0), axis=0)
-    if is_dask_array(relative):
-        relative = relative.compute()
-    return largest * np.asarray(relative, dtype=float)
+    relative = np.sqrt(_feature_variances(X / np.where(largest > 0, largest, 1.0)))
+    return largest * relative
 
 
 def few_features_seen(spreads: Any) -> tuple[float, int, float] | None:
