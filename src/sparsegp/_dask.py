@@ -240,9 +240,8 @@ class DaskBlocks:
         calls = [getattr(actor, method)(work) for actor in self.actors]
         before: tuple = ()
         for i in np.argsort([indices[0] for indices in self.indices], kind="stable"):
+            calls[i].result()  # calls may reach an actor out of order: kept first
             before = (self.actors[i].kept_sum(*before).result(),)
-        for call in calls:
-            call.result()  # raises what a block raised
         return _realigned(before[0])
 
     def map(self, function, *arguments):
