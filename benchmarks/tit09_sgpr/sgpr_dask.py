@@ -3,7 +3,7 @@
     python -m benchmarks run sgpr_dask --sizes 1000000 \
         --out benchmarks/results/sgpr_dask.json
 
-Issue 89: a ``LocalCluster`` fit equal to the in-memory one to rounding. Synthetic
+Issue 89: a ``LocalCluster`` fit equal to the in-memory one. Synthetic
 regression, D = 10 standard-normal inputs generated on the workers (the client never
 holds ``X``), targets ``sin 2x₀ + x₁x₂ + 0.5ε`` gathered (n floats). For each n, on a
 LocalCluster of ``--workers`` single-threaded worker processes with ``X`` in row
@@ -15,9 +15,10 @@ floor (3·n·M² flops at the one-thread dgemm rate, algorithms.md §6.3), the l
 objective, and the largest difference between the two fits' predictive means and
 standard deviations on 1 000 test points (relative to the targets' spread); and at one
 point, the in-memory fit's end, the objective and its gradient over the cluster's
-blocks and over the same blocks in memory (largest relative differences): the
-arithmetic agrees to rounding, while L-BFGS-B over the pseudo-inputs carries a
-rounding difference into another path.
+blocks and over the same blocks in memory (largest relative differences). The
+workers add their sums in one process's order and every array is in aligned memory
+(docs/dask.md), so all of these differences are zero: L-BFGS-B over the
+pseudo-inputs would carry any difference in the last bit into another path.
 """
 
 from __future__ import annotations

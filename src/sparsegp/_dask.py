@@ -91,10 +91,9 @@ def aligned(array):
     """``array``, copied into memory aligned to its items where it is not.
 
     An array unpickled from a message, or computed from a dask array, can start at
-    any byte (a gathered one was 5 bytes past an 8-byte boundary), and numpy's and the
-    BLAS's loops take other paths over unaligned memory, which round differently: the
-    same rows gave a gradient other than an aligned copy's in the last bits, and the
-    learnt fit another path (algorithms.md §6.3).
+    any byte, and numpy's and the BLAS's loops take other paths over unaligned memory,
+    which round otherwise: the same rows gave another gradient in the last bits, and a
+    learnt fit on the cluster another path than in memory (docs/dask.md).
     """
     return np.require(array, requirements="A")
 
@@ -103,7 +102,7 @@ def column_variances(X):
     """``np.var(X, axis=0)`` of a dask array, equal bit for bit to the same array's in
     memory: numpy adds a C-ordered array's rows one after another, and so do these
     sums, chunk after chunk in row order, each chunk's task adding its rows to the sum
-    of the rows before it (a chain of tasks, one per chunk, each an M-vector's
+    of the rows before it (a chain of tasks, one per chunk, each a D-vector's
     message), where dask's own reduction adds the chunks' sums in a tree and differs
     in the last bits: a start that depends on them (the default length-scale, the
     pseudo-inputs' unit) would set the learnt fit on another path."""
@@ -118,8 +117,8 @@ def _sum_in_row_order(chunks, mean):
     ``chunks``, added row after row as numpy adds them."""
     import dask
 
-    total = None
-    for chunk in chunks:
+    total = dask.delayed(_rows_added)(None, chunks[0], mean)
+    for chunk in chunks[1:]:
         total = dask.delayed(_rows_added)(total, chunk, mean)
     return np.asarray(total.compute(), dtype=float)
 

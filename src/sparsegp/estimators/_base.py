@@ -700,7 +700,7 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
         spread over it, or in memory by :meth:`_fit_problems`."""
         if distributed:
             return [
-                self._fit_binary_distributed(X, labels, seed)
+                self._fit_binary_distributed_one_blas_thread(X, labels, seed)
                 for labels, seed, _ in problems
             ]
         return self._fit_problems(X, problems)
@@ -750,6 +750,13 @@ class GPClassifierMixin(ClassifierMixin, BaseEstimator):
     @one_blas_thread
     def _fit_multiclass_one_blas_thread(self, X, y, random_state):
         return self._fit_multiclass(X, y, random_state)
+
+    @one_blas_thread
+    def _fit_binary_distributed_one_blas_thread(self, X, y, random_state):
+        """:meth:`_fit_binary_distributed`, the client's share of it (k-means, the
+        M × M factors, the optimizer) on one thread as in memory: the same arithmetic
+        as the in-memory fit, bit for bit (docs/dask.md)."""
+        return self._fit_binary_distributed(X, y, random_state)
 
     def _fit_binary_distributed(self, X, y, random_state) -> FittedModel:
         """Fit ``y`` (±1, in memory) on the dask array ``X`` without gathering it."""
