@@ -3,8 +3,8 @@
     python -m benchmarks run sgpr_threads --out benchmarks/results/sgpr_threads.json
 
 Issue 89: ``n_jobs=2`` at least 1.7× faster than ``n_jobs=1``. One evaluation of the
-VFE bound and its gradient over the row blocks (two passes, 5·n·M² flops where the
-blocks keep their K_uf between them, as the fit's do, 6·n·M² where not), the median
+VFE bound and its gradient over the row blocks (two passes, 4·n·M² flops where the
+blocks keep their K_uf between them, as the fit's do, 5·n·M² where not), the median
 of ``--repeats``, each BLAS call on one thread, the blocks on a pool of ``n_jobs``
 threads; beside it the floor: the flops at the measured one-thread GEMM rate.
 """
@@ -41,7 +41,7 @@ def main():
         rate = dgemm_rate(args.inducing, 2048, args.inducing)
         kept = kept_bytes(args.n, args.inducing)
         passes = (
-            5 if kept else 6
+            4 if kept else 5
         )  # n·M² products an evaluation makes, algorithms.md §6.3
         floor = passes * args.n * args.inducing**2 / rate
         for n_jobs in (1, 2):

@@ -20,13 +20,15 @@ holds them: 8·n·M² flops for FITC, whose ``D`` differs row by row. Where
 ``V`` from the first pass to the second (3·n·M floats at most, freed by the second), so
 the second neither evaluates the kernel nor whitens again: n·M² flops fewer.
 
-VFE's ``D = σ²I`` needs 6·n·M²: ``2 R W̃ = L_u⁻ᵀ(H V + (Vα) αᵀ)`` with
-``H = (I − B⁻¹)/σ²``, and what the gradient sums of it over the rows has a closed
-form, ``Σ P Vᵀ = ½ (Vα)(Vα)ᵀ + ½ (B + B⁻¹) − I`` and
-``tr (Q + D)⁻¹ = (n − M + tr B⁻¹)/σ²``. Each block whitens its own ``K_uf``
-(``V = L_u⁻¹ K_uf``, whose columns' squared norms are at most ``kᵢᵢ``): whitening a
-sum of ``K_uf K_fu`` instead squares ``K_uu``'s condition number, which the long
-length-scales of irrelevant features make large (algorithms.md §6.3).
+VFE's ``D = σ²I`` needs 5·n·M² (4 with the blocks kept):
+``2 R W̃ = G V + g αᵀ`` with ``G = L_u⁻ᵀ H``, ``g = L_u⁻ᵀ(Vα)`` (M × M and M, formed
+once) and ``H = (I − B⁻¹)/σ²``, ``V Vᵀ`` is summed before it is divided by ``σ²``,
+and what the gradient sums of ``R W̃`` over the rows has a closed form,
+``Σ P Vᵀ = ½ (Vα)(Vα)ᵀ + ½ (B + B⁻¹) − I`` and ``tr (Q + D)⁻¹ = (n − M + tr B⁻¹)/σ²``.
+Each block whitens its own ``K_uf`` (``V = L_u⁻¹ K_uf``, whose columns' squared norms
+are at most ``kᵢᵢ``): whitening a sum of ``K_uf K_fu`` instead squares ``K_uu``'s
+condition number, which the long length-scales of irrelevant features make large
+(algorithms.md §6.3).
 """
 
 from __future__ import annotations
@@ -138,7 +140,7 @@ def _statistics(
     """A block's ``(V D⁻¹ Vᵀ, V D⁻¹ y, Σ log d, Σ y²/d, Σ (kᵢᵢ − Qᵢᵢ), rows)``:
     O(b·M²)."""
     V, d, residual = shared.whitened(block, _cross(shared.kernel, shared.Z, block.X))
-    return _block_sums(block, V, d, residual)
+    return _block_sums(block, V, d, residual, shared.approximation)
 
 
 def _statistics_kept(
@@ -148,17 +150,30 @@ def _statistics_kept(
     gradient pass that follows."""
     covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
     V, d, residual = shared.whitened(block, covariance.value)
-    return replace(block, kept=(covariance, V)), _block_sums(block, V, d, residual)
+    sums = _block_sums(block, V, d, residual, shared.approximation)
+    return replace(block, kept=(covariance, V)), sums
 
 
 def _block_sums(
-    block: RegressionBlock, V: np.ndarray, d: np.ndarray, residual: np.ndarray
+    block: RegressionBlock,
+    V: np.ndarray,
+    d: np.ndarray,
+    residual: np.ndarray,
+    approximation: Approximation,
 ) -> tuple[np.ndarray, np.ndarray, float, float, float, int]:
-    """:func:`_statistics`' sums from the block's ``V``, ``d`` and ``kᵢᵢ − Qᵢᵢ``."""
-    scaled = V / np.sqrt(d)
+    """:func:`_statistics`' sums from the block's ``V``, ``d`` and ``kᵢᵢ − Qᵢᵢ``;
+    VFE's ``d`` is ``σ²`` on every row, and its ``V Vᵀ`` and ``V y`` are divided by it
+    afterwards (M × M numbers, not V's M × b)."""
+    if approximation == "vfe":
+        gram, projected = V @ V.T, V @ block.y
+        gram /= d[0]
+        projected /= d[0]
+    else:
+        scaled = V / np.sqrt(d)
+        gram, projected = scaled @ scaled.T, V @ (block.y / d)
     return (
-        scaled @ scaled.T,
-        V @ (block.y / d),
+        gram,
+        projected,
         float(np.sum(np.log(d))),
         float(np.sum(block.y**2 / d)),
         float(np.sum(residual)),
@@ -295,28 +310,26 @@ def _sensitivities(
 @dataclass(frozen=True)
 class _VFEGradientWeights:
     """What VFE's second pass needs beside the pseudo-inputs' factor: ``u = L_B⁻ᵀ c``,
-    ``Vα`` and ``H = (I − B⁻¹)/σ²`` (module docstring)."""
+    ``G = L_u⁻ᵀ H`` with ``H = (I − B⁻¹)/σ²`` and ``g = L_u⁻ᵀ(Vα)`` (module
+    docstring)."""
 
     shared: _Inducing
     u: np.ndarray
-    V_alpha: np.ndarray
-    H: np.ndarray
+    G: np.ndarray
+    g: np.ndarray
 
 
 def _vfe_sensitivities(
     block: RegressionBlock, weights: _VFEGradientWeights
 ) -> tuple[RegressionBlock, tuple[np.ndarray, np.ndarray, float]]:
     """A block's ``(θ part of ⟨S_uf, dK_uf⟩, its Z part, Σ αᵢ²)`` with
-    ``S_uf = L_u⁻ᵀ(H V + (Vα) αᵀ)`` and ``α = (y − Vᵀu)/σ²``: 3·b·M² flops (4 where
-    the block did not keep its ``V``); the block returned without what it kept."""
+    ``S_uf = G V + g αᵀ`` and ``α = (y − Vᵀu)/σ²``: 2·b·M² flops (3 where the block
+    did not keep its ``V``); the block returned without what it kept."""
     shared = weights.shared
     covariance, V = _covariance_and_whitened(block, shared)
     alpha = (block.y - V.T @ weights.u) / shared.noise
-    T = weights.H @ V
-    blas.dger(1.0, alpha, weights.V_alpha, a=T.T, overwrite_a=True)  # += (Vα) αᵀ
-    S_uf = solve_lower_wide(
-        shared.chol_uu, T, trans=True, out=T, inverse=shared.inverse_uu
-    )
+    S_uf = weights.G @ V
+    blas.dger(1.0, alpha, weights.g, a=S_uf.T, overwrite_a=True)  # += g αᵀ
     grad_theta, grad_Z = covariance.gradients(S_uf)
     return replace(block, kept=None), (grad_theta, grad_Z, float(alpha @ alpha))
 
@@ -329,7 +342,10 @@ def _vfe_gradient_pass(
     noise, M = bound.shared.noise, len(bound.shared.Z)
     B_inverse = bound.inverse_B.T @ bound.inverse_B
     H = (np.eye(M) - B_inverse) / noise
-    weights = _VFEGradientWeights(bound.shared, bound.u, bound.V_alpha, H)
+    inverse_uu = bound.shared.inverse_uu
+    weights = _VFEGradientWeights(
+        bound.shared, bound.u, inverse_uu.T @ H, inverse_uu.T @ bound.V_alpha
+    )
     grad_theta, grad_Z, alpha_alpha = blocks.update_and_sum(_vfe_sensitivities, weights)
     # (I − B⁻¹) V Vᵀ / σ² = (I − B⁻¹)(B − I) = B + B⁻¹ − 2I
     B = bound.chol_B @ bound.chol_B.T
@@ -348,7 +364,7 @@ def bound_and_gradient(
 ) -> tuple[Bound, np.ndarray, float, np.ndarray]:
     """The objective (:func:`evaluate_bound`) and its gradient in the kernel's ``θ``
     (log-space, the order of ``kernel.theta``), the noise variance and ``Z``: two
-    passes over the row ``blocks``, 6·n·M² flops for VFE and 8·n·M² for FITC (module
+    passes over the row ``blocks``, 5·n·M² flops for VFE and 8·n·M² for FITC (module
     docstring), a kernel evaluation and n·M² fewer where the blocks ``keep`` their
     ``K_uf`` and ``V`` between the passes (3·n·M floats held meanwhile).
 
