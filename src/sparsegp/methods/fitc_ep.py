@@ -97,10 +97,10 @@ def fitc_approximation(
     memory, worked on by the thread ``pool`` (one after another without), or of a
     dask array ``X``, rechunked to the same blocks and kept on the workers (``owner``
     names the estimator in the error without a client). The same blocks make the same
-    arithmetic, so a fit on a cluster is the in-memory fit to rounding (each worker
-    sums its blocks' statistics, :meth:`~sparsegp.approximations.blocks.Blocks.map_sum`),
-    and a worker's blocks are as cache-sized as the in-memory ones whatever ``X``'s
-    chunks."""
+    arithmetic, summed in the same order
+    (:meth:`~sparsegp.approximations.blocks.Blocks.map_sum`), so a fit on a cluster is
+    the in-memory fit bit for bit, and a worker's blocks are as cache-sized as the
+    in-memory ones whatever ``X``'s chunks."""
     ranges = balanced_row_ranges(len(y), largest or block_rows(len(y)))
     if not is_dask_array(X):
         blocks = [
