@@ -22,7 +22,7 @@ the second neither evaluates the kernel nor whitens again: n·M² flops fewer.
 
 VFE's ``D = σ²I`` needs 5·n·M² (4 with the blocks kept):
 ``2 R W̃ = G V + g αᵀ`` with ``G = L_u⁻ᵀ H``, ``g = L_u⁻ᵀ(Vα)`` (M × M and M, formed
-once) and ``H = (I − B⁻¹)/σ²``, ``V Vᵀ`` is summed before it is divided by ``σ²``,
+once) and ``H = (I − B⁻¹)/σ²``, each block's ``V Vᵀ`` is divided by ``σ²``, not its ``V``,
 and what the gradient sums of ``R W̃`` over the rows has a closed form,
 ``Σ P Vᵀ = ½ (Vα)(Vα)ᵀ + ½ (B + B⁻¹) − I`` and ``tr (Q + D)⁻¹ = (n − M + tr B⁻¹)/σ²``.
 Each block whitens its own ``K_uf`` (``V = L_u⁻¹ K_uf``, whose columns' squared norms
