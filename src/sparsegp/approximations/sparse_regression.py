@@ -102,12 +102,16 @@ class _Inducing:
     noise: float
     approximation: Approximation
 
+    def whiten(self, cross: np.ndarray) -> np.ndarray:
+        """``V = L_u⁻¹ K_uf`` of a block whose ``K_uf`` is ``cross``."""
+        return solve_lower_wide(self.chol_uu, cross, inverse=self.inverse_uu)
+
     def whitened(
         self, block: RegressionBlock, cross: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``V = L_u⁻¹ K_uf``, the diagonal ``d`` of ``D`` and ``kᵢᵢ − Qᵢᵢ`` of a block
         whose ``K_uf`` is ``cross``."""
-        V = solve_lower_wide(self.chol_uu, cross, inverse=self.inverse_uu)
+        V = self.whiten(cross)
         return (V, *self.diagonal(block, V))
 
     def diagonal(
@@ -189,8 +193,7 @@ def _covariance_and_whitened(
     if block.kept is not None:
         return block.kept
     covariance = CrossCovariance(shared.kernel, shared.Z, block.X)
-    V = solve_lower_wide(shared.chol_uu, covariance.value, inverse=shared.inverse_uu)
-    return covariance, V
+    return covariance, shared.whiten(covariance.value)
 
 
 @dataclass(frozen=True)
