@@ -590,3 +590,16 @@ def test_a_sum_over_blocks_comes_back_as_one_reply_from_each_worker(client):
     assert replies.count("kept_sum") == 2 and on_cluster[1] == 4_000
     local = [new_block(X[a : a + 250], y[a : a + 250], a) for a in range(0, 4_000, 250)]
     np.testing.assert_array_equal(on_cluster[0], LocalBlocks(local).map_sum(gram)[0])
+
+
+def test_column_variances_of_a_dask_array_are_numpys_bit_for_bit():
+    """Chunks of uneven sizes, values spread over ten decades: the chain of per-chunk
+    sums gives ``np.var(X, axis=0)`` to the last bit, where dask's own tree of chunk
+    sums does not."""
+    from sparsegp._dask import column_variances
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((10_007, 5)) * 10.0 ** rng.uniform(-5, 5, (10_007, 1))
+    chunked = da.from_array(X, chunks=((3_001, 4_000, 1, 3_005), (5,)))
+    np.testing.assert_array_equal(column_variances(chunked), np.var(X, axis=0))
+    assert not np.array_equal(chunked.var(axis=0).compute(), np.var(X, axis=0))
