@@ -41,6 +41,21 @@ def test_start_value_is_the_objective_at_the_start_within_the_bounds():
         assert result.value > result.start_value
 
 
+def test_random_restarts_keep_an_unbounded_entry_at_its_start():
+    evaluated = []
+
+    def objective(x):
+        evaluated.append(x.copy())
+        return -np.sum((x - 1.0) ** 2), -2 * (x - 1.0)
+
+    bounds = [(-5.0, 5.0), (-np.inf, np.inf)]
+    maximize(objective, np.array([0.0, 0.5]), bounds, n_restarts=3, random_state=0)
+    starts = np.array(evaluated)
+    assert np.all(np.isfinite(starts))
+    # each run's first evaluation is its start: the bounded entry drawn, the other x0's
+    assert np.sum((starts[:, 1] == 0.5) & (starts[:, 0] != 0.0)) >= 3
+
+
 def test_maximize_respects_bounds_and_restarts_never_hurt():
     def objective(x):  # two maxima; the better one at x = 3
         value = np.exp(-((x[0] + 2) ** 2)) + 2 * np.exp(-((x[0] - 3) ** 2))

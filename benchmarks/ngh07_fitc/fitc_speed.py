@@ -171,12 +171,12 @@ def run_cost(args):
 def timed_fit(estimator, X, y, rates):
     """Seconds, evaluations, sweeps, log Z and floor of one fit; ``rates`` the GEMM
     rates ``{dtype: flops/s}`` at the task's shapes. The sweeps run in float64 when
-    ``tol / 100`` is below float32's epsilon (``FITCGPClassifier``'s ``sweep_dtype``)."""
+    ``tol / 10`` is below float32's epsilon (``FITCGPClassifier``'s ``sweep_dtype``)."""
     start = time.perf_counter()
     estimator.fit(X, y)
     seconds = time.perf_counter() - start
     model = estimator.estimators_[0]
-    float32 = estimator.tol / 100 >= np.finfo(np.float32).eps
+    float32 = estimator.tol / 10 >= np.finfo(np.float32).eps
     sweeps = estimator.sweep_dtype if float32 else "float64"
     floor = floor_seconds(model, *X.shape, rates["float64"], rates[sweeps])
     return dict(

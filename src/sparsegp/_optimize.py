@@ -125,8 +125,14 @@ def kernel_block(kernel: Kernel) -> KernelBlock:
     return KernelBlock("kernel", (len(kernel.theta),), bounds, kernel)
 
 
-def bias_block(bounds=(-1e3, 1e3), shape=()) -> Block:
-    """The probit bias ``b`` (linear scale): a scalar, or one per class (``shape``)."""
+def bias_block(bounds=(-np.inf, np.inf), shape=()) -> Block:
+    """The probit bias ``b`` (linear scale): a scalar, or one per class (``shape``).
+
+    Unbounded by default: where every variable is bounded, L-BFGS-B's first trial
+    point is the whole gradient step, clipped to the box (its ``boxed`` case), which
+    at EP's evidence lands the kernel on its bounds and wastes the first line search;
+    with one free variable the first step has unit length.
+    """
     size = int(np.prod(shape, dtype=int))
     return Block("bias", tuple(shape), np.tile(np.asarray(bounds, float), (size, 1)))
 
@@ -257,14 +263,18 @@ def maximize(
     to a tolerance) should pass that accuracy, so the optimizer does not chase changes
     below it (``None``: scipy's 2.2e-9). ``progress``, a label, shows a bar over the
     iterations with the best value so far. Random starts are uniform inside
-    ``bounds`` (log-uniform for kernel hyperparameters), as in scikit-learn's GPR.
+    ``bounds`` (log-uniform for kernel hyperparameters), as in scikit-learn's GPR; an
+    unbounded entry keeps its value in ``x0``.
     """
     bounds = np.asarray(bounds, dtype=float)
     rng = check_random_state(random_state)
     negated = _Negated(objective)
     starts = [np.clip(np.asarray(x0, dtype=float), bounds[:, 0], bounds[:, 1])]
+    bounded = np.all(np.isfinite(bounds), axis=1)
     for _ in range(n_restarts):
-        starts.append(rng.uniform(bounds[:, 0], bounds[:, 1]))
+        start = starts[0].copy()
+        start[bounded] = rng.uniform(bounds[bounded, 0], bounds[bounded, 1])
+        starts.append(start)
     bar = tqdm(
         total=max_iter * len(starts),
         desc=progress,

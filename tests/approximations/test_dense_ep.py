@@ -84,6 +84,36 @@ def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
     assert learnt.optimizer_converged and learnt.ep_converged
 
 
+class _RecordingDenseEP(DenseEP):
+    """Records each kernel the optimizer asks a posterior at."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.thetas = []
+
+    def posterior(self, kernel, Z, start, store_dtype=np.float64):
+        self.thetas.append(kernel.theta.copy())
+        return super().posterior(kernel, Z, start, store_dtype)
+
+
+def test_the_optimizers_first_step_has_unit_length():
+    """With the bias unbounded L-BFGS-B's first trial step has length one (log
+    amplitude, log length-scale, bias); with every variable bounded it was the whole
+    gradient, which took separable labels' kernel to its bounds."""
+    X, _ = problem(40)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    settings = EvidenceSettings(
+        ep_options=dict(tol=1e-6, max_sweeps=500),
+        max_iter=3,
+        learn_inducing=False,
+        sweep_dtype=np.float64,
+    )
+    engine = _RecordingDenseEP(X, y, True)
+    maximize_evidence(engine, ConstantKernel(1.0) * RBF(1.0), X, 0.0, settings)
+    start, first_trial = engine.thetas[0], engine.thetas[1]
+    assert 0.0 < np.linalg.norm(first_trial - start) <= 1.0 + 1e-9
+
+
 def test_the_amplitude_prior_is_a_normal_log_density_in_the_masked_entries():
     mask = np.array([True, False, True])
     theta = np.array([2.0, -1.0, 0.5])

@@ -99,7 +99,7 @@ def test_without_an_optimizer_float32_sweeps_start_the_float64_fixed_point():
 
 
 def test_a_tol_below_float32_resolution_sweeps_in_float64():
-    # float32 sweeps cannot settle the evidence to tol / 100 = 1e-8: at tol = 1e-6
+    # float32 sweeps cannot settle the evidence to tol / 10 = 1e-7: at tol = 1e-6
     # they ran 252 sweeps where float64 took 108 (make_classification, 5 000 points)
     X, y = make_xor_clusters(300, random_state=0)
     X_test, _ = make_xor_clusters(200, random_state=1)

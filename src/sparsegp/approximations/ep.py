@@ -38,9 +38,13 @@ MIN_DAMPING = 0.05
 #: Sweeps without a smaller site change after which :func:`run_ep` halves the damping.
 _STALL_SWEEPS = 3
 
-#: The fraction of the optimizer's tolerance :class:`WarmStartedEP` settles the
-#: evidence to (and, in the fitted model's final run, the sites too).
-_SETTLED_EVIDENCE = 0.01
+#: The fraction of the optimizer's tolerance an evaluation of :class:`WarmStartedEP`
+#: settles the evidence to: an order of magnitude below the optimizer's own accuracy.
+_SETTLED_EVIDENCE = 0.1
+
+#: The fraction of the optimizer's tolerance the fitted model's final run settles the
+#: sites and the evidence to.
+_SETTLED_FINAL = 0.01
 
 #: Converged runs a :class:`WarmStartedEP` keeps to start later runs from (each holds
 #: its sites and marginals, 4·n floats; all eight 15 MB at n = 60 000).
@@ -846,7 +850,7 @@ class WarmStartedEP:
     sites at the fixed point (its gradient has no term in their derivatives,
     algorithms.md §5.5), so it converges long before the largest site change does,
     and the gradient's error is of the order of the sites'. It also stops when the
-    sites have settled to ``tol / 100``, whatever the evidence's rounding noise
+    sites have settled to ``tol / 10``, whatever the evidence's rounding noise
     (:func:`sites_converged`). The fitted model's final run (``final=True``) asks
     ``tol / 100`` of sites and evidence, so that its predictions do not depend,
     beyond that, on the path the optimizer took to its point.
@@ -873,9 +877,13 @@ class WarmStartedEP:
 
     @property
     def evidence_tol(self) -> float:
-        """The relative change an evaluation's log evidence settles to (and the final
-        run's sites and evidence): ``tol / 100``."""
+        """The relative change an evaluation's log evidence settles to: ``tol / 10``."""
         return self.options["tol"] * _SETTLED_EVIDENCE
+
+    @property
+    def final_tol(self) -> float:
+        """The final run's tolerance of sites and evidence: ``tol / 100``."""
+        return self.options["tol"] * _SETTLED_FINAL
 
     def __call__(
         self,
@@ -892,7 +900,7 @@ class WarmStartedEP:
         the fitted model's run, to the tighter tolerance of the class docstring.
         """
         if final:
-            options = self.options | {"tol": self.evidence_tol}
+            options = self.options | {"tol": self.final_tol}
         else:
             options = self.options | {"evidence_tol": self.evidence_tol}
         state = None

@@ -80,8 +80,8 @@ class EPGPClassifier(GPClassifierMixin):
     tol : float, default=1e-3
         The optimizer stops when an iteration improves the evidence by less than
         this fraction. Each evaluation's EP run settles the log evidence to
-        ``tol / 100`` (relative) and the sites to ``√tol``, or the sites alone to
-        ``tol / 100``; the fitted model's final EP run settles both to ``tol / 100``.
+        ``tol / 10`` (relative) and the sites to ``√tol``, or the sites alone to
+        ``tol / 10``; the fitted model's final EP run settles both to ``tol / 100``.
         ``FITCGPClassifier``'s default too. Against ``1e-4``: faster, with test error
         and NLP within one standard deviation on the IDA sets, the log evidence
         slightly lower where the optimizer stops earlier; pass ``1e-4`` to compare

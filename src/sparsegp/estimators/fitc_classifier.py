@@ -129,8 +129,8 @@ default="kmeans"
         sequential and 0.8 for parallel EP.
     tol : float, default=1e-3
         EP's tolerance: each evidence evaluation of the optimizer settles the log
-        evidence to ``tol / 100`` (relative) and the sites to ``√tol``, or the sites
-        alone to ``tol / 100``; the fitted model's final EP run settles both to
+        evidence to ``tol / 10`` (relative) and the sites to ``√tol``, or the sites
+        alone to ``tol / 10``; the fitted model's final EP run settles both to
         ``tol / 100``.
     max_sweeps : int, default=100
         Maximum EP sweeps per evidence evaluation.
@@ -143,7 +143,7 @@ default="kmeans"
         float64, and the fitted model's final EP run is float64 throughout. Without an
         optimizer the sweeps first converge in this precision, as an evaluation's
         would, and the final float64 run starts from there. float32 needs ``tol``
-        ≥ 1.2e-5 (an evidence tolerance ``tol / 100`` above float32's machine
+        ≥ 1.2e-6 (an evidence tolerance ``tol / 10`` above float32's machine
         epsilon); a tighter ``tol`` sweeps in float64. float32's rounding steers the
         optimizer's path: the same data in other units gives probabilities 10⁻⁵
         apart (60 xor points) and test NLPs up to 10⁻³ apart (breast cancer), where
