@@ -274,8 +274,11 @@ class DensePosterior(ArraySites):
         b_inv_diag = np.einsum("ij,ij->j", inv_L, inv_L)  # no copy of inv_L's columns
         np.divide(1.0 - b_inv_diag, self.tau, out=var, where=direct)
         if not np.all(direct):
-            V = inv_L @ (sqrt_tau[:, None] * self.K[:, ~direct])
-            var[~direct] = k_diag[~direct] - np.einsum("ij,ij->j", V, V)
+            # rows of the symmetric K gather contiguously, where its columns do not;
+            # V = (S̃½ K_{·i})ᵀ L⁻ᵀ row by row, a trmm at half a GEMM's flops
+            rows = np.asfortranarray(self.K[~direct] * sqrt_tau)
+            V = blas.dtrmm(1.0, inv_L, rows, side=1, lower=1, trans_a=1, overwrite_b=1)
+            var[~direct] = k_diag[~direct] - np.einsum("ij,ij->i", V, V)
         self._var = var
 
     def _b_matrix(self, sqrt_tau: np.ndarray) -> np.ndarray:
