@@ -125,13 +125,14 @@ def kernel_block(kernel: Kernel) -> KernelBlock:
     return KernelBlock("kernel", (len(kernel.theta),), bounds, kernel)
 
 
-def bias_block(bounds=(-np.inf, np.inf), shape=()) -> Block:
+def bias_block(bounds=(-1e3, 1e3), shape=()) -> Block:
     """The probit bias ``b`` (linear scale): a scalar, or one per class (``shape``).
 
-    Unbounded by default: where every variable is bounded, L-BFGS-B's first trial
-    point is the whole gradient step, clipped to the box (its ``boxed`` case), which
-    at EP's evidence lands the kernel on its bounds and wastes the first line search;
-    with one free variable the first step has unit length.
+    Where every variable is bounded, L-BFGS-B's first trial point is the start plus
+    the whole gradient, clipped to the box (its ``boxed`` case): a short step for a
+    loss averaged over points (the NLP classifier's), a step to the kernel's bounds
+    for a log evidence summed over them, which passes ``bounds=(-inf, inf)``: with
+    one free variable the first step has unit length.
     """
     size = int(np.prod(shape, dtype=int))
     return Block("bias", tuple(shape), np.tile(np.asarray(bounds, float), (size, 1)))

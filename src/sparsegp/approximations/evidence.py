@@ -208,6 +208,12 @@ def _sweep_dtype(settings: EvidenceSettings, ep: WarmStartedEP) -> np.dtype:
     return np.dtype(settings.sweep_dtype)
 
 
+#: The bias's bounds: none, so that L-BFGS-B's first step has unit length
+#: (:func:`~sparsegp._optimize.bias_block`; the evidence's gradient is a sum over n
+#: points).
+_UNBOUNDED_BIAS = (-np.inf, np.inf)
+
+
 def _parameter_space(
     approximation: EvidenceApproximation,
     kernel: Kernel,
@@ -219,7 +225,9 @@ def _parameter_space(
     return ParameterSpace(
         [
             kernel_block(kernel),
-            bias_block(shape=approximation.bias_shape) if settings.learn_bias else None,
+            bias_block(_UNBOUNDED_BIAS, approximation.bias_shape)
+            if settings.learn_bias
+            else None,
             inputs_block(Z0, settings.unit) if settings.learn_inducing else None,
         ]
     )
