@@ -751,11 +751,15 @@ def _uci():
     return [
         *table(header, body),
         "",
-        "Learnt noise variance on split 0 (VFE, FITC, exact GP): "
-        + "; ".join(noises)
-        + ".",
-        "",
-        " ".join([*_uci_pairs(found), *_uci_evaluations(found)]),
+        " ".join(
+            [
+                "Learnt noise variance on split 0 (VFE, FITC, exact GP): "
+                + "; ".join(noises)
+                + ".",
+                *_uci_pairs(found),
+                *_uci_evaluations(found),
+            ]
+        ),
     ]
 
 
@@ -835,7 +839,7 @@ GATE_RUNS = {
 }
 
 #: One change gated for each estimator it touches, one row: ``{label: {run: name}}``,
-#: each cell the runs' values in this order.
+#: each cell the runs' values in this order, joined by "; ".
 GATE_GROUPS = {
     "EP's optimizer evaluations settled to `tol / 10`, the probit bias unbounded "
     "(1055e1f → now), each estimator's sets": {
@@ -918,7 +922,7 @@ def _moved_sets(summary):
 
 def _gate():
     """One row per gate run (per group of runs, :data:`GATE_GROUPS`, its cells each
-    run's joined by " / "): the comparison, wins / losses / ties over the sets, the
+    run's joined by "; "): the comparison, wins / losses / ties over the sets, the
     sign test's p, the worst NLP change and its set, the time ratio, the verdict;
     then, in one line, each run's sets whose NLP moved by more than 1 %."""
     body, moved = [], []
@@ -930,8 +934,8 @@ def _gate():
     for label, runs in GATE_GROUPS.items():
         summaries = [load_run(name)["summary"] for name in runs]
         cells = zip(*(_gate_cells(summary) for summary in summaries), strict=True)
-        names = " / ".join(runs.values())
-        body.append([f"{label} ({names})", *(" / ".join(c) for c in cells)])
+        names = "; ".join(runs.values())
+        body.append([f"{label} ({names})", *("; ".join(c) for c in cells)])
         for short, summary in zip(runs.values(), summaries, strict=True):
             if changes := _moved_sets(summary):
                 moved.append(f"{short} (tol / 10): {changes}")
