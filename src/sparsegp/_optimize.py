@@ -246,6 +246,19 @@ class _Negated:
         return -value, -np.asarray(grad, dtype=float)
 
 
+def _starts(x0, bounds: np.ndarray, n_restarts: int, rng) -> list[np.ndarray]:
+    """``x0`` clipped to ``bounds``, then ``n_restarts`` uniform draws inside them
+    (an unbounded entry keeps ``x0``'s value)."""
+    first = np.clip(np.asarray(x0, dtype=float), bounds[:, 0], bounds[:, 1])
+    bounded = np.all(np.isfinite(bounds), axis=1)
+    starts = [first]
+    for _ in range(n_restarts):
+        start = first.copy()
+        start[bounded] = rng.uniform(bounds[bounded, 0], bounds[bounded, 1])
+        starts.append(start)
+    return starts
+
+
 def maximize(
     objective: Objective,
     x0,
@@ -268,14 +281,8 @@ def maximize(
     unbounded entry keeps its value in ``x0``.
     """
     bounds = np.asarray(bounds, dtype=float)
-    rng = check_random_state(random_state)
     negated = _Negated(objective)
-    starts = [np.clip(np.asarray(x0, dtype=float), bounds[:, 0], bounds[:, 1])]
-    bounded = np.all(np.isfinite(bounds), axis=1)
-    for _ in range(n_restarts):
-        start = starts[0].copy()
-        start[bounded] = rng.uniform(bounds[bounded, 0], bounds[bounded, 1])
-        starts.append(start)
+    starts = _starts(x0, bounds, n_restarts, check_random_state(random_state))
     bar = tqdm(
         total=max_iter * len(starts),
         desc=progress,

@@ -62,15 +62,26 @@ def test_without_gradients_the_posterior_is_on_the_kernels_own_matrix():
     np.testing.assert_array_equal(posterior.K, reference.K)
 
 
-def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
-    X, y = problem()
-    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
-    settings = EvidenceSettings(
-        ep_options=dict(tol=1e-8, max_sweeps=500),
-        max_iter=20,
+def separable_problem(n):
+    """``problem``'s inputs labelled by the sign of their first feature."""
+    X, _ = problem(n)
+    return X, np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def evidence_settings(tol, max_iter):
+    """Full EP's evidence maximised in float64, the inputs held."""
+    return EvidenceSettings(
+        ep_options=dict(tol=tol, max_sweeps=500),
+        max_iter=max_iter,
         learn_inducing=False,
         sweep_dtype=np.float64,
     )
+
+
+def test_maximize_evidence_raises_the_evidence_and_keeps_the_inputs():
+    X, y = problem()
+    kernel = ConstantKernel(1.0) * Matern(1.0, nu=2.5)
+    settings = evidence_settings(1e-8, max_iter=20)
     fixed = maximize_evidence(
         DenseEP(X, y, False),
         kernel,
@@ -100,16 +111,10 @@ def test_the_optimizers_first_step_has_unit_length():
     """With the bias unbounded L-BFGS-B's first trial step has length one (log
     amplitude, log length-scale, bias); with every variable bounded it was the whole
     gradient, which took separable labels' kernel to its bounds."""
-    X, _ = problem(40)
-    y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    settings = EvidenceSettings(
-        ep_options=dict(tol=1e-6, max_sweeps=500),
-        max_iter=3,
-        learn_inducing=False,
-        sweep_dtype=np.float64,
-    )
+    X, y = separable_problem(40)
     engine = _RecordingDenseEP(X, y, True)
-    maximize_evidence(engine, ConstantKernel(1.0) * RBF(1.0), X, 0.0, settings)
+    kernel = ConstantKernel(1.0) * RBF(1.0)
+    maximize_evidence(engine, kernel, X, 0.0, evidence_settings(1e-6, max_iter=3))
     start, first_trial = engine.thetas[0], engine.thetas[1]
     assert 0.0 < np.linalg.norm(first_trial - start) <= 1.0 + 1e-9
 
@@ -126,15 +131,9 @@ def test_the_amplitude_prior_is_a_normal_log_density_in_the_masked_entries():
 
 
 def test_on_separable_labels_the_prior_ends_the_amplitudes_climb_at_a_stationary_point():
-    X, _ = problem(30)
-    y = np.where(X[:, 0] > 0, 1.0, -1.0)  # separable: the evidence grows with σ²
+    X, y = separable_problem(30)  # the evidence grows with σ²
     kernel = ConstantKernel(1.0) * RBF(1.0)
-    settings = EvidenceSettings(
-        ep_options=dict(tol=1e-8, max_sweeps=500),
-        max_iter=100,
-        learn_inducing=False,
-        sweep_dtype=np.float64,
-    )
+    settings = evidence_settings(1e-8, max_iter=100)
     engine = DenseEP(X, y, True)
     alone = maximize_evidence(engine, kernel, X, 0.0, settings)
     with_prior = maximize_evidence(
