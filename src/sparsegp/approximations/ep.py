@@ -849,7 +849,7 @@ class WarmStartedEP:
 
     The tolerance ``tol`` of ``options`` is the accuracy the optimizer compares
     evidence values to. An evaluation's run stops when the log evidence has settled
-    to ``tol / 100`` and the sites to ``√tol``: the EP evidence is stationary in the
+    to ``tol / 10`` and the sites to ``√tol``: the EP evidence is stationary in the
     sites at the fixed point (its gradient has no term in their derivatives,
     algorithms.md §5.5), so it converges long before the largest site change does,
     and the gradient's error is of the order of the sites'. It also stops when the
