@@ -104,20 +104,24 @@ def test_posterior_equals_dense_formulas():
     )
 
 
+@pytest.mark.parametrize("n", [40, 300])
 @pytest.mark.parametrize("amplitude", [1.0, 1e4])
-def test_refresh_marginals_equal_the_dense_posterior_for_tiny_and_zero_sites(amplitude):
+def test_refresh_marginals_equal_the_dense_posterior_for_tiny_and_zero_sites(
+    amplitude, n
+):
     """Sites from 0 to 1e3 (and τ̃ K_ii on both sides of the cancellation guard): the
-    ⅔n³ refresh gives the marginals of ``(K⁻¹ + T̃)⁻¹`` and ``Σ ν̃``."""
+    ⅔n³ refresh gives the marginals of ``(K⁻¹ + T̃)⁻¹`` and ``Σ ν̃``; n = 300 takes
+    the recursive triangular inverse (Fortran-ordered) into the weak sites' ``trmm``."""
     rng = np.random.default_rng(4)
-    X = rng.standard_normal((40, 2))
+    X = rng.standard_normal((n, 2))
     K = ConstantKernel(amplitude) * RBF(1.0) + ConstantKernel(1e-3 * amplitude)
-    K = K(X) + 1e-6 * amplitude * np.eye(40)
-    tau = 10.0 ** rng.uniform(-12, 3, size=40) / amplitude
+    K = K(X) + 1e-6 * amplitude * np.eye(n)
+    tau = 10.0 ** rng.uniform(-12, 3, size=n) / amplitude
     tau[:3] = 0.0
-    nu = rng.standard_normal(40) * tau
+    nu = rng.standard_normal(n) * tau
     posterior = DensePosterior(K, tau, nu)
     sqrt_tau = np.sqrt(tau)
-    B = np.eye(40) + sqrt_tau[:, None] * K * sqrt_tau
+    B = np.eye(n) + sqrt_tau[:, None] * K * sqrt_tau
     Sigma = K - K @ (sqrt_tau[:, None] * np.linalg.solve(B, sqrt_tau[:, None] * K))
     mean, var = posterior.marginals()
     np.testing.assert_allclose(var, np.diag(Sigma), rtol=1e-9)
